@@ -1,0 +1,205 @@
+// Every failure authchart can report is one class here, with a stable `type` string.
+// Only the client-safe types may reach a URL; everything else is shown as `Configuration`.
+
+/** Evidence attached to an error: where it happened and what was expected. */
+export interface ErrorCause extends Record<string, unknown> {
+  err?: Error;
+  /** Flow state the failure came from, when a machine raised it. */
+  state?: string;
+  /** Event that led to the failure. */
+  event?: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+export type ErrorKind = 'signIn' | 'error';
+
+/**
+ * Base class of every authchart error.
+ *
+ * @example
+ * try { await auth.signIn('credentials', form) } catch (e) { if (e instanceof AuthError) console.log(e.type) }
+ */
+export class AuthError extends Error {
+  /** Stable identifier of the error, used in logs and in `?error=` query strings. */
+  static type = 'AuthError';
+  /** `signIn` errors land on the sign-in page, the others on the error page. */
+  static kind: ErrorKind = 'error';
+  type: string;
+  kind: ErrorKind;
+  override cause?: ErrorCause;
+
+  constructor(message?: string | Error | ErrorCause, cause?: ErrorCause) {
+    let msg: string | undefined;
+    let c: ErrorCause | undefined = cause;
+    if (message instanceof Error) {
+      msg = message.message;
+      c = { err: message, ...cause };
+    } else if (typeof message === 'object' && message !== null) {
+      c = { ...message, ...cause };
+      msg = c.err instanceof Error ? c.err.message : undefined;
+    } else {
+      msg = message;
+    }
+    super(msg);
+    const ctor = new.target as typeof AuthError;
+    this.name = ctor.type;
+    this.type = ctor.type;
+    this.kind = ctor.kind;
+    this.cause = c;
+    if (!this.message) this.message = ctor.type;
+  }
+}
+
+/** Errors whose user-facing page is the sign-in page. */
+export class SignInError extends AuthError {
+  static override kind: ErrorKind = 'signIn';
+}
+
+// ---- client-safe sign-in errors -------------------------------------------------
+
+/**
+ * Thrown from a credentials provider's `authorize` (or produced when it returns null).
+ * `code` is placed in the URL, so keep it generic.
+ *
+ * @example
+ * class InvalidLogin extends CredentialsSignin { code = 'invalid_login' }
+ */
+export class CredentialsSignin extends SignInError {
+  static override type = 'CredentialsSignin';
+  code = 'credentials';
+}
+export class OAuthAccountNotLinked extends SignInError {
+  static override type = 'OAuthAccountNotLinked';
+}
+export class OAuthCallbackError extends SignInError {
+  static override type = 'OAuthCallbackError';
+}
+export class AccountNotLinked extends SignInError {
+  static override type = 'AccountNotLinked';
+}
+export class MissingCSRF extends SignInError {
+  static override type = 'MissingCSRF';
+}
+export class OAuthSignInError extends SignInError {
+  static override type = 'OAuthSignInError';
+}
+export class EmailSignInError extends SignInError {
+  static override type = 'EmailSignInError';
+}
+
+// ---- client-safe errors shown on the error page ---------------------------------
+
+export class AccessDenied extends AuthError {
+  static override type = 'AccessDenied';
+}
+export class Verification extends AuthError {
+  static override type = 'Verification';
+}
+export class WebAuthnVerificationError extends AuthError {
+  static override type = 'WebAuthnVerificationError';
+}
+
+// ---- server-side errors (shown as Configuration) --------------------------------
+
+export class AdapterError extends AuthError {
+  static override type = 'AdapterError';
+}
+export class CallbackRouteError extends AuthError {
+  static override type = 'CallbackRouteError';
+}
+export class ErrorPageLoop extends AuthError {
+  static override type = 'ErrorPageLoop';
+}
+export class EventError extends AuthError {
+  static override type = 'EventError';
+}
+export class InvalidCallbackUrl extends AuthError {
+  static override type = 'InvalidCallbackUrl';
+}
+export class InvalidEndpoints extends AuthError {
+  static override type = 'InvalidEndpoints';
+}
+export class InvalidCheck extends AuthError {
+  static override type = 'InvalidCheck';
+}
+export class JWTSessionError extends AuthError {
+  static override type = 'JWTSessionError';
+}
+export class MissingAdapter extends AuthError {
+  static override type = 'MissingAdapter';
+}
+export class MissingAdapterMethods extends AuthError {
+  static override type = 'MissingAdapterMethods';
+}
+export class MissingAuthorize extends AuthError {
+  static override type = 'MissingAuthorize';
+}
+export class MissingSecret extends AuthError {
+  static override type = 'MissingSecret';
+}
+/** The spec's name for {@link MissingSecret}. */
+export { MissingSecret as MissingSecretError };
+export class OAuthProfileParseError extends AuthError {
+  static override type = 'OAuthProfileParseError';
+}
+export class SessionTokenError extends AuthError {
+  static override type = 'SessionTokenError';
+}
+export class SignOutError extends AuthError {
+  static override type = 'SignOutError';
+}
+export class UnknownAction extends AuthError {
+  static override type = 'UnknownAction';
+}
+export class UnsupportedStrategy extends AuthError {
+  static override type = 'UnsupportedStrategy';
+}
+export class InvalidProvider extends AuthError {
+  static override type = 'InvalidProvider';
+}
+export class DuplicateProviderId extends AuthError {
+  static override type = 'DuplicateProviderId';
+}
+export class UntrustedHost extends AuthError {
+  static override type = 'UntrustedHost';
+}
+export class DuplicateConditionalUI extends AuthError {
+  static override type = 'DuplicateConditionalUI';
+}
+export class MissingWebAuthnAutocomplete extends AuthError {
+  static override type = 'MissingWebAuthnAutocomplete';
+}
+export class ExperimentalFeatureNotEnabled extends AuthError {
+  static override type = 'ExperimentalFeatureNotEnabled';
+}
+/** A request body the server refuses to read (malformed, repeated keys, too large). */
+export class InvalidRequest extends AuthError {
+  static override type = 'InvalidRequest';
+}
+
+/** Error types that may appear in a URL; every other type is reported as `Configuration`. */
+export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
+  CredentialsSignin.type,
+  OAuthAccountNotLinked.type,
+  OAuthCallbackError.type,
+  AccessDenied.type,
+  Verification.type,
+  MissingCSRF.type,
+  AccountNotLinked.type,
+  WebAuthnVerificationError.type,
+  EmailSignInError.type,
+]);
+
+/** The type to show a client for an error: itself when client-safe, else `Configuration`. */
+export function publicErrorType(error: unknown): string {
+  if (error instanceof AuthError && clientSafeErrorTypes.has(error.type)) return error.type;
+  return 'Configuration';
+}
+
+/** Wraps anything thrown into an AuthError of the given class, keeping AuthErrors as they are. */
+export function toAuthError(error: unknown, Fallback: new (m?: string | Error | ErrorCause, c?: ErrorCause) => AuthError, cause?: ErrorCause): AuthError {
+  if (error instanceof AuthError) return error;
+  if (error instanceof Error) return new Fallback(error, cause);
+  return new Fallback(String(error), cause);
+}

@@ -1,0 +1,108 @@
+// The resources of the spec (User, Account, Session, Profile, JWT) shared by every layer.
+
+export type Awaitable<T> = T | PromiseLike<T>;
+
+export type ProviderType = 'oidc' | 'oauth' | 'email' | 'credentials' | 'webauthn';
+
+/** A user as a provider's `profile` callback returns it. */
+export interface User {
+  id?: string;
+  name?: string | null;
+  email?: string | null;
+  image?: string | null;
+  [key: string]: unknown;
+}
+
+/** A user as an adapter stores it. */
+export interface AdapterUser extends User {
+  id: string;
+  email: string;
+  emailVerified: Date | null;
+}
+
+/** Token endpoint response fields kept on an account. */
+export interface TokenSet {
+  access_token?: string;
+  id_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+  expires_at?: number;
+  scope?: string;
+  token_type?: string;
+  session_state?: string;
+  authorization_details?: unknown[];
+  [key: string]: unknown;
+}
+
+/** A provider account linked to a user. */
+export interface Account extends TokenSet {
+  provider: string;
+  providerAccountId: string;
+  type: ProviderType;
+  userId?: string;
+}
+
+/** User info from an OAuth/OIDC provider (standard OIDC claims, plus anything else). */
+export interface Profile {
+  id?: string | null;
+  sub?: string | null;
+  name?: string | null;
+  given_name?: string | null;
+  family_name?: string | null;
+  nickname?: string | null;
+  preferred_username?: string | null;
+  email?: string | null;
+  email_verified?: boolean | null;
+  picture?: unknown;
+  [claim: string]: unknown;
+}
+
+/** The session shape exposed to the client. */
+export interface Session {
+  user?: User;
+  expires: string;
+  [key: string]: unknown;
+}
+
+/** The decoded payload of a JWT session cookie. */
+export interface JWT {
+  name?: string | null;
+  email?: string | null;
+  picture?: string | null;
+  sub?: string;
+  iat?: number;
+  exp?: number;
+  jti?: string;
+  [claim: string]: unknown;
+}
+
+/** A database session row. */
+export interface AdapterSession {
+  sessionToken: string;
+  userId: string;
+  expires: Date;
+}
+
+export interface VerificationToken {
+  identifier: string;
+  token: string;
+  expires: Date;
+}
+
+export interface AdapterAccount extends Account {
+  userId: string;
+}
+
+export interface AdapterAuthenticator {
+  userId: string;
+  providerAccountId: string;
+  counter: number;
+  credentialBackedUp: boolean;
+  /** Standard base64 of the credential id. */
+  credentialID: string;
+  /** Standard base64 of the public key. */
+  credentialPublicKey: string;
+  /** Comma-separated transports, e.g. "usb,nfc". */
+  transports?: string | null;
+  credentialDeviceType: string;
+}
