@@ -1,0 +1,171 @@
+// The JWT session codec: claims sealed as a dir/A256CBC-HS512 JWE under a key derived from the secret and cookie name.
+// Auth.js-shaped (`encode`/`decode` with {token, secret, salt, maxAge}) so `config.jwt` may replace it.
+
+import { randomUUID } from 'node:crypto';
+import { JWTSessionError, MissingSecret } from '../core/errors.js';
+import type { JWT } from '../core/types.js';
+import { decryptJwe, encryptJwe, JweError, type JweHeader } from './jwe.js';
+import { deriveSessionKey } from './keys.js';
+
+/** Seconds a session token lives unless `maxAge` says otherwise: 30 days. */
+export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
+
+/** Seconds of clock skew forgiven when checking `exp` and `nbf`. */
+export const CLOCK_TOLERANCE = 15;
+
+export interface JWTEncodeParams<Payload extends object = JWT> {
+  /** The claims to seal; `iat`, `exp` and `jti` are set on every encode. */
+  token?: Payload;
+  /** One secret, or several for rotation: the first encrypts, any decrypts. */
+  secret: string | string[];
+  /** Key-derivation salt: the name of the cookie the token goes into. */
+  salt: string;
+  /** Lifetime in seconds; defaults to {@link DEFAULT_MAX_AGE}. */
+  maxAge?: number;
+}
+
+export interface JWTDecodeParams {
+  /** The compact JWE; empty or missing decodes to `null`. */
+  token?: string;
+  secret: string | string[];
+  salt: string;
+}
+
+/** Why a token was refused, in `JWTSessionError.cause.reason`. */
+export type JWTSessionFailure = 'malformed' | 'unknown-key' | 'tampered' | 'expired' | 'invalid-claims';
+
+function fail(reason: JWTSessionFailure, message: string, evidence: Record<string, unknown> = {}): JWTSessionError {
+  return new JWTSessionError(message, { reason, ...evidence });
+}
+
+function secretList(secret: string | string[]): string[] {
+  const secrets = Array.isArray(secret) ? secret : [secret];
+  // A missing secret is a configuration error, not a bad token: it must not be swallowed like one.
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
+    throw new MissingSecret('the JWT codec needs at least one non-empty secret');
+  }
+  return secrets;
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Seals `token` as a JWE session token, synchronously. Claims: the payload plus `iat`, `exp` = `iat + maxAge`, a
+ * fresh `jti`. The header carries the `kid` of the first secret's key.
+ *
+ * @example
+ * const jwe = encodeSync({ token: { sub: 'u1', email: 'a@b.c' }, secret: [current, previous], salt: 'authchart.session-token' })
+ */
+export function encodeSync<Payload extends object = JWT>(params: JWTEncodeParams<Payload>): string {
+  const { key, kid } = deriveSessionKey(secretList(params.secret)[0], params.salt);
+  const maxAge = params.maxAge ?? DEFAULT_MAX_AGE;
+  if (!Number.isFinite(maxAge)) throw fail('invalid-claims', 'maxAge must be a finite number of seconds', { actual: maxAge });
+  const iat = nowSeconds();
+  const claims = { ...params.token, iat, exp: iat + Math.floor(maxAge), jti: randomUUID() };
+  let json: string;
+  try {
+    json = JSON.stringify(claims);
+  } catch (err) {
+    throw fail('invalid-claims', 'the token is not JSON-serializable', { err: err as Error });
+  }
+  return encryptJwe(Buffer.from(json, 'utf8'), key, { kid });
+}
+
+/**
+ * Opens a session token, synchronously: `null` for an empty token, the claims when valid, else a
+ * `JWTSessionError` whose `cause.reason` says why. Any listed secret decrypts (rotation).
+ *
+ * @example
+ * const token = decodeSync({ token: cookies['authchart.session-token'], secret, salt: 'authchart.session-token' })
+ */
+export function decodeSync<Payload extends object = JWT>(params: JWTDecodeParams): Payload | null {
+  if (!params.token) return null;
+  const secrets = secretList(params.secret);
+  const plaintext = openToken(params.token, secrets, params.salt);
+  return checkClaims(plaintext) as Payload;
+}
+
+function openToken(token: string, secrets: string[], salt: string): Uint8Array {
+  let keyless = false;
+  let kid: string | undefined;
+  const byKid = (header: JweHeader): Uint8Array | undefined => {
+    kid = header.kid;
+    if (kid === undefined) {
+      keyless = true;
+      return deriveSessionKey(secrets[0], salt).key;
+    }
+    for (const secret of secrets) {
+      const derived = deriveSessionKey(secret, salt);
+      if (derived.kid === kid) return derived.key;
+    }
+    return undefined;
+  };
+  try {
+    return decryptJwe(token, byKid).plaintext;
+  } catch (err) {
+    // Tokens without `kid` (other encoders, older versions) carry no hint of their key: try each secret in turn.
+    if (keyless && err instanceof JweError && err.code === 'ERR_JWE_DECRYPTION_FAILED') {
+      for (const secret of secrets.slice(1)) {
+        try {
+          return decryptJwe(token, () => deriveSessionKey(secret, salt).key).plaintext;
+        } catch {
+          // the next secret may open it
+        }
+      }
+    }
+    throw toSessionError(err, kid);
+  }
+}
+
+function toSessionError(err: unknown, kid: string | undefined): JWTSessionError {
+  if (!(err instanceof JweError)) return fail('malformed', 'the session token could not be read', { err: err as Error });
+  switch (err.code) {
+    case 'ERR_JWE_KEY':
+      return fail('unknown-key', 'no configured secret matches the session token', { err, actual: kid });
+    case 'ERR_JWE_DECRYPTION_FAILED':
+      return fail('tampered', 'the session token failed authentication', { err });
+    default:
+      return fail('malformed', `the session token is malformed: ${err.message}`, { err });
+  }
+}
+
+function checkClaims(plaintext: Uint8Array): JWT {
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength).toString('utf8'));
+  } catch (err) {
+    throw fail('invalid-claims', 'the session token does not hold JSON', { err: err as Error });
+  }
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
+    throw fail('invalid-claims', 'the session token does not hold a claims object');
+  }
+  const { exp, iat, nbf } = claims as Record<string, unknown>;
+  // A session without `exp` would never end; our encoder always sets it, so its absence means a foreign token.
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('invalid-claims', '"exp" must be a number', { actual: exp });
+  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) throw fail('invalid-claims', '"iat" must be a number', { actual: iat });
+  if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) throw fail('invalid-claims', '"nbf" must be a number', { actual: nbf });
+  const now = nowSeconds();
+  if (exp <= now - CLOCK_TOLERANCE) throw fail('expired', 'the session token has expired', { expected: `exp > ${now - CLOCK_TOLERANCE}`, actual: exp });
+  if (typeof nbf === 'number' && nbf > now + CLOCK_TOLERANCE) throw fail('invalid-claims', 'the session token is not valid yet', { expected: `nbf <= ${now + CLOCK_TOLERANCE}`, actual: nbf });
+  return claims as JWT;
+}
+
+/**
+ * Async form of {@link encodeSync}, the shape `config.jwt.encode` overrides.
+ *
+ * @example
+ * const jwe = await encode({ token, secret: process.env.AUTH_SECRET!, salt: cookieName, maxAge: 3600 })
+ */
+export async function encode<Payload extends object = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
+  return encodeSync(params);
+}
+
+/**
+ * Async form of {@link decodeSync}, the shape `config.jwt.decode` overrides. Rejects with `JWTSessionError`.
+ *
+ * @example
+ * const token = await decode({ token: jwe, secret: process.env.AUTH_SECRET!, salt: cookieName })
+ */
+export async function decode<Payload extends object = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  return decodeSync<Payload>(params);
+}
