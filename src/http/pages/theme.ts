@@ -1,0 +1,142 @@
+// The page frame shared by every built-in page: document head, theme colours as CSS variables, logo.
+// No external resources and no inline event handlers, so a strict Content-Security-Policy only has to allow one inline <style>.
+
+import { readableTextOn, safeColor } from './color.js';
+import { attr, html, raw, safeUrl, type SafeHtml } from './escape.js';
+
+/** How the built-in pages look. Invalid colours and unsafe logo URLs are ignored. */
+export interface Theme {
+  /** `auto` (default) follows the visitor's system preference. */
+  colorScheme?: 'auto' | 'dark' | 'light';
+  /** Logo above the card: http(s), relative or `data:image/svg+xml` URL. */
+  logo?: string;
+  /** Colour of primary buttons and links. */
+  brandColor?: string;
+  /** Text colour on primary buttons; defaults to one readable on `brandColor`. */
+  buttonText?: string;
+}
+
+/** Input of {@link layout}. */
+export interface LayoutParams {
+  title: string;
+  theme: Theme;
+  /** The card's content, built with the `html` tag so every value in it is already escaped. */
+  body: SafeHtml;
+  /** Page-specific CSS appended to the shared sheet; must only contain validated values. */
+  css?: string;
+}
+
+type Palette = Record<'bg' | 'surface' | 'text' | 'muted' | 'border' | 'input' | 'accent' | 'focus' | 'error-bg' | 'error-text' | 'error-border', string>;
+
+const light: Palette = {
+  bg: '#f3f4f6',
+  surface: '#ffffff',
+  text: '#16181d',
+  muted: '#5b6270',
+  border: '#d5d9e0',
+  input: '#ffffff',
+  accent: '#2f5fe3',
+  focus: '#2f5fe3',
+  'error-bg': '#fdeeee',
+  'error-text': '#8b1a1a',
+  'error-border': '#f1b8b8',
+};
+
+const dark: Palette = {
+  bg: '#101215',
+  surface: '#1b1e23',
+  text: '#eceef1',
+  muted: '#a3a9b4',
+  border: '#353a44',
+  input: '#14161a',
+  accent: '#5b82f0',
+  focus: '#8aa8ff',
+  'error-bg': '#3a1c1f',
+  'error-text': '#ffc9c9',
+  'error-border': '#6e2d32',
+};
+
+function vars(palette: Palette, theme: Theme): string {
+  const brand = safeColor(theme.brandColor);
+  const accent = brand ?? palette.accent;
+  const accentText = safeColor(theme.buttonText) ?? readableTextOn(accent);
+  const decls = Object.entries(palette).map(([k, v]) => `--${k}:${k === 'accent' ? accent : v}`);
+  decls.push(`--accent-text:${accentText}`);
+  return decls.join(';');
+}
+
+/** The theme-dependent part of the sheet: one palette, or both switched by `prefers-color-scheme`. */
+export function themeCss(theme: Theme): string {
+  if (theme.colorScheme === 'dark') return `:root{color-scheme:dark;${vars(dark, theme)}}`;
+  if (theme.colorScheme === 'light') return `:root{color-scheme:light;${vars(light, theme)}}`;
+  return (
+    `:root{color-scheme:light dark;${vars(light, theme)}}` +
+    `@media (prefers-color-scheme: dark){:root{${vars(dark, theme)}}}`
+  );
+}
+
+// Deliberately small: system fonts, one card, buttons that work for links and form submits alike.
+const baseCss = `
+*,*::before,*::after{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.page{min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:2rem 1rem;gap:1.5rem}
+.brand-logo{max-height:3.5rem;max-width:12rem}
+.card{width:100%;max-width:23rem;background:var(--surface);border:1px solid var(--border);border-radius:14px;padding:2rem 1.75rem;box-shadow:0 1px 2px rgb(0 0 0/.05),0 8px 24px rgb(0 0 0/.06)}
+h1{font-size:1.3rem;line-height:1.3;margin:0 0 .75rem;text-align:center}
+p{margin:0 0 1rem}
+.muted{color:var(--muted)}
+.center{text-align:center}
+form,.section{display:grid;gap:.75rem;margin:0}
+.providers{display:grid;gap:.625rem}
+label{display:block;font-size:.85rem;font-weight:600;margin-bottom:.3rem}
+input{width:100%;font:inherit;color:var(--text);background:var(--input);border:1px solid var(--border);border-radius:8px;padding:.6rem .75rem}
+input::placeholder{color:var(--muted)}
+.button{display:flex;align-items:center;justify-content:center;gap:.6rem;width:100%;font:inherit;font-weight:600;text-decoration:none;cursor:pointer;border:1px solid transparent;border-radius:8px;padding:.65rem 1rem;background:var(--accent);color:var(--accent-text)}
+.button:hover{box-shadow:inset 0 0 0 100vmax rgb(0 0 0/.08)}
+.button.provider{background:var(--p-bg,var(--surface));color:var(--p-text,var(--text));border-color:var(--p-border,var(--border))}
+.button.secondary{background:transparent;color:var(--text);border-color:var(--border)}
+.button img{width:1.25rem;height:1.25rem;object-fit:contain}
+a{color:var(--accent)}
+:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
+.divider{display:flex;align-items:center;gap:.75rem;margin:1.25rem 0;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.06em}
+.divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
+.alert{background:var(--error-bg);color:var(--error-text);border:1px solid var(--error-border);border-radius:8px;padding:.7rem .9rem;margin:0 0 1.25rem;font-size:.9rem}
+.alert code{font-size:.8rem;opacity:.85}
+details{margin-top:1.25rem;font-size:.85rem}
+summary{cursor:pointer;color:var(--muted)}
+pre{overflow:auto;background:var(--input);border:1px solid var(--border);border-radius:8px;padding:.75rem;font-size:.78rem;white-space:pre-wrap;word-break:break-word}
+`.trim();
+
+/**
+ * Wraps a page body in the shared document: head, theme CSS, optional logo and the centred card.
+ *
+ * @example
+ * layout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
+ */
+export function layout({ title, theme, body, css = '' }: LayoutParams): string {
+  const logo = safeUrl(theme.logo, { allowSvgData: true });
+  // `<` is the only character that could end the <style> element early; escape it for CSS.
+  const sheet = `${themeCss(theme)}\n${baseCss}\n${css}`.replace(/</g, '\\3c ');
+  const scheme = theme.colorScheme === 'dark' || theme.colorScheme === 'light' ? theme.colorScheme : 'light dark';
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="${scheme}">
+<meta name="referrer" content="same-origin">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<style>${raw(sheet)}</style>
+</head>
+<body>
+<main class="page">
+${logo ? html`<img class="brand-logo"${attr('src', logo)} alt="">` : ''}
+<div class="card">
+${body}
+</div>
+</main>
+</body>
+</html>
+`.value;
+}

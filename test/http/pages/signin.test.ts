@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { renderSignIn, signInErrorMessages, type PageProvider, type SignInPageParams } from '../../../src/http/pages/index.js';
+import { forms, hidden, injectedMarkup, tags, text } from './dom.js';
+
+const origin = 'https://app.example';
+const provider = (id: string, type: PageProvider['type'], extra: Partial<PageProvider> = {}): PageProvider => ({
+  id,
+  name: id[0].toUpperCase() + id.slice(1),
+  type,
+  signinUrl: `${origin}/auth/signin/${id}`,
+  callbackUrl: `${origin}/auth/callback/${id}`,
+  ...extra,
+});
+
+const all: PageProvider[] = [
+  provider('github', 'oauth', { style: { brandColor: '#24292f', logo: '/logos/github.svg' } }),
+  provider('keycloak', 'oidc'),
+  provider('email', 'email'),
+  provider('credentials', 'credentials', {
+    name: 'Password',
+    credentials: { username: { label: 'Username', placeholder: 'ada' }, password: { label: 'Password', type: 'password' } },
+  }),
+  provider('passkey', 'webauthn', { enableConditionalUI: true }),
+];
+
+const base: SignInPageParams = { providers: all, csrfToken: 'csrf-123', callbackUrl: '/dashboard', theme: {}, basePath: '/auth' };
+const render = (p: Partial<SignInPageParams> = {}) => renderSignIn({ ...base, ...p });
+const formFor = (page: string, action: string) => forms(page).find((f) => f.form.attrs.action === action);
+
+describe('renderSignIn', () => {
+  it('renders a POST form with csrf and callbackUrl for each oauth/oidc provider', () => {
+    const page = render();
+    for (const id of ['github', 'keycloak']) {
+      const f = formFor(page, `${origin}/auth/signin/${id}`);
+      expect(f, id).toBeDefined();
+      expect(f!.form.attrs.method).toBe('post');
+      expect(hidden(f!.inner)).toEqual({ csrfToken: 'csrf-123', callbackUrl: '/dashboard' });
+    }
+    expect(text(page)).toContain('Sign in with Github');
+    expect(text(page)).toContain('Sign in with Keycloak');
+  });
+
+  it('styles the provider button with its brand colour and logo', () => {
+    const page = render();
+    const button = tags(formFor(page, `${origin}/auth/signin/github`)!.inner, 'button')[0];
+    const cls = button.attrs.class.split(' ').find((c) => /^p-\d+$/.test(c))!;
+    expect(page).toMatch(new RegExp(`\\.${cls}\\{--p-bg:#24292f;--p-border:#24292f;--p-text:#ffffff\\}`));
+    expect(tags(formFor(page, `${origin}/auth/signin/github`)!.inner, 'img')[0].attrs.src).toBe('/logos/github.svg');
+  });
+
+  it('renders the email form posting to signinUrl with an email input', () => {
+    const f = formFor(render({ email: 'ada@example.com' }), `${origin}/auth/signin/email`)!;
+    const input = tags(f.inner, 'input').find((t) => t.attrs.name === 'email')!;
+    expect(input.attrs).toMatchObject({ type: 'email', autocomplete: 'email', value: 'ada@example.com' });
+    expect(hidden(f.inner)).toEqual({ csrfToken: 'csrf-123', callbackUrl: '/dashboard' });
+  });
+
+  it('renders the credentials form posting to the callback URL with one labelled input per field', () => {
+    const page = render();
+    expect(formFor(page, `${origin}/auth/signin/credentials`)).toBeUndefined();
+    const f = formFor(page, `${origin}/auth/callback/credentials`)!;
+    const inputs = tags(f.inner, 'input').filter((t) => t.attrs.type !== 'hidden');
+    expect(inputs.map((i) => [i.attrs.name, i.attrs.type, i.attrs.autocomplete])).toEqual([
+      ['username', 'text', undefined],
+      ['password', 'password', 'current-password'],
+    ]);
+    expect(inputs[0].attrs.placeholder).toBe('ada');
+    for (const input of inputs) {
+      expect(tags(f.inner, 'label').some((l) => l.attrs.for === input.attrs.id)).toBe(true);
+    }
+    expect(hidden(f.inner)).toEqual({ csrfToken: 'csrf-123', callbackUrl: '/dashboard' });
+    expect(text(f.inner)).toContain('Sign in with Password');
+  });
+
+  it('keeps a given autocomplete and ignores unknown input types', () => {
+    const creds = provider('credentials', 'credentials', {
+      credentials: { otp: { type: 'password', autocomplete: 'one-time-code' }, who: { type: 'hidden"><b>' } },
+    });
+    const inputs = tags(render({ providers: [creds] }), 'input').filter((t) => t.attrs.type !== 'hidden');
+    expect(inputs.map((i) => [i.attrs.name, i.attrs.type, i.attrs.autocomplete])).toEqual([
+      ['otp', 'password', 'one-time-code'],
+      ['who', 'text', undefined],
+    ]);
+  });
+
+  it('leaves the webauthn hook with its data attributes and loads the script once', () => {
+    const page = render({ providers: [...all, provider('passkey2', 'webauthn')] });
+    const hooks = tags(page).filter((t) => 'data-webauthn' in t.attrs);
+    expect(hooks).toHaveLength(2);
+    expect(hooks[0].attrs).toMatchObject({
+      'data-provider-id': 'passkey',
+      'data-options-url': '/auth/webauthn-options/passkey',
+      'data-callback-url': `${origin}/auth/callback/passkey`,
+      'data-csrf-token': 'csrf-123',
+      'data-callback-url-after': '/dashboard',
+    });
+    const emails = tags(page, 'input').filter((t) => t.attrs.name === 'email' && t.attrs.id?.startsWith('passkey'));
+    expect(emails.map((e) => e.attrs.autocomplete)).toEqual(['username webauthn', 'email']);
+    const scripts = tags(page, 'script');
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0].attrs.src).toBe('/auth/webauthn-script.js');
+    expect('defer' in scripts[0].attrs).toBe(true);
+    expect(text(page)).toContain('Sign in with a passkey');
+    expect(text(page)).toContain('Register a passkey');
+    // Without the script nothing may submit: the passkey buttons are plain buttons.
+    expect(tags(page, 'button').filter((b) => b.attrs['data-action']).every((b) => b.attrs.type === 'button')).toBe(true);
+  });
+
+  it('omits the script when there is no webauthn provider', () => {
+    expect(tags(render({ providers: all.slice(0, 2) }), 'script')).toHaveLength(0);
+  });
+
+  it('puts a divider between sections but groups oauth buttons together', () => {
+    // github+keycloak | email | credentials | passkey: four sections, three dividers.
+    expect(render().match(/class="divider"/g)).toHaveLength(3);
+    expect(render({ providers: all.slice(0, 2) })).not.toContain('class="divider"');
+  });
+
+  it('shows a friendly sentence per error type', () => {
+    expect(text(render({ error: 'CredentialsSignin' }))).toContain('Sign in failed. Check the details you provided are correct.');
+    expect(text(render({ error: 'OAuthAccountNotLinked' }))).toContain(
+      'To confirm your identity, sign in with the same account you used originally.',
+    );
+    for (const type of ['MissingCSRF', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'EmailSignInError', 'AccountNotLinked', 'WebAuthnVerificationError']) {
+      const alert = render({ error: type }).match(/<div class="alert" role="alert">([\s\S]*?)<\/div>/)?.[1];
+      expect(alert, type).toBe(signInErrorMessages[type]);
+    }
+    expect(render()).not.toContain('role="alert"');
+  });
+
+  it('falls back to a default message for unknown types, showing only an identifier-like code', () => {
+    const unknown = text(render({ error: 'SomethingNew' }));
+    expect(unknown).toContain('Unable to sign in.');
+    expect(unknown).toContain('(SomethingNew)');
+    const sentence = render({ error: 'Call 555-0100 to unlock your account' });
+    expect(text(sentence)).not.toContain('555-0100');
+    expect(text(render({ error: 'toString' }))).toContain('Unable to sign in.');
+  });
+
+  it('escapes or drops hostile values', () => {
+    const page = render({
+      providers: [
+        provider('evil', 'oauth', { name: '<img src=x onerror=alert(1)>"\'', style: { brandColor: 'red;background:url(x)', logo: 'javascript:alert(1)' } }),
+        provider('evil2', 'oidc', { style: { bg: '#fff</style><script>alert(1)</script>', logo: 'data:text/html,<script>alert(1)</script>' } }),
+        provider('mail', 'email'),
+        provider('pk', 'webauthn', { id: 'pk"><script>alert(1)</script>' }),
+      ],
+      callbackUrl: '"><script>alert(1)</script>',
+      csrfToken: '"onfocus="alert(1)',
+      email: '"><svg onload=alert(1)>',
+      error: '<script>alert(1)</script>',
+    });
+    expect(injectedMarkup(page, ['/auth/webauthn-script.js'])).toEqual([]);
+    expect(page).not.toContain('<script>alert');
+    expect(page).not.toContain('url(x)');
+    expect(page).not.toMatch(/\.p-\d+\{/);
+    expect(tags(page, 'img')).toHaveLength(0);
+    expect(text(page)).toContain('Sign in with <img src=x onerror=alert(1)>"\'');
+    for (const f of forms(page)) expect(hidden(f.inner).callbackUrl).toBe('"><script>alert(1)</script>');
+    const email = tags(page, 'input').find((t) => t.attrs.name === 'email')!;
+    expect(email.attrs.value).toBe('"><svg onload=alert(1)>');
+    const hook = tags(page).find((t) => 'data-webauthn' in t.attrs)!;
+    expect(hook.attrs['data-provider-id']).toBe('pk"><script>alert(1)</script>');
+    expect(hook.attrs['data-options-url']).toBe('/auth/webauthn-options/pk%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+  });
+
+  it('drops a provider whose form target is not http(s) or relative', () => {
+    const page = render({ providers: [provider('x', 'oauth', { signinUrl: 'javascript:alert(1)' }), provider('c', 'credentials', { callbackUrl: ' javascript:alert(1)' })] });
+    expect(forms(page)).toHaveLength(0);
+    expect(injectedMarkup(page)).toEqual([]);
+  });
+
+  it('is an accessible document: lang, viewport, labels and a heading', () => {
+    const page = render();
+    expect(page.startsWith('<!doctype html>')).toBe(true);
+    expect(tags(page, 'html')[0].attrs.lang).toBe('en');
+    expect(tags(page, 'h1')).toHaveLength(1);
+    const ids = tags(page, 'input').filter((t) => t.attrs.type !== 'hidden').map((t) => t.attrs.id);
+    const labelled = new Set(tags(page, 'label').map((l) => l.attrs.for));
+    expect(ids.every((id) => id && labelled.has(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
