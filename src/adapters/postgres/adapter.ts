@@ -1,0 +1,314 @@
+// authchart's PostgreSQL adapter: every method of the Adapter contract as one or two SQL statements, the same SQL
+// on a `pg` Pool and on embedded PGlite. Rows are mapped here between snake_case columns and the spec's models.
+
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from '../../core/types.js';
+import type { AccountKey, Adapter } from '../types.js';
+import { toQueryable, type Database, type Queryable, type Row } from './client.js';
+import { migrate } from './schema.js';
+
+/** Options of {@link PostgresAdapter}. */
+export interface PostgresAdapterOptions {
+  /**
+   * Run `migrate()` before the first query (once per adapter object). Handy for embedded PGlite and demos;
+   * for a shared server, prefer calling `migrate()` from a deploy step.
+   */
+  autoMigrate?: boolean;
+}
+
+/** The adapter object: every contract method (required here), plus authchart's extensions. */
+export interface PostgresAdapterInstance extends Adapter {
+  createUser(user: AdapterUser): Promise<AdapterUser>;
+  getUser(id: string): Promise<AdapterUser | null>;
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  getUserByAccount(account: AccountKey): Promise<AdapterUser | null>;
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>;
+  /** Deletes the user; sessions, accounts and authenticators go with it (ON DELETE CASCADE). */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  unlinkAccount(account: AccountKey): Promise<AdapterAccount | undefined>;
+  createSession(session: { sessionToken: string; userId: string; expires: Date }): Promise<AdapterSession>;
+  getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>;
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
+  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
+  /** Single statement `DELETE … RETURNING`: of concurrent uses of one token, exactly one gets it. */
+  useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
+  updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>;
+  /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
+  withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>): Promise<T>;
+  /** Creates or upgrades the schema; see {@link migrate}. */
+  migrate(): Promise<number[]>;
+}
+
+// Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
+const tokenColumns = ['access_token', 'refresh_token', 'id_token', 'expires_at', 'scope', 'token_type', 'session_state'] as const;
+const accountKeys = new Set<string>(['provider', 'providerAccountId', 'userId', 'type', ...tokenColumns]);
+
+const toUser = (r: Row): AdapterUser => ({
+  id: r.id as string,
+  name: r.name as string | null,
+  email: r.email as string,
+  emailVerified: r.email_verified as Date | null,
+  image: r.image as string | null,
+});
+
+const toSession = (r: Row): AdapterSession => ({
+  sessionToken: r.session_token as string,
+  userId: r.user_id as string,
+  expires: r.expires as Date,
+});
+
+const toToken = (r: Row): VerificationToken => ({
+  identifier: r.identifier as string,
+  token: r.token as string,
+  expires: r.expires as Date,
+});
+
+// Absent token fields are omitted rather than null: a TokenSet's fields are optional, never null.
+function toAccount(r: Row): AdapterAccount {
+  const account: AdapterAccount = {
+    ...(r.extra as Record<string, unknown>),
+    provider: r.provider as string,
+    providerAccountId: r.provider_account_id as string,
+    userId: r.user_id as string,
+    type: r.type as AdapterAccount['type'],
+  };
+  for (const c of tokenColumns) if (r[c] !== null && r[c] !== undefined) (account as Row)[c] = r[c];
+  return account;
+}
+
+const toAuthenticator = (r: Row): AdapterAuthenticator => ({
+  credentialID: r.credential_id as string,
+  userId: r.user_id as string,
+  providerAccountId: r.provider_account_id as string,
+  credentialPublicKey: r.credential_public_key as string,
+  counter: r.counter as number,
+  credentialDeviceType: r.credential_device_type as string,
+  credentialBackedUp: r.credential_backed_up as boolean,
+  transports: r.transports as string | null,
+});
+
+// Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
+const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
+
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate'> {
+  const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
+    await ready();
+    return (await q.query(sql, params)).rows;
+  };
+  const one = async <T>(map: (r: Row) => T, sql: string, params: readonly unknown[]): Promise<T | null> => {
+    const rows = await query(sql, params);
+    return rows[0] ? map(rows[0]) : null;
+  };
+
+  return {
+    async createUser(user) {
+      const row = await one(
+        toUser,
+        `INSERT INTO users (id, name, email, email_verified, image)
+         VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5) RETURNING *`,
+        [user.id ?? null, user.name ?? null, user.email ?? null, user.emailVerified ?? null, user.image ?? null],
+      );
+      return row!;
+    },
+
+    getUser: (id) => one(toUser, `SELECT * FROM users WHERE id = $1`, [id]),
+
+    getUserByEmail: (email) => one(toUser, `SELECT * FROM users WHERE email = $1`, [email]),
+
+    getUserByAccount: ({ provider, providerAccountId }) =>
+      one(
+        toUser,
+        `SELECT u.* FROM users u JOIN accounts a ON a.user_id = u.id
+         WHERE a.provider = $1 AND a.provider_account_id = $2`,
+        [provider, providerAccountId],
+      ),
+
+    async updateUser(user) {
+      const keys = (Object.keys(userColumns) as (keyof typeof userColumns)[]).filter((k) => user[k] !== undefined);
+      const set = keys.map((k, i) => `${userColumns[k]} = $${i + 2}`);
+      const sql = set.length
+        ? `UPDATE users SET ${set.join(', ')} WHERE id = $1 RETURNING *`
+        : `SELECT * FROM users WHERE id = $1`;
+      const updated = await one(toUser, sql, [user.id, ...keys.map((k) => user[k])]);
+      if (!updated) throw new Error(`updateUser: no user with id ${JSON.stringify(user.id)}`);
+      return updated;
+    },
+
+    deleteUser: (userId) => one(toUser, `DELETE FROM users WHERE id = $1 RETURNING *`, [userId]),
+
+    async linkAccount(account) {
+      const extra = Object.fromEntries(
+        Object.entries(account).filter(([k, v]) => !accountKeys.has(k) && v !== undefined),
+      );
+      const row = await one(
+        toAccount,
+        `INSERT INTO accounts (provider, provider_account_id, user_id, type, ${tokenColumns.join(', ')}, extra)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING *`,
+        [
+          account.provider,
+          account.providerAccountId,
+          account.userId,
+          account.type,
+          ...tokenColumns.map((c) => account[c] ?? null),
+          JSON.stringify(extra),
+        ],
+      );
+      return row!;
+    },
+
+    async unlinkAccount({ provider, providerAccountId }) {
+      const row = await one(
+        toAccount,
+        `DELETE FROM accounts WHERE provider = $1 AND provider_account_id = $2 RETURNING *`,
+        [provider, providerAccountId],
+      );
+      return row ?? undefined;
+    },
+
+    async createSession({ sessionToken, userId, expires }) {
+      const row = await one(
+        toSession,
+        `INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3) RETURNING *`,
+        [sessionToken, userId, expires],
+      );
+      return row!;
+    },
+
+    // One round trip: this runs on every session read.
+    getSessionAndUser: (sessionToken) =>
+      one(
+        (r) => ({ session: toSession(r), user: toUser(r) }),
+        `SELECT s.session_token, s.user_id, s.expires, u.id, u.name, u.email, u.email_verified, u.image
+         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = $1`,
+        [sessionToken],
+      ),
+
+    updateSession: ({ sessionToken, expires, userId }) =>
+      one(
+        toSession,
+        `UPDATE sessions SET expires = COALESCE($2, expires), user_id = COALESCE($3, user_id)
+         WHERE session_token = $1 RETURNING *`,
+        [sessionToken, expires ?? null, userId ?? null],
+      ),
+
+    deleteSession: (sessionToken) =>
+      one(toSession, `DELETE FROM sessions WHERE session_token = $1 RETURNING *`, [sessionToken]),
+
+    async createVerificationToken({ identifier, token, expires }) {
+      const row = await one(
+        toToken,
+        `INSERT INTO verification_token (identifier, token, expires) VALUES ($1, $2, $3) RETURNING *`,
+        [identifier, token, expires],
+      );
+      return row!;
+    },
+
+    // The row lock taken by DELETE makes a concurrent second DELETE wait, then find nothing: single use
+    // without a separate read. Expiry is core's check, so an expired token is still returned (and gone).
+    useVerificationToken: ({ identifier, token }) =>
+      one(
+        toToken,
+        `DELETE FROM verification_token WHERE identifier = $1 AND token = $2 RETURNING *`,
+        [identifier, token],
+      ),
+
+    getAccount: (providerAccountId, provider) =>
+      one(
+        toAccount,
+        `SELECT * FROM accounts WHERE provider = $1 AND provider_account_id = $2`,
+        [provider, providerAccountId],
+      ),
+
+    getAuthenticator: (credentialID) =>
+      one(toAuthenticator, `SELECT * FROM authenticators WHERE credential_id = $1`, [credentialID]),
+
+    async createAuthenticator(a) {
+      const row = await one(
+        toAuthenticator,
+        `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
+           credential_device_type, credential_backed_up, transports)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+        [
+          a.credentialID,
+          a.userId,
+          a.providerAccountId,
+          a.credentialPublicKey,
+          a.counter,
+          a.credentialDeviceType,
+          a.credentialBackedUp,
+          a.transports ?? null,
+        ],
+      );
+      return row!;
+    },
+
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await query(`SELECT * FROM authenticators WHERE user_id = $1 ORDER BY credential_id`, [userId]);
+      return rows.map(toAuthenticator);
+    },
+
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const row = await one(
+        toAuthenticator,
+        `UPDATE authenticators SET counter = $2 WHERE credential_id = $1 RETURNING *`,
+        [credentialID, newCounter],
+      );
+      if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator ${JSON.stringify(credentialID)}`);
+      return row;
+    },
+  };
+}
+
+function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance {
+  const adapter: PostgresAdapterInstance = {
+    ...methods(q, ready),
+    async withTransaction(fn) {
+      await ready();
+      // Inside the transaction the schema is known to be ready; don't re-enter the migration lock.
+      return q.transaction((tx) => fn(bind(tx, async () => {})));
+    },
+    async migrate() {
+      return migrate(q);
+    },
+  };
+  return adapter;
+}
+
+/**
+ * The PostgreSQL adapter, on a `pg` Pool (a PostgreSQL server) or an embedded PGlite instance.
+ * Create the tables once with `adapter.migrate()` (idempotent), or pass `{ autoMigrate: true }`.
+ *
+ * @example
+ * import pg from 'pg';
+ * const adapter = PostgresAdapter(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * await adapter.migrate();
+ *
+ * import { PGlite } from '@electric-sql/pglite';
+ * const local = PostgresAdapter(await PGlite.create('.data/auth'), { autoMigrate: true });
+ */
+export function PostgresAdapter(db: Database, options: PostgresAdapterOptions = {}): PostgresAdapterInstance {
+  const q = toQueryable(db);
+  let migrated: Promise<unknown> | undefined;
+  const ready = options.autoMigrate
+    ? async () => {
+        // A failed migration is retried by the next call instead of failing forever.
+        migrated ??= migrate(q).catch((e: unknown) => {
+          migrated = undefined;
+          throw e;
+        });
+        await migrated;
+      }
+    : async () => {};
+  return bind(q, ready);
+}

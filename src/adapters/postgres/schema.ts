@@ -1,0 +1,137 @@
+// The PostgreSQL schema as an append-only list of migrations, and `migrate()`, which brings any database
+// (empty, or at an older version) to the latest one. A new version is one more entry at the end of `migrations`.
+
+import { toQueryable, type Database, type Queryable } from './client.js';
+
+/** One step of the schema. Each statement runs on its own (PGlite's `query` takes a single statement). */
+export interface Migration {
+  /** 1, 2, 3, ... in order, never reused. */
+  version: number;
+  description: string;
+  statements: readonly string[];
+}
+
+/** Table that records which migrations have been applied. */
+export const versionTable = 'authchart_schema_version';
+
+/**
+ * Every migration, oldest first. Applied migrations are never edited; changes go into a new entry.
+ *
+ * Ids are TEXT (Auth.js core proposes a random UUID for new users, and other adapters' ids may be anything);
+ * cascades make `deleteUser` remove sessions, accounts and authenticators in the same statement.
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'users, accounts, sessions, verification tokens, authenticators',
+    statements: [
+      `CREATE TABLE users (
+        id TEXT PRIMARY KEY DEFAULT gen_random_uuid()::text,
+        name TEXT,
+        email TEXT UNIQUE,
+        email_verified TIMESTAMPTZ,
+        image TEXT
+      )`,
+      `CREATE TABLE accounts (
+        provider TEXT NOT NULL,
+        provider_account_id TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        type TEXT NOT NULL,
+        access_token TEXT,
+        refresh_token TEXT,
+        id_token TEXT,
+        expires_at BIGINT,
+        scope TEXT,
+        token_type TEXT,
+        session_state TEXT,
+        extra JSONB NOT NULL DEFAULT '{}'::jsonb,
+        PRIMARY KEY (provider, provider_account_id)
+      )`,
+      `CREATE INDEX accounts_user_id_idx ON accounts (user_id)`,
+      `CREATE TABLE sessions (
+        session_token TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        expires TIMESTAMPTZ NOT NULL
+      )`,
+      `CREATE INDEX sessions_user_id_idx ON sessions (user_id)`,
+      `CREATE TABLE verification_token (
+        identifier TEXT NOT NULL,
+        token TEXT NOT NULL,
+        expires TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (identifier, token)
+      )`,
+      `CREATE TABLE authenticators (
+        credential_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        provider_account_id TEXT NOT NULL,
+        credential_public_key TEXT NOT NULL,
+        counter BIGINT NOT NULL,
+        credential_device_type TEXT NOT NULL,
+        credential_backed_up BOOLEAN NOT NULL,
+        transports TEXT
+      )`,
+      `CREATE INDEX authenticators_user_id_idx ON authenticators (user_id)`,
+    ],
+  },
+];
+
+/** The schema version of the database (0 when authchart's tables were never created). */
+export async function schemaVersion(db: Database): Promise<number> {
+  const q = toQueryable(db);
+  const { rows } = await q.query<{ exists: boolean }>(
+    `SELECT to_regclass($1) IS NOT NULL AS exists`,
+    [versionTable],
+  );
+  if (!rows[0]?.exists) return 0;
+  const current = await q.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${versionTable}`);
+  return current.rows[0]?.version ?? 0;
+}
+
+async function applyPending(tx: Queryable, list: readonly Migration[]): Promise<number[]> {
+  // Serialises concurrent migrate() calls (several app instances starting at once) per schema; the lock is
+  // released with the transaction. The key includes the schema so separate schemas migrate independently.
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.${versionTable}'))`);
+  await tx.query(
+    `CREATE TABLE IF NOT EXISTS ${versionTable} (
+      version INTEGER PRIMARY KEY,
+      description TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`,
+  );
+  const current = await schemaVersion(tx);
+  const latest = list.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(
+      `Database schema version ${current} is newer than this authchart (${latest}); upgrade authchart.`,
+    );
+  }
+  const applied: number[] = [];
+  for (const m of list) {
+    if (m.version <= current) continue;
+    for (const statement of m.statements) await tx.query(statement);
+    await tx.query(`INSERT INTO ${versionTable} (version, description) VALUES ($1, $2)`, [m.version, m.description]);
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+function checkOrder(list: readonly Migration[]): void {
+  list.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`Migration #${i} has version ${m.version}, expected ${i + 1}`);
+  });
+}
+
+/**
+ * Creates authchart's tables, or upgrades them to the latest version, in one transaction. Idempotent and safe
+ * to call from several processes at once; an up-to-date database costs three small queries. Tables go into the
+ * connection's `current_schema()` (set `search_path` to use another schema).
+ *
+ * @returns the versions applied by this call (`[]` when the schema was already current).
+ * @example
+ * const db = await PGlite.create('.data/auth');
+ * await migrate(db);                // or: await PostgresAdapter(db).migrate()
+ */
+export async function migrate(db: Database, list: readonly Migration[] = migrations): Promise<number[]> {
+  checkOrder(list);
+  return toQueryable(db).transaction((tx) => applyPending(tx, list));
+}

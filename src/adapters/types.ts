@@ -1,0 +1,135 @@
+// The Adapter contract: how authchart reads and writes users, accounts, sessions, tokens and authenticators.
+// Shape-compatible with Auth.js (`@auth/core/adapters`), so an existing `@auth/*-adapter` object plugs in as is.
+
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  Awaitable,
+  VerificationToken,
+} from '../core/types.js';
+
+export type {
+  Account,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  User,
+  VerificationToken,
+} from '../core/types.js';
+
+/**
+ * A user as an adapter returns it: core's `AdapterUser` without its open index signature. Auth.js declares its
+ * users as interfaces, which TypeScript never lets satisfy an index signature, so return types use this one.
+ * It is itself assignable to `AdapterUser`; extra columns an adapter returns are still there at runtime.
+ */
+export type StoredUser = Pick<AdapterUser, 'id' | 'name' | 'email' | 'emailVerified' | 'image'>;
+
+/** The pair that identifies an account across providers. */
+export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
+
+/**
+ * A storage backend. Every method is optional, as in Auth.js: which ones must exist depends on the configured
+ * features and is checked once at start by `assertAdapter` (strategy `database`, e-mail providers, WebAuthn).
+ * Each method may return a value or a promise; authchart always calls it through `wrapAdapter`.
+ *
+ * The return types deliberately admit what Auth.js adapters return (`void`, `undefined`), so that their
+ * objects (typed with `@auth/core/adapters`) are assignable to this interface; code using an adapter must not
+ * rely on more than the contract.
+ *
+ * @example
+ * import PgAdapter from '@auth/pg-adapter';
+ * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
+ * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
+ */
+export interface Adapter {
+  /** Stores a new user. `user.id` is a fresh random UUID the adapter may keep or replace. */
+  createUser?(user: AdapterUser): Awaitable<StoredUser>;
+  /** The user with this id, or `null`. */
+  getUser?(id: string): Awaitable<StoredUser | null>;
+  /** The user with exactly this e-mail address, or `null`. */
+  getUserByEmail?(email: string): Awaitable<StoredUser | null>;
+  /** The user that owns the account `{provider, providerAccountId}`, or `null`. */
+  getUserByAccount?(account: AccountKey): Awaitable<StoredUser | null>;
+  /** Updates the given fields of the user `id` and returns the whole user. */
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<StoredUser>;
+  /** Deletes the user together with its sessions, accounts and authenticators. Never called by core. */
+  deleteUser?(userId: string): Awaitable<StoredUser | null | undefined | void>;
+  /** Links a provider account to `account.userId`. */
+  linkAccount?(account: AdapterAccount): Awaitable<AdapterAccount | null | undefined | void>;
+  /** Removes the account `{provider, providerAccountId}`. Never called by core. */
+  unlinkAccount?(account: AccountKey): Awaitable<AdapterAccount | undefined | void>;
+  /** Stores a database session. */
+  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
+  /** The session with this token and its user, in one call, or `null`. */
+  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: StoredUser } | null>;
+  /** Updates the session with `sessionToken` (usually its `expires`). */
+  updateSession?(
+    session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>,
+  ): Awaitable<AdapterSession | null | undefined>;
+  /** Deletes the session with this token. */
+  deleteSession?(sessionToken: string): Awaitable<AdapterSession | null | undefined | void>;
+  /** Stores a magic-link token (`token` is already hashed by core). */
+  createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>;
+  /**
+   * Returns **and deletes** the token matching both `identifier` and `token`, or `null`. Must be atomic:
+   * of two concurrent calls with the same token, at most one may return it.
+   */
+  useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
+  /** The account `(providerAccountId, provider)`, or `null` (WebAuthn authentication). */
+  getAccount?(
+    providerAccountId: AdapterAccount['providerAccountId'],
+    provider: AdapterAccount['provider'],
+  ): Awaitable<AdapterAccount | null>;
+  /** The authenticator with this credential id (standard base64), or `null`. */
+  getAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<AdapterAuthenticator | null>;
+  /** Stores an authenticator; must throw on failure. */
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
+  /** The user's authenticators; `[]` for an unknown user. */
+  listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
+  /** Sets the signature counter; must throw if the authenticator does not exist. */
+  updateAuthenticatorCounter?(
+    credentialID: AdapterAuthenticator['credentialID'],
+    newCounter: AdapterAuthenticator['counter'],
+  ): Awaitable<AdapterAuthenticator>;
+  /**
+   * authchart extension, absent from Auth.js adapters: runs `fn` with an adapter bound to one database
+   * transaction, committed when `fn` resolves and rolled back when it throws. The flow layer uses it to create
+   * a user and link its account atomically; without it, it falls back to compensating deletes.
+   *
+   * @example
+   * await adapter.withTransaction?.(async (tx) => {
+   *   const user = await tx.createUser!(newUser);
+   *   await tx.linkAccount!({ ...account, userId: user.id });
+   * });
+   */
+  withTransaction?<T>(fn: (tx: Adapter) => Promise<T>): Promise<T>;
+}
+
+/** Names of the data methods of {@link Adapter} (everything except the `withTransaction` extension). */
+export type AdapterMethod = Exclude<keyof Adapter, 'withTransaction'>;
+
+/** Every data method of the contract, in the order of the reference table. */
+export const adapterMethods = [
+  'createUser',
+  'getUser',
+  'getUserByEmail',
+  'getUserByAccount',
+  'updateUser',
+  'deleteUser',
+  'linkAccount',
+  'unlinkAccount',
+  'createSession',
+  'getSessionAndUser',
+  'updateSession',
+  'deleteSession',
+  'createVerificationToken',
+  'useVerificationToken',
+  'getAccount',
+  'getAuthenticator',
+  'createAuthenticator',
+  'listAuthenticatorsByUserId',
+  'updateAuthenticatorCounter',
+] as const satisfies readonly AdapterMethod[];

@@ -1,0 +1,148 @@
+// The boundary between authchart and any adapter: every call is logged and every failure becomes an AdapterError,
+// and the methods the configured features need are checked once at start.
+
+import { AdapterError, MissingAdapter, MissingAdapterMethods } from '../core/errors.js';
+import { adapterMethods, type Adapter, type AdapterMethod } from './types.js';
+
+type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
+
+/**
+ * An adapter as the rest of authchart sees it: every data method present and returning a promise that rejects
+ * only with `AdapterError`. `withTransaction` is present only when the underlying adapter has it.
+ */
+export type WrappedAdapter = {
+  [K in AdapterMethod]: (...args: Parameters<MethodOf<K>>) => Promise<Awaited<ReturnType<MethodOf<K>>>>;
+} & {
+  withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
+};
+
+/** The part of the logger the adapter boundary uses. */
+export interface AdapterLogger {
+  debug(code: string, meta?: unknown): void;
+}
+
+/** Features of a configuration that need adapter methods. */
+export interface AdapterNeeds {
+  /** Session strategy `database`. */
+  database?: boolean;
+  /** At least one e-mail (magic link) provider. */
+  email?: boolean;
+  /** At least one WebAuthn provider. */
+  webauthn?: boolean;
+}
+
+/** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly AdapterMethod[]>> = {
+  database: [
+    'createUser',
+    'getUser',
+    'getUserByEmail',
+    'getUserByAccount',
+    'updateUser',
+    'linkAccount',
+    'createSession',
+    'getSessionAndUser',
+    'updateSession',
+    'deleteSession',
+  ],
+  email: ['getUserByEmail', 'createVerificationToken', 'useVerificationToken'],
+  webauthn: [
+    'createUser',
+    'getUser',
+    'linkAccount',
+    'getAccount',
+    'getAuthenticator',
+    'createAuthenticator',
+    'listAuthenticatorsByUserId',
+    'updateAuthenticatorCounter',
+  ],
+};
+
+/**
+ * Checks at start that the adapter has every method the configured features call, so a missing one is a
+ * configuration error instead of a failure in the middle of someone's sign-in.
+ *
+ * @throws MissingAdapter when a feature needs an adapter and none is configured.
+ * @throws MissingAdapterMethods naming every missing method.
+ * @example
+ * assertAdapter(config.adapter, { database: config.session.strategy === 'database', email: hasEmailProvider });
+ */
+export function assertAdapter(adapter: Adapter | null | undefined, needs: AdapterNeeds): void {
+  const features = (Object.keys(requiredAdapterMethods) as (keyof AdapterNeeds)[]).filter((f) => needs[f]);
+  if (features.length === 0) return;
+  if (adapter == null) {
+    throw new MissingAdapter(`An adapter is required by: ${features.join(', ')}.`, { needs: features });
+  }
+  const missing = [...new Set(features.flatMap((f) => requiredAdapterMethods[f]))].filter(
+    (m) => typeof adapter[m] !== 'function',
+  );
+  if (missing.length > 0) {
+    throw new MissingAdapterMethods(
+      `The adapter is missing methods required by ${features.join(', ')}: ${missing.join(', ')}.`,
+      { needs: features, missing },
+    );
+  }
+}
+
+function adapterError(method: string, thrown: unknown): AdapterError {
+  if (thrown instanceof AdapterError) return thrown; // already wrapped by an inner wrapAdapter
+  const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+  return new AdapterError(err, { method });
+}
+
+/**
+ * Returns the adapter as authchart calls it: each method logs `adapter_<method>` with its arguments at debug
+ * level and rejects with an `AdapterError` (`cause.err` the original error, `cause.method` its name) whenever the
+ * underlying method throws or rejects. A method the adapter lacks rejects the same way (with a
+ * `MissingAdapterMethods` as `cause.err`) instead of failing with a TypeError; `assertAdapter` on the *unwrapped*
+ * adapter is what catches those at start.
+ *
+ * Debug logs include arguments such as session tokens: they are only emitted with `debug: true`.
+ *
+ * @example
+ * assertAdapter(config.adapter, { database: true });
+ * const adapter = wrapAdapter(config.adapter, logger);
+ * try { await adapter.getSessionAndUser(token) } catch (e) { // e instanceof AdapterError }
+ */
+export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAdapter {
+  const wrapped: Record<string, unknown> = {};
+  const source = adapter as Record<string, unknown>;
+  for (const method of adapterMethods) {
+    const fn = source[method];
+    wrapped[method] = async (...args: unknown[]) => {
+      logger.debug(`adapter_${method}`, args);
+      if (typeof fn !== 'function') {
+        throw adapterError(method, new MissingAdapterMethods(`The adapter has no ${method} method.`, { missing: [method] }));
+      }
+      try {
+        // `apply` keeps `this` for class-based adapters; `await` turns a synchronous throw into a rejection.
+        return await fn.apply(adapter, args);
+      } catch (e) {
+        throw adapterError(method, e);
+      }
+    };
+  }
+  const withTransaction = adapter.withTransaction;
+  if (typeof withTransaction === 'function') {
+    wrapped.withTransaction = async <T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T> => {
+      logger.debug('adapter_withTransaction', []);
+      // Errors thrown by `fn` itself (already AdapterErrors, or the caller's own) pass through unchanged;
+      // only a failure to begin or commit is the adapter's.
+      let inner: { error: unknown } | undefined;
+      try {
+        return (await withTransaction.call(adapter, async (tx: Adapter) => {
+          try {
+            return await fn(wrapAdapter(tx, logger));
+          } catch (e) {
+            inner = { error: e };
+            throw e;
+          }
+        })) as T;
+      } catch (e) {
+        if (inner && e === inner.error) throw e;
+        throw adapterError('withTransaction', e);
+      }
+    };
+  }
+  return wrapped as WrappedAdapter;
+}
