@@ -203,3 +203,15 @@ export function toAuthError(error: unknown, Fallback: new (m?: string | Error | 
   if (error instanceof Error) return new Fallback(error, cause);
   return new Fallback(String(error), cause);
 }
+
+const allErrorClasses = [
+  AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,
+  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, AdapterError, CallbackRouteError,
+  ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError, MissingAdapter,
+  MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
+  UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
+  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest,
+];
+
+/** Error classes by their `type`, so a machine's failure state can name its error as data. */
+export const errorClassesByType: ReadonlyMap<string, typeof AuthError> = new Map(allErrorClasses.map((c) => [c.type, c]));

@@ -1,0 +1,145 @@
+// Turns the user's configuration into the internal one: defaults, environment, validation.
+// Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../adapters/wrap.js';
+import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret } from './errors.js';
+import { envFlag, secretsFromEnv, type Env } from './env.js';
+import { createLogger, type Logger } from './logger.js';
+import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
+import { skipCSRFCheck } from './options.js';
+import type { Theme } from '../http/pages/theme.js';
+import type { CookieOption, CookiesOptions } from './cookies.js';
+import type { ResolvedProvider } from '../providers/types.js';
+import { defaultCallbacks } from './callbacks.js';
+
+export interface InternalConfig {
+  providers: ResolvedProvider[];
+  providersById: Map<string, ResolvedProvider>;
+  adapter?: WrappedAdapter;
+  basePath: string;
+  /** Newest first: the first encrypts, any decrypts. */
+  secrets: string[];
+  session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string };
+  jwt: Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>;
+  callbacks: Required<Omit<CallbacksOptions, 'authorized'>> & Pick<CallbacksOptions, 'authorized'>;
+  events: EventsOptions;
+  cookies?: Partial<Record<keyof CookiesOptions, Partial<CookieOption>>>;
+  useSecureCookies?: boolean;
+  pages: Partial<PagesOptions>;
+  theme: Theme;
+  logger: Logger;
+  debug: boolean;
+  /** Whether Host / X-Forwarded-* may be believed. */
+  trustHost: boolean;
+  /** AUTH_URL, when set: the origin (and possibly base path) of the deployment. */
+  url?: URL;
+  redirectProxyUrl?: string;
+  skipCSRFCheck: boolean;
+  enableWebAuthn: boolean;
+  production: boolean;
+  env: Env;
+}
+
+export interface ResolveOptions {
+  env?: Env;
+  /** `/auth` for the h3 and Node integrations, `/api/auth` for AuthInit. */
+  defaultBasePath?: string;
+}
+
+const DAY = 24 * 60 * 60;
+
+function normalizeBasePath(path: string): string {
+  const p = `/${path.replace(/^\/+|\/+$/g, '')}`;
+  return p === '/' ? '' : p;
+}
+
+/**
+ * Resolves and validates a configuration. Throws the named error of the first problem found.
+ *
+ * @example
+ * const internal = resolveConfig({ providers: [], secret: 's'.repeat(32) })
+ */
+export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}): InternalConfig {
+  const env = options.env ?? process.env;
+  const production = env.NODE_ENV === 'production';
+  const logger = createLogger(config.logger, Boolean(config.debug));
+
+  let secrets = config.secret === undefined ? secretsFromEnv(env) : (Array.isArray(config.secret) ? config.secret : [config.secret]);
+  secrets = secrets.filter((s) => typeof s === 'string' && s.length > 0);
+  if (secrets.length === 0) {
+    if (production) throw new MissingSecret('Please define a `secret` (AUTH_SECRET) in production.');
+    // Development only: an ephemeral random secret keeps a fresh checkout working; sessions end on restart.
+    logger.warn('missing-secret', 'No secret configured; using a random development secret. Set AUTH_SECRET.');
+    secrets = [randomBytes(32).toString('base64url')];
+  }
+  for (const s of secrets) {
+    if (s.length < 32) logger.warn('weak-secret', 'A secret is shorter than 32 characters; use `openssl rand -base64 33`.');
+  }
+
+  const providers = (config.providers ?? []).map((p) => (typeof p === 'function' ? p() : p)) as ResolvedProvider[];
+  const providersById = new Map<string, ResolvedProvider>();
+  for (const p of providers) {
+    if (!p || typeof p !== 'object' || typeof p.id !== 'string' || !p.id) throw new InvalidProvider('Every provider needs an `id`.');
+    if (!/^[A-Za-z0-9_-]+$/.test(p.id)) throw new InvalidProvider(`Provider id "${p.id}" may only contain letters, digits, "-" and "_".`);
+    if (providersById.has(p.id)) throw new DuplicateProviderId(`Two providers share the id "${p.id}".`);
+    if (p.type === 'credentials' && typeof p.authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${p.id}" has no \`authorize\` function.`);
+    if (p.type === 'webauthn' && !config.experimental?.enableWebAuthn) throw new ExperimentalFeatureNotEnabled('WebAuthn is experimental: set `experimental.enableWebAuthn: true`.');
+    providersById.set(p.id, p);
+  }
+  if (config.experimental?.enableWebAuthn) logger.warn('experimental-webauthn', 'WebAuthn support is experimental and may change.');
+
+  const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
+  if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');
+  if (config.adapter) {
+    assertAdapter(config.adapter, {
+      database: strategy === 'database' || providers.some((p) => p.type === 'oauth' || p.type === 'oidc'),
+      email: providers.some((p) => p.type === 'email'),
+      webauthn: providers.some((p) => p.type === 'webauthn'),
+    });
+  } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
+    throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
+  }
+
+  const maxAge = config.session?.maxAge ?? 30 * DAY;
+  let url: URL | undefined;
+  const authUrl = env.AUTH_URL;
+  if (authUrl) {
+    try {
+      url = new URL(authUrl);
+    } catch {
+      logger.warn('invalid-auth-url', `AUTH_URL "${authUrl}" is not a URL; ignoring it.`);
+    }
+  }
+  const basePath = normalizeBasePath(config.basePath ?? (url && url.pathname !== '/' ? url.pathname : options.defaultBasePath ?? '/auth'));
+  const trustHost = config.trustHost ?? envFlag(env.AUTH_TRUST_HOST) ?? (url ? false : !production);
+
+  return {
+    providers,
+    providersById,
+    adapter: config.adapter ? wrapAdapter(config.adapter, logger) : undefined,
+    basePath,
+    secrets,
+    session: {
+      strategy,
+      maxAge,
+      updateAge: config.session?.updateAge ?? DAY,
+      generateSessionToken: config.session?.generateSessionToken ?? (() => randomUUID()),
+    },
+    jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
+    callbacks: { ...defaultCallbacks, ...config.callbacks } as InternalConfig['callbacks'],
+    events: config.events ?? {},
+    cookies: config.cookies,
+    useSecureCookies: config.useSecureCookies,
+    pages: config.pages ?? {},
+    theme: config.theme ?? {},
+    logger,
+    debug: Boolean(config.debug),
+    trustHost,
+    url,
+    redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
+    enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
+    production,
+    env,
+  };
+}

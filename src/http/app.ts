@@ -1,0 +1,87 @@
+// The h3 application behind every integration: authchart's routes under basePath, each wrapped so
+// that a client's mistake gets a 4xx or an error redirect, and nothing escapes as an unhandled 500.
+import { H3, getRouterParam, type H3Event } from 'h3';
+import type { InternalConfig } from '../core/config.js';
+import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
+import { csrf } from './csrf.js';
+import { providersJson } from './providers.js';
+import { BodyTooLarge, createAuthRequest, type AuthRequest } from './request.js';
+import { configurationErrorBody, errorRedirect, json } from './response.js';
+import { callbackRoute } from './routes/callback.js';
+import { errorPage, verifyRequestPage } from './routes/pages.js';
+import { getSessionRoute, updateSessionRoute } from './routes/session.js';
+import { signInAction, signInPage } from './routes/signin.js';
+import { signOutAction, signOutPage } from './routes/signout.js';
+
+/** How a route reports a failure: JSON routes answer with a status, browser routes redirect. */
+type RouteKind = 'json' | 'browser';
+type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
+
+function plainJson(body: unknown, status: number): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+/** Answers for errors raised before a request context exists (host, body). */
+function earlyFailure(config: InternalConfig, err: unknown): Response {
+  if (err instanceof BodyTooLarge) return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
+  if (err instanceof InvalidRequest) return plainJson({ error: 'InvalidRequest', message: err.message }, 400);
+  config.logger.error(err instanceof Error ? err : new Error(String(err)));
+  return plainJson(configurationErrorBody, 500);
+}
+
+function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler) {
+  return async (event: H3Event): Promise<Response> => {
+    let req: AuthRequest;
+    try {
+      req = await createAuthRequest(event.req, config);
+    } catch (err) {
+      return earlyFailure(config, err);
+    }
+    try {
+      return await handler(req, event);
+    } catch (err) {
+      if (err instanceof UntrustedHost) return earlyFailure(config, err);
+      if (kind === 'browser') return errorRedirect(req, err);
+      config.logger.error(err instanceof Error ? err : new Error(String(err)));
+      if (err instanceof AuthError && err.type === 'MissingCSRF') return json(req, null, 400);
+      return json(req, configurationErrorBody, 500);
+    }
+  };
+}
+
+/**
+ * Builds the h3 app serving authchart's routes for one resolved configuration.
+ *
+ * @example
+ * const app = createAuthApp(resolveConfig(config)); const res = await app.fetch(new Request('http://localhost/auth/session'))
+ */
+export function createAuthApp(config: InternalConfig): H3 {
+  const app = new H3({ silent: true });
+  const base = config.basePath;
+  const param = (event: H3Event, name: string) => getRouterParam(event, name, { decode: true }) ?? '';
+
+  app.get(`${base}/providers`, route(config, 'json', (req) => json(req, providersJson(req))));
+  app.get(`${base}/csrf`, route(config, 'json', (req) => {
+    if (config.skipCSRFCheck) return json(req, { error: 'CSRF protection is disabled.' }, 404);
+    return json(req, { csrfToken: csrf(req).token }, 200, { noCache: true });
+  }));
+  app.get(`${base}/session`, route(config, 'json', getSessionRoute));
+  app.post(`${base}/session`, route(config, 'json', updateSessionRoute));
+  app.get(`${base}/signin`, route(config, 'browser', signInPage));
+  app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));
+  app.get(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));
+  app.post(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));
+  app.get(`${base}/signout`, route(config, 'browser', signOutPage));
+  app.post(`${base}/signout`, route(config, 'browser', signOutAction));
+  app.get(`${base}/error`, route(config, 'browser', errorPage));
+  app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
+
+  // Anything else under basePath is an unknown action: 400, logged, never a 404 page or a 500.
+  const unknown = (event: H3Event) => {
+    config.logger.error(new UnknownAction(`Unsupported action: ${event.req.method} ${event.url.pathname}`));
+    return plainJson({ error: 'UnknownAction', message: 'Bad request.' }, 400);
+  };
+  app.all(`${base}/**`, unknown);
+  app.all(`${base}`, unknown);
+  return app;
+}

@@ -1,0 +1,103 @@
+// One authchart instance for every integration: resolves the configuration (once, or per request
+// for lazy configs), serves the routes, and reads sessions for application code.
+import { stringifySetCookie } from 'cookie';
+import type { H3 } from 'h3';
+import { resolveConfig, type InternalConfig } from '../core/config.js';
+import type { AuthConfig } from '../core/options.js';
+import type { Awaitable, Session } from '../core/types.js';
+import { strategyFor } from '../session/strategy.js';
+import { createAuthApp } from './app.js';
+import { createAuthRequest, detectOrigin, type AuthRequest } from './request.js';
+import { configurationErrorBody } from './response.js';
+
+export type ConfigInput = AuthConfig | ((request: Request | undefined) => Awaitable<AuthConfig>);
+
+export interface AuthInstance {
+  /** Serves one request to authchart's routes. */
+  handle(request: Request): Promise<Response>;
+  /** The session of a request, and the Set-Cookie lines its refresh produced (to forward when possible). */
+  readSession(request: Request): Promise<{ session: Session | null; setCookie: string[] }>;
+  /**
+   * Asks the `authorized` callback about a request: a verdict Response (a redirect to sign-in when it
+   * answered false, or the Response it returned), or none to let the request through.
+   */
+  authorize(request: Request): Promise<{ session: Session | null; setCookie: string[]; verdict?: Response }>;
+  /** The resolved configuration for a request (lazy configs resolve per request). */
+  resolve(request: Request | undefined): Promise<{ config: InternalConfig; app: H3 }>;
+}
+
+/** Serializes the cookies a request context queued, for integrations that set headers themselves. */
+export function setCookieLines(req: AuthRequest): string[] {
+  return req.setCookies.map((c) => stringifySetCookie({ name: c.name, value: c.value, ...c.options }));
+}
+
+/**
+ * Creates the instance behind `createAuthHandler`, `AuthInit` and `ServerAuth`.
+ *
+ * @example
+ * const auth = createAuth({ providers, secret }, { defaultBasePath: '/auth' }); const res = await auth.handle(request)
+ */
+export function createAuth(input: ConfigInput, options: { defaultBasePath: string }): AuthInstance {
+  const cache = new WeakMap<AuthConfig, { config: InternalConfig; app: H3 }>();
+  let eager: { config: InternalConfig; app: H3 } | undefined;
+
+  function build(config: AuthConfig) {
+    let entry = cache.get(config);
+    if (!entry) {
+      const resolved = resolveConfig(config, { defaultBasePath: options.defaultBasePath });
+      entry = { config: resolved, app: createAuthApp(resolved) };
+      cache.set(config, entry);
+    }
+    return entry;
+  }
+
+  // A static config is validated at start, so a misconfiguration fails loudly and early.
+  if (typeof input !== 'function') eager = build(input);
+
+  async function resolve(request: Request | undefined) {
+    if (eager) return eager;
+    return build(await (input as (r: Request | undefined) => Awaitable<AuthConfig>)(request));
+  }
+
+  async function readSession(request: Request): Promise<{ session: Session | null; setCookie: string[] }> {
+    let req: AuthRequest;
+    try {
+      const { config } = await resolve(request);
+      // Only the cookies matter for reading a session; the body is never read here.
+      req = await createAuthRequest(new Request(request.url, { headers: request.headers }), config);
+    } catch (err) {
+      console.error('[authchart][error]', err);
+      return { session: null, setCookie: [] };
+    }
+    const session = await strategyFor(req).read(req);
+    return { session, setCookie: setCookieLines(req) };
+  }
+
+  return {
+    resolve,
+    readSession,
+    async authorize(request) {
+      const { config } = await resolve(request);
+      const { session, setCookie } = await readSession(request);
+      const authorized = config.callbacks.authorized;
+      if (!authorized) return { session, setCookie };
+      const answer = await authorized({ auth: session, request });
+      if (answer instanceof Response) return { session, setCookie, verdict: answer };
+      if (answer === false) {
+        const signin = new URL(config.pages.signIn ?? `${config.basePath}/signin`, detectOrigin(request, config));
+        signin.searchParams.set('callbackUrl', request.url);
+        return { session, setCookie, verdict: new Response(null, { status: 302, headers: { location: signin.href } }) };
+      }
+      return { session, setCookie };
+    },
+    async handle(request) {
+      try {
+        const { app } = await resolve(request);
+        return await app.fetch(request);
+      } catch (err) {
+        console.error('[authchart][error]', err);
+        return new Response(JSON.stringify(configurationErrorBody), { status: 500, headers: { 'content-type': 'application/json' } });
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// Reading the session from application code, whatever the request object: a web Request, an h3
+// event, or a Node IncomingMessage. Cookie refreshes are forwarded where the response is reachable.
+import type { IncomingMessage } from 'node:http';
+import { HTTPError, type H3Event } from 'h3';
+import type { Session } from '../../core/types.js';
+import type { ConfigInput } from '../auth.js';
+import { instanceFor } from './instances.js';
+import { toWebRequest } from './node.js';
+
+export type AnyRequest = Request | H3Event | IncomingMessage;
+
+function isH3Event(input: AnyRequest): input is H3Event {
+  return typeof (input as H3Event).req === 'object' && typeof (input as H3Event).res === 'object' && (input as H3Event).url instanceof URL;
+}
+
+function isWebRequest(input: AnyRequest): input is Request {
+  const r = input as unknown as Request;
+  return input instanceof Request || (typeof r.url === 'string' && typeof r.headers?.get === 'function');
+}
+
+export function toRequest(input: AnyRequest): Request {
+  if (isH3Event(input)) return input.req as unknown as Request;
+  if (isWebRequest(input)) return input;
+  const node = input as IncomingMessage;
+  // Only headers matter for reading a session; never touch a Node body stream here.
+  return toWebRequest(Object.assign(Object.create(node), { method: 'GET' }) as IncomingMessage);
+}
+
+/**
+ * The session of a request, or null.
+ *
+ * @example
+ * app.get('/me', async (event) => (await getSession(event, config)) ?? { signedIn: false })
+ */
+export async function getSession(input: AnyRequest, config: ConfigInput): Promise<Session | null> {
+  const { session, setCookie } = await instanceFor(config).readSession(toRequest(input));
+  if (isH3Event(input)) for (const line of setCookie) input.res.headers.append('set-cookie', line);
+  return session;
+}
+
+/**
+ * The session of an h3 event, or a 401 HTTPError.
+ *
+ * @example
+ * app.get('/api/private', async (event) => { const session = await requireSession(event, config); return session.user })
+ */
+export async function requireSession(event: H3Event, config: ConfigInput): Promise<Session> {
+  const session = await getSession(event, config);
+  if (!session?.user) throw new HTTPError({ status: 401, statusText: 'Unauthorized', message: 'Sign-in required.' });
+  return session;
+}

@@ -1,0 +1,31 @@
+// The public view of the configured providers: ids, names, types and their URLs on this origin.
+import type { PageProvider } from './pages/signin.js';
+import type { AuthRequest } from './request.js';
+
+export interface PublicProvider {
+  id: string;
+  name: string;
+  type: string;
+  signinUrl: string;
+  callbackUrl: string;
+}
+
+/** `GET {basePath}/providers` body and the sign-in page's list share this shape. */
+export function publicProviders(req: AuthRequest): PageProvider[] {
+  return req.config.providers.map((p) => ({
+    id: p.id,
+    name: p.name,
+    type: p.type as PageProvider['type'],
+    signinUrl: `${req.authUrl}/signin/${p.id}`,
+    callbackUrl: `${req.authUrl}/callback/${p.id}`,
+    style: p.style as PageProvider['style'],
+    credentials: p.type === 'credentials' ? (p.credentials as PageProvider['credentials']) : undefined,
+    enableConditionalUI: p.type === 'webauthn' ? Boolean(p.enableConditionalUI) : undefined,
+  }));
+}
+
+export function providersJson(req: AuthRequest): Record<string, PublicProvider> {
+  const out: Record<string, PublicProvider> = {};
+  for (const { id, name, type, signinUrl, callbackUrl } of publicProviders(req)) out[id] = { id, name, type, signinUrl, callbackUrl };
+  return out;
+}

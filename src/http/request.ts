@@ -1,0 +1,153 @@
+// Everything authchart needs to know about one HTTP request: where it came from, what it carries,
+// and the cookies and headers its response will get. Bodies are read with a size limit.
+import { parseCookie } from 'cookie';
+import type { InternalConfig } from '../core/config.js';
+import { defaultCookies, mergeCookies, type CookiesOptions, type CookieToSet } from '../core/cookies.js';
+import { InvalidRequest, UntrustedHost } from '../core/errors.js';
+
+/** Bodies larger than this are refused with 413. Auth forms are a few hundred bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AuthRequest {
+  request: Request;
+  config: InternalConfig;
+  url: URL;
+  method: string;
+  /** Scheme and host the browser used (from AUTH_URL, trusted headers, or the request URL). */
+  origin: string;
+  /** origin + basePath: where authchart's routes live. */
+  authUrl: string;
+  query: Record<string, string>;
+  /** Parsed form or JSON body of a POST; empty for other requests. */
+  body: Record<string, unknown>;
+  cookies: Record<string, string>;
+  isSecure: boolean;
+  cookieOptions: CookiesOptions;
+  /** Cookies to write on the response, in order. */
+  setCookies: CookieToSet[];
+  headers: Headers;
+}
+
+export class BodyTooLarge extends InvalidRequest {
+  static override type = 'BodyTooLarge';
+}
+
+function firstHeaderValue(value: string | null): string | undefined {
+  return value?.split(',')[0]?.trim() || undefined;
+}
+
+/** The origin of the deployment, or UntrustedHost when it cannot be known safely. */
+export function detectOrigin(request: Request, config: InternalConfig): string {
+  if (config.url) return config.url.origin;
+  const url = new URL(request.url);
+  if (!config.trustHost) {
+    throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost: true\` or AUTH_URL.`);
+  }
+  const host = firstHeaderValue(request.headers.get('x-forwarded-host')) ?? firstHeaderValue(request.headers.get('host')) ?? url.host;
+  const protoHeader = firstHeaderValue(request.headers.get('x-forwarded-proto'));
+  const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol.replace(':', '');
+  try {
+    return new URL(`${proto}://${host}`).origin;
+  } catch {
+    return url.origin;
+  }
+}
+
+async function readLimited(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      // Not awaited: cancelling one branch of a tee'd (cloned) body settles only once the other branch is
+      // cancelled too, which would hang this request forever.
+      reader.cancel().catch(() => {});
+      throw new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Form fields must appear once: a repeated key is an ambiguous (often hostile) request. */
+function parseForm(text: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (key in out) throw new InvalidRequest(`Form field "${key}" is repeated.`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Reads the body of a POST: url-encoded forms and JSON objects; anything else is an empty body. */
+export async function readBody(request: Request): Promise<Record<string, unknown>> {
+  if (request.method !== 'POST') return {};
+  const type = (request.headers.get('content-type') ?? '').toLowerCase();
+  const isForm = type.includes('application/x-www-form-urlencoded');
+  const isJson = type.includes('application/json');
+  if (!isForm && !isJson) return {};
+  const text = await readLimited(request);
+  if (isForm) return parseForm(text);
+  if (!text.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidRequest('Malformed JSON body.');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidRequest('JSON body must be an object.');
+  return parsed as Record<string, unknown>;
+}
+
+function queryOf(url: URL): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  // The first value of a repeated query key wins; query strings are not state-changing input.
+  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+/** Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. */
+export async function createAuthRequest(request: Request, config: InternalConfig): Promise<AuthRequest> {
+  const origin = detectOrigin(request, config);
+  const url = new URL(request.url);
+  const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
+  const cookieHeader = request.headers.get('cookie');
+  const cookies = cookieHeader ? (parseCookie(cookieHeader) as Record<string, string>) : {};
+  return {
+    request,
+    config,
+    url,
+    method: request.method,
+    origin,
+    authUrl: `${origin}${config.basePath}`,
+    query: queryOf(url),
+    body: await readBody(request),
+    cookies,
+    isSecure,
+    cookieOptions: cookieOptionsFor(config, isSecure),
+    setCookies: [],
+    headers: new Headers(),
+  };
+}
+
+const cookieCache = new WeakMap<InternalConfig, { secure?: CookiesOptions; plain?: CookiesOptions }>();
+
+/** Cookie names/attributes for this config and protocol (computed once per config). */
+export function cookieOptionsFor(config: InternalConfig, secure: boolean): CookiesOptions {
+  let entry = cookieCache.get(config);
+  if (!entry) cookieCache.set(config, (entry = {}));
+  const key = secure ? 'secure' : 'plain';
+  return (entry[key] ??= mergeCookies(defaultCookies(secure), config.cookies));
+}
+
+/** String value of a body field, or undefined (arrays, objects and numbers are not accepted as strings). */
+export function bodyString(req: AuthRequest, key: string): string | undefined {
+  const v = req.body[key];
+  return typeof v === 'string' ? v : undefined;
+}

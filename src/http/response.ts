@@ -1,0 +1,69 @@
+// Building responses: cookies queued on the request context, redirects (or their JSON form for
+// clients that send X-Auth-Return-Redirect), JSON and HTML bodies, and error redirects.
+import { stringifySetCookie } from 'cookie';
+import type { CookieToSet } from '../core/cookies.js';
+import { AuthError, CredentialsSignin, publicErrorType } from '../core/errors.js';
+import type { AuthRequest } from './request.js';
+
+const noCache = { 'cache-control': 'private, no-cache, no-store', expires: '0', pragma: 'no-cache' };
+
+export function setCookie(req: AuthRequest, cookie: CookieToSet): void {
+  // A later write of the same name replaces an earlier one within one response.
+  req.setCookies = req.setCookies.filter((c) => c.name !== cookie.name);
+  req.setCookies.push(cookie);
+}
+
+export function clearCookie(req: AuthRequest, name: string, options: CookieToSet['options']): void {
+  setCookie(req, { name, value: '', options: { ...options, maxAge: 0, expires: undefined } });
+}
+
+function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: Record<string, string>): Response {
+  const headers = new Headers(req.headers);
+  for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+  for (const c of req.setCookies) {
+    headers.append(
+      'set-cookie',
+      stringifySetCookie({
+        name: c.name,
+        value: c.value,
+        ...c.options,
+        sameSite: c.options.sameSite,
+      }),
+    );
+  }
+  return new Response(body, { status, headers });
+}
+
+export function json(req: AuthRequest, body: unknown, status = 200, options: { noCache?: boolean } = {}): Response {
+  return finish(req, JSON.stringify(body), status, { 'content-type': 'application/json', ...(options.noCache ? noCache : {}) });
+}
+
+export function html(req: AuthRequest, body: string, status = 200): Response {
+  return finish(req, body, status, { 'content-type': 'text/html; charset=utf-8', ...noCache });
+}
+
+/** A 302, or `200 {url}` when the client asked for redirects as data (X-Auth-Return-Redirect). */
+export function redirect(req: AuthRequest, url: string): Response {
+  if (req.request.headers.get('x-auth-return-redirect')) return json(req, { url });
+  return finish(req, null, 302, { location: url });
+}
+
+/** Where the browser goes for an error: the sign-in page for sign-in errors, else the error page. */
+export function errorPageUrl(req: AuthRequest, error: unknown): string {
+  const type = publicErrorType(error);
+  const kind = error instanceof AuthError && type !== 'Configuration' ? error.kind : 'error';
+  const { pages, basePath } = req.config;
+  const page = kind === 'signIn' ? pages.signIn ?? `${basePath}/signin` : pages.error ?? `${basePath}/error`;
+  const url = new URL(page, req.origin);
+  url.searchParams.set('error', type);
+  if (error instanceof CredentialsSignin && type === 'CredentialsSignin') url.searchParams.set('code', error.code);
+  return url.href;
+}
+
+/** Logs the whole error on the server and redirects the browser to the public form of it. */
+export function errorRedirect(req: AuthRequest, error: unknown): Response {
+  req.config.logger.error(error instanceof Error ? error : new Error(String(error)));
+  return redirect(req, errorPageUrl(req, error));
+}
+
+export const configurationErrorBody = { message: 'There was a problem with the server configuration. Check the server logs for more information.' };

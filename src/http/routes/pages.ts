@@ -1,0 +1,29 @@
+// GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
+import { renderError, renderVerifyRequest } from '../pages/index.js';
+import type { AuthRequest } from '../request.js';
+import { html, redirect } from '../response.js';
+
+/** Error types are identifiers; anything else in `?error=` is shown as the default error. */
+function errorParam(value: string | undefined): string {
+  return value && /^[A-Za-z]{1,64}$/.test(value) ? value : 'Default';
+}
+
+export function errorPage(req: AuthRequest): Response {
+  const error = errorParam(req.query.error);
+  if (req.config.pages.error) {
+    const url = new URL(req.config.pages.error, req.origin);
+    url.searchParams.set('error', error);
+    return redirect(req, url.href);
+  }
+  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin });
+  return html(req, page.html, page.status);
+}
+
+export function verifyRequestPage(req: AuthRequest): Response {
+  if (req.config.pages.verifyRequest) {
+    const url = new URL(req.config.pages.verifyRequest, req.origin);
+    for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
+    return redirect(req, url.href);
+  }
+  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email: req.query.email }));
+}

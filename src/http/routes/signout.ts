@@ -1,0 +1,25 @@
+// GET {basePath}/signout asks for confirmation; POST {basePath}/signout (CSRF required) ends the session.
+import { resolveCallbackUrl } from '../callback-url.js';
+import { csrf, requireCsrf } from '../csrf.js';
+import { renderSignOut } from '../pages/index.js';
+import type { AuthRequest } from '../request.js';
+import { html, redirect } from '../response.js';
+import { strategyFor } from '../../session/strategy.js';
+
+export async function signOutPage(req: AuthRequest): Promise<Response> {
+  const callbackUrl = await resolveCallbackUrl(req);
+  if (req.config.pages.signOut) {
+    const url = new URL(req.config.pages.signOut, req.origin);
+    url.searchParams.set('callbackUrl', callbackUrl);
+    return redirect(req, url.href);
+  }
+  const { token } = csrf(req);
+  return html(req, renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout` }));
+}
+
+export async function signOutAction(req: AuthRequest): Promise<Response> {
+  requireCsrf(req);
+  const callbackUrl = await resolveCallbackUrl(req);
+  await strategyFor(req).signOut(req);
+  return redirect(req, callbackUrl);
+}

@@ -1,0 +1,132 @@
+// JWT sessions: the encrypted token lives in the (chunked) session cookie.
+// The cookie is re-encrypted only when the jwt callback changed the token or `updateAge` has passed.
+import { AccessDenied, JWTSessionError } from '../core/errors.js';
+import type { JWT, Session } from '../core/types.js';
+import { dispatchEvent } from '../core/events.js';
+import type { AuthRequest } from '../http/request.js';
+import { setCookie } from '../http/response.js';
+import { chunkCookie, clearChunked, readChunked } from './chunks.js';
+import { decodeSync, encodeSync } from './jwt.js';
+import type { SessionStrategyImpl, SignInResult } from './strategy.js';
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+async function encodeToken(req: AuthRequest, token: JWT): Promise<string> {
+  const { config, cookieOptions } = req;
+  const params = { token, secret: config.secrets, salt: cookieOptions.sessionToken.name, maxAge: config.jwt.maxAge };
+  return config.jwt.encode ? await config.jwt.encode(params) : encodeSync(params);
+}
+
+/** Decodes the session cookie; null when absent. Throws JWTSessionError when it cannot be trusted. */
+async function decodeToken(req: AuthRequest): Promise<JWT | null> {
+  const { config, cookieOptions } = req;
+  const raw = readChunked(cookieOptions.sessionToken.name, req.cookies);
+  if (!raw) return null;
+  const params = { token: raw, secret: config.secrets, salt: cookieOptions.sessionToken.name };
+  try {
+    const token = config.jwt.decode ? await config.jwt.decode(params) : decodeSync(params);
+    if (!token) throw new JWTSessionError('The session token could not be decoded.');
+    return token;
+  } catch (err) {
+    throw err instanceof JWTSessionError ? err : new JWTSessionError(err instanceof Error ? err : String(err));
+  }
+}
+
+async function writeToken(req: AuthRequest, token: JWT): Promise<JWT> {
+  const value = await encodeToken(req, token);
+  const { name, options } = req.cookieOptions.sessionToken;
+  const expires = new Date(Date.now() + req.config.jwt.maxAge * 1000);
+  for (const c of chunkCookie(name, value, { ...options, expires }, req.cookies)) setCookie(req, c);
+  // The claims the cookie now carries, for `expires` in the session.
+  return { ...token, iat: nowSeconds(), exp: nowSeconds() + req.config.jwt.maxAge };
+}
+
+function clearSession(req: AuthRequest): void {
+  const { name, options } = req.cookieOptions.sessionToken;
+  for (const c of clearChunked(name, options, req.cookies)) setCookie(req, c);
+}
+
+async function toSession(req: AuthRequest, token: JWT): Promise<Session> {
+  const expires = new Date((token.exp ?? nowSeconds() + req.config.jwt.maxAge) * 1000).toISOString();
+  const base: Session = { user: { name: token.name, email: token.email, image: token.picture }, expires };
+  return (await req.config.callbacks.session({ session: base, token })) as Session;
+}
+
+/** Decodes, or clears the cookies and logs when the cookie is bad. */
+async function decodeOrClear(req: AuthRequest): Promise<JWT | null> {
+  try {
+    return await decodeToken(req);
+  } catch (err) {
+    req.config.logger.error(err as Error);
+    clearSession(req);
+    return null;
+  }
+}
+
+export const jwtStrategy: SessionStrategyImpl = {
+  async read(req) {
+    const token = await decodeOrClear(req);
+    if (!token) return null;
+    try {
+      const before = JSON.stringify(token);
+      const next = await req.config.callbacks.jwt({ token: { ...token } });
+      if (next === null) {
+        clearSession(req);
+        return null;
+      }
+      const changed = JSON.stringify(next) !== before;
+      const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
+      const current = changed || due ? await writeToken(req, next) : next;
+      const session = await toSession(req, current);
+      await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: current });
+      return session;
+    } catch (err) {
+      // A failing callback must not sign anyone in, nor crash the request.
+      req.config.logger.error(new JWTSessionError(err instanceof Error ? err : String(err)));
+      return null;
+    }
+  },
+
+  async issue(req, { user, account, profile, isNewUser }: SignInResult) {
+    const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, sub: user.id === undefined ? undefined : String(user.id) };
+    const token = await req.config.callbacks.jwt({ token: initial, user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
+    if (!token) throw new AccessDenied('The jwt callback returned no token at sign-in.');
+    await writeToken(req, token);
+  },
+
+  async update(req, data) {
+    const token = await decodeOrClear(req);
+    if (!token) return null;
+    const next = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
+    if (next === null) {
+      clearSession(req);
+      return null;
+    }
+    const current = await writeToken(req, next);
+    const session = await toSession(req, current);
+    await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: current });
+    return session;
+  },
+
+  async signOut(req) {
+    let token: JWT | null = null;
+    try {
+      token = await decodeToken(req);
+    } catch {
+      // A broken cookie is still cleared.
+    }
+    clearSession(req);
+    await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token });
+  },
+
+  async currentUserId(req) {
+    try {
+      const token = await decodeToken(req);
+      return typeof token?.sub === 'string' ? token.sub : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
