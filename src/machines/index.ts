@@ -1,4 +1,9 @@
 // The registry of built-in flow machines, by machine id: what the visualizer draws and the tests cover.
 import type { AnyStateMachine } from 'xstate';
+import { credentialsMachine } from './credentials.js';
+import { oauthMachine } from './oauth.js';
 
-export const machines: Record<string, AnyStateMachine> = {};
+export const machines: Record<string, AnyStateMachine> = {
+  credentials: credentialsMachine,
+  oauth: oauthMachine,
+};

@@ -1,0 +1,23 @@
+// Which flow machine runs a provider: its own, if it brings one, else the built-in one for its type.
+import { InvalidProvider } from '../core/errors.js';
+import type { ResolvedProvider } from '../providers/types.js';
+import type { FlowDefinition } from './contract.js';
+import { credentialsFlow } from './credentials.js';
+import { oauthFlow } from './oauth.js';
+
+const builtIn: Partial<Record<string, FlowDefinition>> = {
+  credentials: credentialsFlow as unknown as FlowDefinition,
+  oauth: oauthFlow as unknown as FlowDefinition,
+  oidc: oauthFlow as unknown as FlowDefinition,
+};
+
+/** Registers the built-in flow of a provider type (each flow module registers itself). */
+export function registerFlow(type: string, flow: FlowDefinition): void {
+  builtIn[type] = flow;
+}
+
+export function flowFor(provider: ResolvedProvider): FlowDefinition {
+  const flow = provider.flow ?? builtIn[provider.type];
+  if (!flow) throw new InvalidProvider(`Provider "${provider.id}" has type "${provider.type}", which has no flow.`);
+  return flow;
+}

@@ -1,0 +1,160 @@
+// The network and protocol steps of the OAuth/OIDC flow, all through oauth4webapi. Each step
+// turns oauth4webapi's failures into one of our typed errors, with the evidence attached.
+import * as oauth from 'oauth4webapi';
+import { AuthError, InvalidCheck, OAuthCallbackError, OAuthSignInError } from '../core/errors.js';
+import type { Profile, TokenSet } from '../core/types.js';
+import type { InternalOAuthProvider } from '../providers/oauth.js';
+import { buildAuthorizationUrl } from '../providers/oauth-authorization-url.js';
+import { endpointUrl } from '../providers/oauth-normalize.js';
+import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../providers/oauth-server.js';
+
+/** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
+export interface OAuthChecks {
+  codeVerifier?: string;
+  state?: string;
+  nonce?: string;
+}
+
+const HTTP_TIMEOUT_MS = 10_000;
+
+function withTimeout<T extends object>(options: T): T & { signal: AbortSignal } {
+  return { ...options, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) };
+}
+
+/** Maps an oauth4webapi (or network) failure to our error types. */
+export function classifyOAuthError(err: unknown, step: string): AuthError {
+  if (err instanceof AuthError) return err;
+  if (err instanceof oauth.AuthorizationResponseError) {
+    return new OAuthCallbackError(`The provider answered ${err.error}${err.error_description ? `: ${err.error_description}` : ''}.`, { err, step, actual: err.error });
+  }
+  if (err instanceof oauth.ResponseBodyError) {
+    return new OAuthCallbackError(`The ${step} request failed with ${err.error} (HTTP ${err.status}).`, { err, step, actual: err.error });
+  }
+  if (err instanceof oauth.OperationProcessingError) {
+    const cause = (err.cause ?? {}) as { claim?: string; expected?: unknown; body?: Record<string, unknown>; attribute?: string };
+    if (err.code === oauth.JWT_CLAIM_COMPARISON || err.code === oauth.JSON_ATTRIBUTE_COMPARISON || /state|nonce|"iss"|issuer/.test(err.message)) {
+      const claim = cause.claim ?? cause.attribute;
+      const actual = claim && cause.body ? cause.body[claim] : undefined;
+      return new InvalidCheck(`${step}: ${err.message}`, { err, step, claim, expected: cause.expected, actual });
+    }
+    return new OAuthCallbackError(`${step}: ${err.message}`, { err, step, code: err.code });
+  }
+  if (err instanceof Error) return new OAuthCallbackError(`${step} failed: ${err.message}`, { err, step });
+  return new OAuthCallbackError(`${step} failed.`, { step, actual: err });
+}
+
+/** Fetches (or reuses) the provider's metadata; failing here means sign-in cannot even start. */
+export async function discoverProvider(provider: InternalOAuthProvider): Promise<void> {
+  try {
+    await authorizationServer(provider);
+  } catch (err) {
+    throw new OAuthSignInError(`Discovery for "${provider.id}" failed: ${(err as Error).message}`, { err: err as Error });
+  }
+}
+
+/** Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL. */
+export async function prepareAuthorization(provider: InternalOAuthProvider, extraParams: Record<string, string>): Promise<OAuthChecks & { url: string }> {
+  const as = await authorizationServer(provider).catch((err) => {
+    throw new OAuthSignInError(err as Error);
+  });
+  if (!as.authorization_endpoint) throw new OAuthSignInError(`Provider "${provider.id}" has no authorization endpoint.`);
+  const checks: OAuthChecks = {};
+  let codeChallenge: string | undefined;
+  if (provider.checks.includes('pkce')) {
+    checks.codeVerifier = oauth.generateRandomCodeVerifier();
+    codeChallenge = await oauth.calculatePKCECodeChallenge(checks.codeVerifier);
+  }
+  if (provider.checks.includes('state')) checks.state = oauth.generateRandomState();
+  if (provider.checks.includes('nonce')) checks.nonce = oauth.generateRandomNonce();
+  const url = buildAuthorizationUrl(provider, new URL(as.authorization_endpoint), {
+    redirectUri: provider.redirectUri,
+    codeChallenge,
+    state: checks.state,
+    nonce: checks.nonce,
+    extraParams,
+  });
+  return { ...checks, url: url.href };
+}
+
+function expectedState(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): string | typeof oauth.skipStateCheck {
+  if (checks.state) return checks.state;
+  if (provider.checks.includes('state')) throw new InvalidCheck('The flow has no state to compare with.', { expected: 'state', actual: params.state ?? null });
+  return oauth.skipStateCheck;
+}
+
+/** The authorization response's parameters as oauth4webapi vouches for them (error=, state, iss). */
+async function validatedParams(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<URLSearchParams> {
+  const as = await authorizationServer(provider);
+  try {
+    return oauth.validateAuthResponse(as, clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
+  } catch (err) {
+    if (err instanceof oauth.OperationProcessingError && /state/.test(err.message)) {
+      throw new InvalidCheck(`State check failed: ${err.message}`, { err, expected: checks.state, actual: params.state ?? null });
+    }
+    throw classifyOAuthError(err, 'authorization response');
+  }
+}
+
+/** Checks the authorization response (error=, state, iss) before anything is exchanged. */
+export async function validateCallback(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<void> {
+  await validatedParams(provider, params, checks);
+}
+
+/** Exchanges the code for tokens (or runs the provider's own token request) and validates them. */
+export interface TokenResult {
+  tokens: TokenSet;
+  /** The validated ID token claims (OIDC). */
+  claims?: Profile;
+}
+
+export async function exchangeCode(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<TokenResult> {
+  try {
+    if (provider.token.request) {
+      const { tokens } = await provider.token.request({ params, checks: { code_verifier: checks.codeVerifier, state: checks.state, nonce: checks.nonce }, provider });
+      return { tokens };
+    }
+    const as = await authorizationServer(provider);
+    const client = clientOf(provider);
+    const opts = withTimeout({ ...httpOptions(as.token_endpoint), additionalParameters: provider.token.params });
+    // oauth4webapi only exchanges parameters it validated itself in this process, so validate again (pure, cheap).
+    const validated = await validatedParams(provider, params, checks);
+    let response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(provider), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
+    if (provider.token.conform) response = await provider.token.conform(response);
+    const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: checks.nonce ?? oauth.expectNoNonce,
+      requireIdToken: provider.type === 'oidc',
+    });
+    // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.
+    if (insecure && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(as, response, withTimeout(httpOptions(as.jwks_uri)));
+    const claims = oauth.getValidatedIdTokenClaims(tokens);
+    return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
+  } catch (err) {
+    throw classifyOAuthError(err, 'token');
+  }
+}
+
+/** The user's profile: the ID token's claims, or the user-info endpoint (or the provider's own request). */
+export async function readProfile(provider: InternalOAuthProvider, { tokens, claims }: TokenResult): Promise<Profile> {
+  try {
+    if (provider.idToken) {
+      if (!claims) throw new OAuthCallbackError('The provider returned no ID token.', { expected: 'id_token', actual: null });
+      return claims;
+    }
+    if (provider.userinfo.request) return (await provider.userinfo.request({ tokens, provider })) as Profile;
+    const as = await authorizationServer(provider);
+    const url = endpointUrl(provider.userinfo) ?? (as.userinfo_endpoint ? new URL(as.userinfo_endpoint) : undefined);
+    if (!url) throw new OAuthCallbackError(`Provider "${provider.id}" has no user-info endpoint.`);
+    const response = await oauth.userInfoRequest({ ...as, userinfo_endpoint: url.href }, clientOf(provider), String(tokens.access_token ?? ''), withTimeout(httpOptions(url)));
+    if (provider.type === 'oidc') {
+      const sub = typeof claims?.sub === 'string' ? claims.sub : oauth.skipSubjectCheck;
+      return (await oauth.processUserInfoResponse(as, clientOf(provider), sub, response)) as Profile;
+    }
+    if (!response.ok) throw new OAuthCallbackError(`The user-info endpoint answered HTTP ${response.status}.`, { actual: response.status });
+    const body = await response.json().catch(() => undefined);
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthCallbackError('The user-info endpoint did not answer a JSON object.');
+    return body as Profile;
+  } catch (err) {
+    throw classifyOAuthError(err, 'user info');
+  }
+}

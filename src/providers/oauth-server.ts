@@ -1,0 +1,88 @@
+// The authorization server as oauth4webapi sees it: metadata from discovery (cached per issuer)
+// merged with the provider's configured endpoints, and the client and client authentication.
+import * as oauth from 'oauth4webapi';
+import type { InternalOAuthProvider } from './oauth.js';
+import { isLoopbackHttp } from './oauth-normalize.js';
+
+/** Discovery results are reused for this long; providers rarely move their endpoints. */
+const DISCOVERY_TTL_MS = 10 * 60 * 1000;
+const discoveryCache = new Map<string, { at: number; as: oauth.AuthorizationServer }>();
+
+/** oauth4webapi options for a request to `url`: plain HTTP is allowed only for loopback providers. */
+export function httpOptions(url: string | URL | undefined): { [oauth.allowInsecureRequests]?: boolean } {
+  return url && isLoopbackHttp(url) ? { [oauth.allowInsecureRequests]: true } : {};
+}
+
+const WELL_KNOWN_SUFFIXES = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'];
+
+/** The issuer a discovery document must name: the configured one, or the wellKnown URL minus its suffix. */
+function expectedIssuer(provider: InternalOAuthProvider): URL {
+  if (provider.issuer) return new URL(provider.issuer);
+  const href = provider.wellKnown!.href;
+  for (const suffix of WELL_KNOWN_SUFFIXES) {
+    const at = href.indexOf(suffix);
+    if (at > 0) return new URL(href.slice(0, at) + href.slice(at + suffix.length));
+  }
+  return new URL(provider.wellKnown!.origin);
+}
+
+async function discover(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
+  const issuer = expectedIssuer(provider);
+  const key = `${provider.wellKnown?.href ?? ''}|${issuer.href}|${provider.type}`;
+  const hit = discoveryCache.get(key);
+  if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.as;
+  const response = provider.wellKnown
+    ? await fetch(provider.wellKnown, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
+    : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(10_000) });
+  const as = await oauth.processDiscoveryResponse(issuer, response);
+  discoveryCache.set(key, { at: Date.now(), as });
+  return as;
+}
+
+/**
+ * The provider's authorization server metadata. Configured endpoints win over discovered ones.
+ *
+ * @example
+ * const as = await authorizationServer(provider); as.token_endpoint
+ */
+export async function authorizationServer(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
+  const discovered = provider.needsDiscovery || provider.idToken || provider.type === 'oidc' ? await discoverIfPossible(provider) : undefined;
+  const issuer = discovered?.issuer ?? provider.issuer ?? provider.authorization.url?.origin ?? 'https://authchart.invalid';
+  return {
+    ...discovered,
+    issuer,
+    authorization_endpoint: provider.authorization.url?.href ?? discovered?.authorization_endpoint,
+    token_endpoint: provider.token.url?.href ?? discovered?.token_endpoint,
+    userinfo_endpoint: provider.userinfo.url?.href ?? discovered?.userinfo_endpoint,
+    jwks_uri: provider.jwks_endpoint?.href ?? discovered?.jwks_uri,
+  };
+}
+
+async function discoverIfPossible(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer | undefined> {
+  if (!provider.issuer && !provider.wellKnown) return undefined;
+  return discover(provider);
+}
+
+/** The oauth4webapi client for a provider. */
+export function clientOf(provider: InternalOAuthProvider): oauth.Client {
+  const { token_endpoint_auth_method: _method, ...rest } = provider.client;
+  return { ...rest, client_id: provider.clientId ?? '' } as oauth.Client;
+}
+
+/** How the client authenticates at the token endpoint. */
+export function clientAuthOf(provider: InternalOAuthProvider): oauth.ClientAuth {
+  const secret = provider.clientSecret ?? '';
+  switch (provider.client.token_endpoint_auth_method) {
+    case 'client_secret_post':
+      return oauth.ClientSecretPost(secret);
+    case 'none':
+      return oauth.None();
+    default:
+      return oauth.ClientSecretBasic(secret);
+  }
+}
+
+/** Forgets cached discovery documents (tests, and providers that rotate endpoints). */
+export function clearDiscoveryCache(): void {
+  discoveryCache.clear();
+}

@@ -1,0 +1,19 @@
+// What every provider has in common, and the provider union the configuration accepts.
+import type { FlowDefinition } from '../machines/contract.js';
+import type { ProviderType } from '../core/types.js';
+
+export interface CommonProviderOptions {
+  /** Unique among `providers`; part of the URL (`/signin/:id`, `/callback/:id`). */
+  id: string;
+  /** Label on the built-in sign-in page. */
+  name: string;
+  type: ProviderType;
+  /** A custom provider may bring its own flow machine; built-in types use the built-in flows. */
+  flow?: FlowDefinition;
+}
+
+/** Any provider object, or a provider factory called without options (`providers: [GitHub]`). */
+export type AnyProvider = CommonProviderOptions | ((options?: any) => CommonProviderOptions);
+
+/** A provider as authchart holds it after configuration: always an object. */
+export type ResolvedProvider = CommonProviderOptions & Record<string, unknown>;
