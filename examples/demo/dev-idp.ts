@@ -1,0 +1,62 @@
+// A development OpenID Provider on loopback (oidc-provider), so "Sign in with Demo IdP" works
+// offline with no configuration. Any password is accepted; the login name picks the user.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface DevIdp {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  close(): Promise<void>;
+}
+
+const users: Record<string, { name: string; email: string }> = {
+  alice: { name: 'Alice Liddell', email: 'alice@demo-idp.test' },
+  bob: { name: 'Bob Builder', email: 'bob@demo-idp.test' },
+};
+
+/** Starts the demo IdP on 127.0.0.1:`port`, with one client whose redirect URI is `redirectUri`. */
+export async function startDevIdp(port: number, redirectUri: string): Promise<DevIdp> {
+  // oidc-provider prints warnings about its development defaults; in this demo they are expected.
+  const { warn, info, log } = console;
+  const quiet = (write: (...a: unknown[]) => void) => (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('oidc-provider')) write(...args);
+  };
+  console.warn = quiet(warn);
+  console.info = quiet(info);
+  console.log = quiet(log);
+  const { default: Provider } = await import('oidc-provider');
+  const issuer = `http://127.0.0.1:${port}`;
+  const clientId = 'authchart-demo';
+  const clientSecret = randomBytes(24).toString('base64url');
+  const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const provider = new Provider(issuer, {
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+    findAccount: async (_ctx: unknown, id: string) => {
+      const known = users[id.toLowerCase()] ?? { name: id, email: `${id.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@demo-idp.test` };
+      return { accountId: id.toLowerCase(), claims: async () => ({ sub: id.toLowerCase(), ...known, email_verified: true }) };
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    conformIdTokenClaims: false,
+    pkce: { required: () => true },
+    features: { devInteractions: { enabled: true } },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    jwks: { keys: [{ ...jwk, kid: 'demo', use: 'sig', alg: 'RS256' }] },
+    ttl: { AccessToken: 3600, AuthorizationCode: 600, IdToken: 3600, Interaction: 3600, Session: 86_400, Grant: 86_400 },
+  });
+  console.warn = warn;
+  console.info = info;
+  console.log = log;
+  const server: Server = createServer(provider.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    clientId,
+    clientSecret,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

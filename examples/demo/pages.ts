@@ -1,0 +1,29 @@
+// The demo's own pages: who is signed in, and a page only a signed-in user may see.
+import type { Session } from '../../src/index.js';
+import { escapeHtml } from '../../src/http/pages/escape.js';
+import type { DemoServices } from './config.js';
+
+function layout(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#1f2937;line-height:1.5}
+a.button,button{display:inline-block;padding:.5rem 1rem;border-radius:.5rem;background:#4f46e5;color:#fff;text-decoration:none;border:0;font:inherit;cursor:pointer}
+.card{border:1px solid #e5e7eb;border-radius:.75rem;padding:1rem 1.25rem;margin:1rem 0}
+code{background:#f3f4f6;padding:.1rem .3rem;border-radius:.25rem}
+nav a{margin-right:1rem}
+</style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a><a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>${body}</body></html>`;
+}
+
+export async function homePage(session: Session | null, services: DemoServices): Promise<string> {
+  const who = session?.user
+    ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? ''))}</strong> ${escapeHtml(String(session.user.email ?? ''))}.</p>
+       <p>Session expires ${escapeHtml(session.expires)}.</p><p><a class="button" href="/auth/signout">Sign out</a></p>`
+    : `<p>You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>`;
+  const notes = services.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('');
+  return layout('authchart demo', `<h1>authchart demo</h1><div class="card">${who}</div><div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>`);
+}
+
+export function protectedPage(session: Session | null): string {
+  return layout('Protected', `<h1>Protected page</h1><p>Only signed-in users see this. Hello, ${escapeHtml(String(session?.user?.name ?? session?.user?.email ?? 'stranger'))}.</p>`);
+}
