@@ -1,0 +1,65 @@
+// HTTP helpers shared by catalogue providers whose user info takes more than one plain GET, and
+// `token.conform` hooks for token endpoints that bend RFC 6749.
+import type { TokenSet } from '../../core/types.js';
+import type { InternalEndpoint } from '../oauth.js';
+import { endpointUrl } from '../oauth-normalize.js';
+
+/** Reads JSON from a provider API; a non-2xx answer throws with the status and body as evidence. */
+export async function fetchJson<T>(url: URL | string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<T> {
+  const response = await fetch(url, { ...init, headers: { accept: 'application/json', ...init.headers } });
+  if (!response.ok) {
+    const body = await response.text().catch(() => '');
+    throw new Error(`${init.method ?? 'GET'} ${String(url)} answered ${response.status}`, { cause: { status: response.status, body } });
+  }
+  return (await response.json()) as T;
+}
+
+/** `Authorization: Bearer <access token>`. */
+export function bearer(tokens: TokenSet): Record<string, string> {
+  return { authorization: `Bearer ${tokens.access_token ?? ''}` };
+}
+
+/** The user-info URL with its params as the query; throws when an override removed it. */
+export function userinfoUrl(endpoint: InternalEndpoint): URL {
+  const url = endpointUrl(endpoint);
+  if (!url) throw new Error('This provider needs a userinfo URL.');
+  return url;
+}
+
+async function readJsonObject(response: Response): Promise<Record<string, unknown> | undefined> {
+  try {
+    const body: unknown = await response.clone().json();
+    return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function jsonResponse(body: unknown, like: Response, status: number = like.status): Response {
+  const headers = new Headers(like.headers);
+  headers.set('content-type', 'application/json');
+  // The body was decoded by fetch and is re-encoded here, so its old length and encoding no longer apply.
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const response = new Response(JSON.stringify(body), { status, headers });
+  Object.defineProperty(response, 'url', { value: like.url });
+  return response;
+}
+
+/**
+ * `token.conform` for providers that report token errors with status 200 and an `error` member
+ * (GitHub, Slack): re-issued as 400 so that the error is read as the OAuth error it is.
+ */
+export async function errorBodyAs400(response: Response): Promise<Response> {
+  if (response.status !== 200) return response;
+  const body = await readJsonObject(response);
+  if (!body || typeof body.error !== 'string' || typeof body.access_token === 'string') return response;
+  return jsonResponse(body, response, 400);
+}
+
+/** `token.conform` for providers that send `scope` as an array (Twitch) instead of a space-separated string. */
+export async function scopeArrayAsString(response: Response): Promise<Response> {
+  const body = await readJsonObject(response);
+  if (!body || !Array.isArray(body.scope)) return response;
+  return jsonResponse({ ...body, scope: body.scope.join(' ') }, response);
+}

@@ -1,0 +1,46 @@
+// Microsoft Entra ID (formerly Azure AD), v2.0 endpoints. The issuer names the tenant.
+import { definePreset, type OIDCConfig, type OIDCUserConfig } from '../oauth.js';
+
+/** ID token claims of the v2.0 endpoint. */
+export interface MicrosoftEntraIDProfile {
+  sub: string;
+  /** Object id of the user in the tenant; stable across applications. */
+  oid: string;
+  /** Tenant id. */
+  tid: string;
+  name?: string;
+  preferred_username?: string;
+  email?: string;
+  given_name?: string;
+  family_name?: string;
+  ver: string;
+  iss: string;
+  aud: string;
+  nonce?: string;
+  iat: number;
+  nbf?: number;
+  exp: number;
+  [claim: string]: unknown;
+}
+
+// No default issuer: `common`/`organizations` publish a templated issuer (`{tenantid}`) that no ID token
+// matches, so the tenant must be named, e.g. AUTH_MICROSOFT_ENTRA_ID_ISSUER=https://login.microsoftonline.com/<tenant-id>/v2.0
+const preset = definePreset<MicrosoftEntraIDProfile>({
+  id: 'microsoft-entra-id',
+  name: 'Microsoft Entra ID',
+  type: 'oidc',
+  authorization: { params: { scope: 'openid profile email' } },
+  checks: ['pkce', 'nonce'],
+  profile: (p) => ({ id: p.sub, name: p.name ?? p.preferred_username ?? null, email: p.email ?? null, image: null }),
+  style: { brandColor: '#0072c6' },
+});
+
+/**
+ * Sign in with Microsoft Entra ID. Reads `AUTH_MICROSOFT_ENTRA_ID_ID`, `_SECRET` and `_ISSUER`.
+ *
+ * @example
+ * MicrosoftEntraID({ issuer: `https://login.microsoftonline.com/${tenantId}/v2.0` })
+ */
+export default function MicrosoftEntraID(options?: OIDCUserConfig<MicrosoftEntraIDProfile>): OIDCConfig<MicrosoftEntraIDProfile> {
+  return preset(options);
+}
