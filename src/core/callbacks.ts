@@ -5,24 +5,44 @@ import type { JWT, Session } from './types.js';
 
 /**
  * Only relative URLs and URLs on `baseUrl`'s origin are allowed; anything else becomes `baseUrl`.
- * Relative URLs that a browser would read as another host (`//evil`, `/\evil`) are refused.
+ * Relative URLs that a browser would read as another host (`//evil`, `/\evil`) are refused, and so are
+ * same-origin paths that turn into one once percent-decoded (`/%5Cevil`), in case a later hop decodes them.
  */
 export function sameOriginRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
   const base = new URL(baseUrl);
   // Browsers strip tabs/newlines and treat "\" like "/": normalize before judging.
   const cleaned = String(url).replace(/[\t\n\r]/g, '').trim();
-  if (cleaned.startsWith('/') && !cleaned.startsWith('//') && !cleaned.startsWith('/\\')) {
-    const resolved = new URL(cleaned, base);
-    if (resolved.origin === base.origin) return resolved.href;
+  let target: URL;
+  try {
+    if (cleaned.startsWith('/')) {
+      if (cleaned.startsWith('//') || cleaned.startsWith('/\\')) return baseUrl;
+      target = new URL(cleaned, base);
+    } else {
+      target = new URL(cleaned);
+    }
+  } catch {
     return baseUrl;
   }
-  try {
-    const parsed = new URL(cleaned);
-    if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.origin === base.origin) return parsed.href;
-  } catch {
-    // not an absolute URL
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return baseUrl;
+  if (target.origin !== base.origin || pathLeadsOffSite(target.pathname)) return baseUrl;
+  return target.href;
+}
+
+/** Whether a path, decoded up to three times, starts like a protocol-relative URL (`//host`, `/\host`). */
+function pathLeadsOffSite(pathname: string): boolean {
+  let path = pathname;
+  for (let i = 0; i < 3; i++) {
+    if (/^\/[\/\\]/.test(path)) return true;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path).replace(/[\t\n\r]/g, '');
+    } catch {
+      return true;
+    }
+    if (decoded === path) return false;
+    path = decoded;
   }
-  return baseUrl;
+  return /^\/[\/\\]/.test(path);
 }
 
 function defaultSession({ session, token, user }: SessionCallbackParams): Session {

@@ -84,8 +84,11 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath: strin
       const answer = await authorized({ auth: session, request });
       if (answer instanceof Response) return { session, setCookie, verdict: answer };
       if (answer === false) {
-        const signin = new URL(config.pages.signIn ?? `${config.basePath}/signin`, detectOrigin(request, config));
-        signin.searchParams.set('callbackUrl', request.url);
+        const origin = detectOrigin(request, config);
+        const signin = new URL(config.pages.signIn ?? `${config.basePath}/signin`, origin);
+        // The page as the browser sees it (behind a proxy request.url names the internal host).
+        const here = new URL(request.url);
+        signin.searchParams.set('callbackUrl', `${origin}${here.pathname}${here.search}`);
         return { session, setCookie, verdict: new Response(null, { status: 302, headers: { location: signin.href } }) };
       }
       return { session, setCookie };

@@ -1,6 +1,6 @@
 // The fetch-based integration (`AuthInit`): route handlers on web Request/Response, the forms of
 // `auth`, and server-side signIn / signOut / update that post to authchart's own routes.
-import { AuthError, CallbackRouteError, errorClassesByType } from '../../core/errors.js';
+import { AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType } from '../../core/errors.js';
 import type { Awaitable, Session } from '../../core/types.js';
 import { createAuth, type ConfigInput } from '../auth.js';
 import { mintCsrf } from '../csrf.js';
@@ -36,7 +36,8 @@ export interface AuthInitResult {
   unstable_update(request: Request, data: Partial<Session> | Record<string, unknown>): Promise<Session | null>;
 }
 
-function appendCookies(response: Response, lines: string[]): Response {
+/** Adds Set-Cookie lines to a response, copying it when its headers are immutable (`Response.redirect()`). */
+export function appendCookies(response: Response, lines: string[]): Response {
   if (!lines.length) return response;
   try {
     for (const line of lines) response.headers.append('set-cookie', line);
@@ -49,13 +50,17 @@ function appendCookies(response: Response, lines: string[]): Response {
   }
 }
 
-/** Turns an error redirect from our own routes back into the AuthError it stands for. */
-function errorOf(location: string | null): AuthError | undefined {
+/** Turns an error redirect from our own routes (error or sign-in page with `?error=`) back into its AuthError. */
+function errorOf(location: string | null, pages: string[]): AuthError | undefined {
   if (!location) return undefined;
-  const type = new URL(location, 'http://x').searchParams.get('error');
-  if (!type) return undefined;
+  const url = new URL(location, 'http://x');
+  const type = url.searchParams.get('error');
+  if (!type || !pages.includes(url.pathname)) return undefined;
   const Cls = errorClassesByType.get(type) ?? CallbackRouteError;
-  return new Cls(type === 'Configuration' ? 'Sign-in failed; see the server log.' : type);
+  const error = new Cls(type === 'Configuration' ? 'Sign-in failed; see the server log.' : type);
+  const code = new URL(location, 'http://x').searchParams.get('code');
+  if (error instanceof CredentialsSignin && code) error.code = code;
+  return error;
 }
 
 /**
@@ -89,7 +94,9 @@ export function AuthInit(config: ConfigInput): AuthInitResult {
     if (!origin) throw new AuthError('signIn/signOut need the incoming request (or AUTH_URL) to know the origin.');
     const csrfPair = mintCsrf(resolved.secrets[0]);
     const csrfName = cookieOptionsFor(resolved, origin.startsWith('https:')).csrfToken.name;
-    const cookie = [request?.headers.get('cookie'), `${csrfName}=${encodeURIComponent(csrfPair.cookieValue)}`].filter(Boolean).join('; ');
+    // The browser's own CSRF cookie must not shadow the minted one (the first cookie of a name wins).
+    const kept = (request?.headers.get('cookie') ?? '').split(';').map((c) => c.trim()).filter((c) => c && c.split('=', 1)[0]!.trim() !== csrfName);
+    const cookie = [...kept, `${csrfName}=${encodeURIComponent(csrfPair.cookieValue)}`].join('; ');
     let payload: string;
     if (json) payload = JSON.stringify({ ...JSON.parse(body as string), csrfToken: csrfPair.token });
     else {
@@ -140,7 +147,7 @@ export function AuthInit(config: ConfigInput): AuthInitResult {
       const path = target?.type === 'credentials' ? `/callback/${provider}` : `/signin/${provider}${query}`;
       const response = await post(request, path, body);
       const location = response.headers.get('location') ?? (((await response.clone().json().catch(() => ({}))) as { url?: string }).url ?? null);
-      const error = errorOf(location);
+      const error = errorOf(location, [resolved.pages.error ?? `${resolved.basePath}/error`, resolved.pages.signIn ?? `${resolved.basePath}/signin`].map((p) => new URL(p, 'http://x').pathname));
       if (error) throw error;
       return asRedirect(response, wantRedirect);
     },

@@ -1,6 +1,7 @@
 // h3 integration: a handler to mount at `{basePath}/**` in an H3 app or a Nitro route.
 import { defineHandler } from 'h3';
 import type { ConfigInput } from '../auth.js';
+import { appendCookies } from './fetch.js';
 import { instanceFor } from './instances.js';
 
 /**
@@ -25,9 +26,12 @@ export function createAuthMiddleware(config: ConfigInput) {
   const instance = instanceFor(config, '/auth');
   return defineHandler(async (event) => {
     const { setCookie, verdict } = await instance.authorize(event.req as unknown as Request);
-    for (const line of setCookie) event.res.headers.append('set-cookie', line);
-    if (!verdict) return;
-    for (const line of setCookie) verdict.headers.append('set-cookie', line);
-    return verdict;
+    // h3 merges event.res.headers into whatever answers the request (errHeaders for error statuses);
+    // a verdict carries its own cookies instead, so they are neither lost nor doubled.
+    if (verdict) return appendCookies(verdict, setCookie);
+    for (const line of setCookie) {
+      event.res.headers.append('set-cookie', line);
+      event.res.errHeaders.append('set-cookie', line);
+    }
   });
 }

@@ -34,7 +34,13 @@ export function toRequest(input: AnyRequest): Request {
  */
 export async function getSession(input: AnyRequest, config: ConfigInput): Promise<Session | null> {
   const { session, setCookie } = await instanceFor(config).readSession(toRequest(input));
-  if (isH3Event(input)) for (const line of setCookie) input.res.headers.append('set-cookie', line);
+  if (isH3Event(input)) {
+    // errHeaders too: h3 sends only those with an error response (e.g. requireSession's 401).
+    for (const line of setCookie) {
+      input.res.headers.append('set-cookie', line);
+      input.res.errHeaders.append('set-cookie', line);
+    }
+  }
   return session;
 }
 
