@@ -1,0 +1,314 @@
+// The flow runtime's contract (DESIGN.md, "A flow, end to end"), clause by clause, on small fixture machines
+// and on the real ones: what is persisted, what a restored snapshot may be, and how failures come out.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EventObject } from 'xstate';
+import { AWAITING_TAG, machineTransitions, stateNodes, stateId } from '../../src/machines/graph.js';
+import { machines } from '../../src/machines/index.js';
+import { credentialsFlow } from '../../src/machines/credentials.js';
+import { oauthFlow } from '../../src/machines/oauth.js';
+import { runFlow, type FlowResult, type PausedFlow } from '../../src/machines/runtime.js';
+import type { FlowDefinition } from '../../src/machines/contract.js';
+import GitHub from '../../src/providers/catalogue/github.js';
+import type { ResolvedProvider } from '../../src/providers/types.js';
+import { recordingLogger } from '../support/auth-app.js';
+import {
+  emittingMachine,
+  fixtureFlow,
+  fixtureProvider,
+  hangingMachine,
+  invokingAwaitingFlow,
+  lingeringMachine,
+  newProbe,
+  PAUSE_TTL_MS,
+  pausingFlow,
+  servicesFor,
+  throwingMachine,
+} from './fixtures/runtime-flows.js';
+
+const START = { resume: false, event: { type: 'START' } };
+const callback = (code = 'ok') => ({ resume: true, event: { type: 'CALLBACK', code } });
+
+function expectFailed(result: FlowResult, type: string): Extract<FlowResult, { status: 'failed' }> {
+  expect(result.status).toBe('failed');
+  const failed = result as Extract<FlowResult, { status: 'failed' }>;
+  expect(failed.error.type).toBe(type);
+  return failed;
+}
+
+function expectPaused(result: FlowResult): Extract<FlowResult, { status: 'paused' }> {
+  expect(result.status).toBe('paused');
+  return result as Extract<FlowResult, { status: 'paused' }>;
+}
+
+/**
+ * Runs `body` with spies on the process's last-resort handlers, then waits a little (xstate reports an
+ * unhandled actor error on a later tick) and asserts neither was called.
+ */
+async function withoutUncaughtErrors<T>(body: () => Promise<T>): Promise<T> {
+  const uncaught = vi.fn();
+  const unhandled = vi.fn();
+  process.on('uncaughtException', uncaught);
+  process.on('unhandledRejection', unhandled);
+  try {
+    const result = await body();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(uncaught).not.toHaveBeenCalled();
+    expect(unhandled).not.toHaveBeenCalled();
+    return result;
+  } finally {
+    process.off('uncaughtException', uncaught);
+    process.off('unhandledRejection', unhandled);
+  }
+}
+
+async function pausedFixture(probe = newProbe()) {
+  const flow = pausingFlow({ probe });
+  const services = await servicesFor(fixtureProvider('alpha', flow));
+  const first = expectPaused(await runFlow(flow, services, START));
+  return { flow, services, probe, paused: first.paused, first };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('persisting: only awaiting states, never while an invoked actor runs', () => {
+  it('pauses in the awaiting state after the invoked actor has finished, and persists only value and context', async () => {
+    const { probe, paused, first } = await pausedFixture();
+    expect(probe).toEqual({ prepared: 1, prepareSettled: true, finished: 0 });
+    expect(paused.value).toBe('awaitingCallback');
+    expect(Object.keys(paused).sort()).toEqual(['context', 'value']);
+    // The answer to the browser travels in the response, not in the cookie; so do failures.
+    expect(paused.context).not.toHaveProperty('response');
+    expect(paused.context).not.toHaveProperty('failure');
+    expect(first.response).toEqual({ kind: 'redirect', url: 'https://idp.example/authorize?client_id=fixture&state=1' });
+    expect(first.trace.map((e) => `${e.from} --${e.event}--> ${e.to}`)).toEqual([
+      'idle --START--> preparing',
+      'preparing --xstate.done.actor.prepare--> awaitingCallback',
+    ]);
+    // The persisted form survives the trip through JSON (what the flow cookie does with it).
+    expect(JSON.parse(JSON.stringify(paused))).toEqual(paused);
+  });
+
+  it('resumes without running the actors of the states before the pause again', async () => {
+    const { flow, services, probe, paused } = await pausedFixture();
+    const result = await runFlow(flow, services, callback('ok'), paused);
+    expect(result.status).toBe('signedIn');
+    expect(probe).toMatchObject({ prepared: 1, finished: 1 });
+    expect(result.trace.map((e) => e.event)).toEqual(['CALLBACK', 'xstate.done.actor.finish']);
+  });
+
+  it('rejects a machine whose awaiting state invokes an actor, before anything runs', async () => {
+    const probe = newProbe();
+    const flow = invokingAwaitingFlow(probe);
+    const result = await runFlow(flow, await servicesFor(fixtureProvider('bad', flow)), START);
+    const { error } = expectFailed(result, 'CallbackRouteError');
+    expect(error.message).toMatch(/invokes actors in awaiting states/);
+    expect(error.cause?.actual).toEqual(['waiting']);
+    expect(probe.prepared).toBe(0);
+  });
+
+  it('holds for every registered machine: awaiting states invoke nothing and set no timer', () => {
+    expect(Object.keys(machines)).toEqual(expect.arrayContaining(['credentials', 'oauth']));
+    for (const machine of Object.values(machines)) {
+      const awaiting = stateNodes(machine).filter((node) => node.tags.includes(AWAITING_TAG));
+      for (const node of awaiting) {
+        expect(node.invoke, `${machine.id}.${stateId(node)} invokes`).toEqual([]);
+        expect(node.after, `${machine.id}.${stateId(node)} has after`).toEqual([]);
+      }
+      // No machine relies on a delayed transition anywhere: a paused flow's timers would not come back.
+      expect(machineTransitions(machine).filter((t) => t.event.startsWith('xstate.after.')), machine.id).toEqual([]);
+    }
+  });
+});
+
+describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
+  it('answers a paused flow at once, whatever timers its awaiting state has', async () => {
+    const flow = fixtureFlow(lingeringMachine);
+    const started = performance.now();
+    const result = expectPaused(await runFlow(flow, await servicesFor(fixtureProvider('slow', flow)), START));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result.paused.value).toBe('awaitingCallback');
+  });
+
+  it('loses the timer on restore (an hour later the 60 s `after` never fired), which is why expiry lives in context', async () => {
+    const flow = fixtureFlow(lingeringMachine);
+    const services = await servicesFor(fixtureProvider('slow', flow));
+    const { paused } = expectPaused(await runFlow(flow, services, START));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 60 * 60 * 1000);
+    const result = await runFlow(flow, services, callback('ok'), paused);
+    expect(result.status).toBe('signedIn');
+  });
+
+  it('refuses a callback after the time-to-live by its guard (InvalidCheck with evidence), and accepts one just before', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = new Date('2026-01-01T12:00:00Z').getTime();
+    vi.setSystemTime(t0);
+    const late = await pausedFixture();
+    vi.setSystemTime(t0 + PAUSE_TTL_MS + 1_000);
+    const failed = expectFailed(await runFlow(late.flow, late.services, callback('ok'), late.paused), 'InvalidCheck');
+    expect(failed.state).toBe('failed.invalidCheck');
+    expect(failed.error.cause).toMatchObject({ expected: `< ${PAUSE_TTL_MS} ms`, actual: `${PAUSE_TTL_MS + 1_000} ms`, event: 'CALLBACK' });
+    expect(late.probe.finished).toBe(0);
+
+    vi.setSystemTime(t0);
+    const inTime = await pausedFixture();
+    vi.setSystemTime(t0 + PAUSE_TTL_MS - 1_000);
+    expect((await runFlow(inTime.flow, inTime.services, callback('ok'), inTime.paused)).status).toBe('signedIn');
+  });
+
+  it('does the same in the real OAuth machine: a GitHub callback 16 minutes later is an InvalidCheck', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const provider = GitHub({ clientId: 'client-id', clientSecret: 'client-secret' }) as unknown as ResolvedProvider;
+    const services = await servicesFor(provider);
+    const flow = oauthFlow as unknown as FlowDefinition;
+    // The flow's own entries build the events, as the HTTP layer does (the callback stamps its arrival time).
+    const started = expectPaused(await runFlow(flow, services, flow.entry('signin', services)!));
+    expect(started.paused.value).toBe('awaitingCallback');
+    expect(started.response).toMatchObject({ kind: 'redirect', url: expect.stringMatching(/^https:\/\/github\.com\/login\/oauth\/authorize\?/) });
+    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
+    const result = await runFlow(flow, services, flow.entry('callback', services)!, started.paused);
+    const failed = expectFailed(result, 'InvalidCheck');
+    expect(failed.state).toBe('failed.invalidCheck');
+    // Decided before any network call: the only transition taken is the guarded one.
+    expect(result.trace.map((e) => `${e.from} --${e.event} [${e.guard}]--> ${e.to}`)).toEqual(['awaitingCallback --CALLBACK [flowExpired]--> failed.invalidCheck']);
+  });
+});
+
+describe('restoring: a snapshot is untrusted input', () => {
+  const unknownValues: [string, unknown][] = [
+    ['a state that does not exist', 'nope'],
+    ['a child that does not exist', { failed: 'nope' }],
+    ['a parent that does not exist', { nope: 'awaitingCallback' }],
+    ['a child of an atomic state', { awaitingCallback: 'deeper' }],
+    ['an array', ['awaitingCallback']],
+    ['null', null],
+    ['a number', 42],
+    ['an empty object', {}],
+    ['a prototype key', '__proto__'],
+  ];
+
+  it.each(unknownValues)('turns %s into InvalidCheck, never an uncaught exception', async (_name, value) => {
+    const { flow, services, probe } = await pausedFixture();
+    const result = await withoutUncaughtErrors(() => runFlow(flow, services, callback('ok'), { value, context: { callbackUrl: 'x', startedAt: Date.now() } } as PausedFlow));
+    expectFailed(result, 'InvalidCheck');
+    expect(probe.finished).toBe(0);
+  });
+
+  it.each([
+    ['the initial state', 'idle'],
+    ['a state running an invoke', 'preparing'],
+    ['a final success state', 'done'],
+    ['a failure state', { failed: 'invalidCheck' }],
+  ])('refuses to resume %s (not awaiting): InvalidCheck', async (_name, value) => {
+    const { flow, services, paused, probe } = await pausedFixture();
+    const result = await withoutUncaughtErrors(() => runFlow(flow, services, callback('ok'), { ...paused, value: value as PausedFlow['value'] }));
+    const { error } = expectFailed(result, 'InvalidCheck');
+    expect(error.message).toMatch(/cannot be resumed/);
+    expect(probe).toMatchObject({ prepared: 1, finished: 0 });
+  });
+
+  it('refuses an event the paused state does not take: InvalidCheck naming the state and the event', async () => {
+    const { flow, services, paused } = await pausedFixture();
+    const { error } = expectFailed(await runFlow(flow, services, START, paused), 'InvalidCheck');
+    expect(error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+  });
+
+  it('refuses the same in the real machines: a credentials snapshot (never awaiting) and an OAuth START on a paused flow', async () => {
+    const credentials = await servicesFor({ id: 'credentials', name: 'Credentials', type: 'credentials', credentials: {}, authorize: () => null });
+    const submit = { resume: true, event: { type: 'SUBMIT', credentials: {} } };
+    const notAwaiting = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'authorizing', context: {} });
+    expect(expectFailed(notAwaiting, 'InvalidCheck').error.message).toMatch(/cannot be resumed/);
+    const unknown = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'awaitingCallback', context: {} });
+    expect(expectFailed(unknown, 'InvalidCheck').error.message).toMatch(/does not have/);
+
+    const github = await servicesFor(GitHub({ clientId: 'id', clientSecret: 'secret' }) as unknown as ResolvedProvider);
+    const flow = oauthFlow as unknown as FlowDefinition;
+    const start = flow.entry('signin', github)!;
+    const { paused } = expectPaused(await runFlow(flow, github, start));
+    const wrongEvent = await runFlow(flow, github, { ...start, resume: true }, paused);
+    expect(expectFailed(wrongEvent, 'InvalidCheck').error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+  });
+});
+
+describe('failures inside the machine', () => {
+  it.each([
+    ['an action throws on the entry event', 'action', 'an action exploded'],
+    ['a guard throws', 'guard', 'a guard exploded'],
+    ['an action throws after an invoke is done', 'afterInvoke', 'an action exploded'],
+  ])('%s: CallbackRouteError with the cause, no crash', async (_name, when, message) => {
+    const flow = fixtureFlow(throwingMachine);
+    const services = await servicesFor(fixtureProvider('throwing', flow));
+    const result = await withoutUncaughtErrors(() => runFlow(flow, services, { resume: false, event: { type: 'SUBMIT', when } as EventObject }));
+    const { error } = expectFailed(result, 'CallbackRouteError');
+    expect((error.cause?.err as Error | undefined)?.message ?? error.message).toContain(message);
+  });
+
+  it('gives up on a flow that never settles after the settle timeout: CallbackRouteError naming the state', async () => {
+    const flow = fixtureFlow(hangingMachine);
+    const services = await servicesFor(fixtureProvider('hanging', flow));
+    const started = performance.now();
+    const result = await withoutUncaughtErrors(() => runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } }, undefined, { settleTimeoutMs: 100 }));
+    const elapsed = performance.now() - started;
+    const failed = expectFailed(result, 'CallbackRouteError');
+    expect(failed.error.message).toBe('The flow did not settle within 100 ms.');
+    expect(failed.state).toBe('waitingForever');
+    expect(elapsed).toBeGreaterThanOrEqual(95);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('fails a flow that ignores its entry event instead of waiting for the timeout', async () => {
+    const flow = fixtureFlow(hangingMachine);
+    const services = await servicesFor(fixtureProvider('hanging', flow));
+    const result = await runFlow(flow, services, { resume: false, event: { type: 'UNHEARD' } }, undefined, { settleTimeoutMs: 5_000 });
+    expect(expectFailed(result, 'CallbackRouteError').error.message).toMatch(/ignored "UNHEARD" in idle/);
+  });
+});
+
+describe('emitted events', () => {
+  it('reach config.events in the order the machine emitted them, after the flow settled; other emitted types do not', async () => {
+    const calls: string[] = [];
+    const handler = (name: string, delay = 0) => async (message: unknown) => {
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+      calls.push(`${name}:${(message as { step: number }).step}`);
+    };
+    const flow = fixtureFlow(emittingMachine);
+    const services = await servicesFor(fixtureProvider('emitting', flow), {
+      // A slow first handler must not let a later event overtake it.
+      events: { createUser: handler('createUser', 20), linkAccount: handler('linkAccount'), updateUser: handler('updateUser'), signIn: handler('signIn') },
+    });
+    const result = await runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } });
+    expect(result.status).toBe('signedIn');
+    expect(calls).toEqual(['createUser:1', 'linkAccount:3', 'updateUser:4', 'signIn:5']);
+  });
+
+  it('logs a throwing handler as EventError and leaves the outcome as it was', async () => {
+    const logger = recordingLogger();
+    const calls: string[] = [];
+    const flow = fixtureFlow(emittingMachine);
+    const services = await servicesFor(fixtureProvider('emitting', flow), {
+      logger,
+      events: {
+        createUser: () => {
+          throw new Error('handler broke');
+        },
+        signIn: () => void calls.push('signIn'),
+      },
+    });
+    const result = await runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } });
+    expect(result).toMatchObject({ status: 'signedIn', redirect: 'http://localhost:3000/home', user: { id: 'fixture-user' } });
+    expect(logger.errorTypes()).toEqual(['EventError']);
+    expect(logger.errors[0].cause).toMatchObject({ event: 'createUser' });
+    expect(calls).toEqual(['signIn']);
+  });
+
+  it('logs the trace of every run at debug level as `flow <machine> <status>`', async () => {
+    const logger = recordingLogger();
+    const { flow, paused } = await pausedFixture();
+    const services = await servicesFor(fixtureProvider('alpha', flow), { logger });
+    await runFlow(flow, services, callback('ok'), paused);
+    expect(logger.debugs.map((d) => d.message)).toEqual(['flow pausing signedIn']);
+    expect(logger.debugs[0].metadata).toMatchObject({ provider: 'alpha', trace: [{ from: 'awaitingCallback', event: 'CALLBACK', to: 'finishing' }, { to: 'done' }] });
+  });
+});
