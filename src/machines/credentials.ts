@@ -1,7 +1,7 @@
 // The credentials flow: authorize -> signIn callback -> resolve the user -> issue the session.
 // It completes within one request (POST {basePath}/callback/:id), so it never pauses.
 import { assign, emit, fromPromise, setup } from 'xstate';
-import { AccessDenied, CredentialsSignin } from '../core/errors.js';
+import type { CredentialsSignin } from '../core/errors.js';
 import type { Account, AdapterUser, User } from '../core/types.js';
 import type { CredentialsConfig } from '../providers/credentials.js';
 import type { FlowDefinition } from './contract.js';
@@ -42,10 +42,9 @@ export const credentialsMachine = setup({
   },
   guards: {
     userReturned: ({ event }) => Boolean((event as unknown as { output: User | null }).output),
-    isCredentialsSignin: ({ event }) => (event as unknown as { error: unknown }).error instanceof CredentialsSignin,
     signInAllowed: ({ event }) => (event as unknown as { output: SignInDecision }).output.allowed,
     signInRedirected: ({ event }) => Boolean((event as unknown as { output: SignInDecision & { redirect?: string } }).output.redirect),
-    isAccessDenied: ({ event }) => (event as unknown as { error: unknown }).error instanceof AccessDenied,
+    errorIs: ({ event }, params: { type: string }) => ((event as unknown as { error: { type?: string } | undefined }).error?.type === params.type),
     createdUser: ({ event }) => Boolean((event as unknown as { output: { isNewUser: boolean } }).output.isNewUser),
   },
   actions: {
@@ -88,7 +87,7 @@ export const credentialsMachine = setup({
           { target: 'failed.credentialsSignin', actions: 'recordNoUser' },
         ],
         onError: [
-          { guard: 'isCredentialsSignin', target: 'failed.credentialsSignin', actions: 'recordCredentialsError' },
+          { guard: { type: 'errorIs', params: { type: 'CredentialsSignin' } }, target: 'failed.credentialsSignin', actions: 'recordCredentialsError' },
           { target: 'failed.callbackRoute', actions: 'recordError' },
         ],
       },
@@ -129,7 +128,7 @@ export const credentialsMachine = setup({
         input: ({ context }) => ({ user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser }),
         onDone: { target: 'done' },
         onError: [
-          { guard: 'isAccessDenied', target: 'failed.accessDenied', actions: 'recordError' },
+          { guard: { type: 'errorIs', params: { type: 'AccessDenied' } }, target: 'failed.accessDenied', actions: 'recordError' },
           { target: 'failed.callbackRoute', actions: 'recordError' },
         ],
       },
