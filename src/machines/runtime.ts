@@ -1,14 +1,16 @@
 // The only code that drives a flow machine: restore -> send -> settle -> persist.
 // A run ends settled: in a final state (its outcome), or paused in an `awaiting` state (a snapshot
 // to seal into the flow cookie). Errors inside the actor never escape; they become AuthErrors.
-import { createActor, type AnyActorRef, type AnyMachineSnapshot, type EventObject, type StateValue } from 'xstate';
-import { AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../core/errors.js';
+import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
+import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../core/errors.js';
 import { dispatchEvent, isEventName } from '../core/events.js';
 import type { Account, Profile, User } from '../core/types.js';
 import type { FlowDefinition, FlowEntry, FlowResponse } from './contract.js';
 import type { FinalMeta, FlowContextBase } from './context.js';
-import { traceEntriesFromMicrostep, type TraceEntry } from './graph.js';
+import { AWAITING_TAG, stateId, stateNodes, traceEntriesFromMicrostep, type TraceEntry } from './graph.js';
 import type { FlowServices } from './services.js';
+import { completeFlow } from './trace-log.js';
+import { flowRecord, isFlowId, newFlowId, type FlowRecord } from './trace.js';
 
 /** A paused machine as the flow cookie carries it. */
 export interface PausedFlow {
@@ -16,14 +18,44 @@ export interface PausedFlow {
   context: Record<string, unknown>;
 }
 
-export type FlowResult =
+/** How a run settled, before it is recorded. */
+type SettledFlow =
   | { status: 'signedIn'; redirect: string; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean; trace: TraceEntry[] }
   | { status: 'redirected'; url: string; trace: TraceEntry[] }
   | { status: 'failed'; error: AuthError; state?: string; trace: TraceEntry[] }
   | { status: 'paused'; paused: PausedFlow; response: FlowResponse; trace: TraceEntry[] };
 
+/** How a run ended, with its record (trace.ts), already logged and kept by the time runFlow returns. */
+export type FlowResult = SettledFlow & { record: FlowRecord };
+
+/**
+ * The context key that carries the flow id across a pause, so the runs of one sign-in share one id. It rides
+ * in the sealed flow cookie with the rest of the context; the machines never read it.
+ */
+export const FLOW_ID_KEY = 'flowId';
+
 /** How long one request may wait for a flow to settle before giving up. */
-const SETTLE_TIMEOUT_MS = 30_000;
+export const SETTLE_TIMEOUT_MS = 30_000;
+
+export interface RunFlowOptions {
+  /** Overrides SETTLE_TIMEOUT_MS (tests use a short one). */
+  settleTimeoutMs?: number;
+}
+
+const awaitingInvokes = new WeakMap<AnyStateMachine, string[]>();
+
+/**
+ * The awaiting states of a machine that invoke something. Such a machine breaks the contract: its snapshot
+ * would be persisted while the invoked actor runs, and the restored flow would never see that actor finish.
+ */
+function invokingAwaitingStates(machine: AnyStateMachine): string[] {
+  let found = awaitingInvokes.get(machine);
+  if (!found) {
+    found = stateNodes(machine).filter((node) => node.tags.includes(AWAITING_TAG) && node.invoke.length > 0).map(stateId);
+    awaitingInvokes.set(machine, found);
+  }
+  return found;
+}
 
 function leafPath(snapshot: AnyMachineSnapshot): string {
   const leaves = snapshot._nodes.filter((n) => n.type === 'atomic' || n.type === 'final');
@@ -43,7 +75,8 @@ function isSettled(snapshot: AnyMachineSnapshot): boolean {
 function errorFromState(type: string, context: FlowContextBase, state: string, event: string | undefined): AuthError {
   const Cls = errorClassesByType.get(type) ?? CallbackRouteError;
   const f = context.failure ?? {};
-  if (f.err instanceof AuthError && f.err.type === type) {
+  // A database failure is reported as itself (AdapterError), not as the generic catch-all state that caught it.
+  if (f.err instanceof AuthError && (f.err.type === type || (f.err instanceof AdapterError && Cls === CallbackRouteError))) {
     f.err.cause = { ...f.err.cause, state, event };
     return f.err;
   }
@@ -52,7 +85,7 @@ function errorFromState(type: string, context: FlowContextBase, state: string, e
   return error;
 }
 
-function outcomeOf(snapshot: AnyMachineSnapshot, trace: TraceEntry[]): FlowResult {
+function outcomeOf(snapshot: AnyMachineSnapshot, trace: TraceEntry[]): SettledFlow {
   const context = snapshot.context as FlowContextBase;
   const state = leafPath(snapshot);
   const lastEvent = trace.at(-1)?.event;
@@ -79,14 +112,41 @@ function asError(snapshot: AnyMachineSnapshot, message: string): AnyMachineSnaps
 
 /**
  * Runs one request's worth of a flow: starts a fresh actor (or restores `paused`), sends the
- * entry event, waits until the machine settles, and dispatches the events it emitted.
+ * entry event, waits until the machine settles, and dispatches the events it emitted. Every run is
+ * recorded (trace.ts): logged when debug output is wanted, kept for the inspector in development.
  *
  * @example
  * const result = await runFlow(credentialsFlow, services, { resume: false, event: { type: 'SUBMIT', credentials } })
  */
-export async function runFlow(flow: FlowDefinition, services: FlowServices, entry: FlowEntry, paused?: PausedFlow): Promise<FlowResult> {
+export async function runFlow(flow: FlowDefinition, services: FlowServices, entry: FlowEntry, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
+  const startedAt = Date.now();
+  const clock = performance.now();
+  const carried = paused?.context[FLOW_ID_KEY];
+  const id = isFlowId(carried) ? carried : newFlowId();
+  const result = await settleFlow(flow, services, entry, paused, options);
+  if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
+  const record = flowRecord({
+    id,
+    provider: services.provider.id,
+    machine: flow.machine.id,
+    startedAt,
+    durationMs: performance.now() - clock,
+    status: result.status,
+    trace: result.trace,
+    error: result.status === 'failed' ? result.error : undefined,
+  });
+  completeFlow(services.req.config, record, flow.machine);
+  return { ...result, record };
+}
+
+async function settleFlow(flow: FlowDefinition, services: FlowServices, entry: FlowEntry, paused: PausedFlow | undefined, options: RunFlowOptions): Promise<SettledFlow> {
   const trace: TraceEntry[] = [];
   const emitted: EventObject[] = [];
+  const settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+  const invoking = invokingAwaitingStates(flow.machine);
+  if (invoking.length > 0) {
+    return { status: 'failed', error: new CallbackRouteError(`The "${flow.machine.id}" machine invokes actors in awaiting states, which cannot be persisted.`, { actual: invoking }), trace };
+  }
   const machine = flow.machine.provide(flow.implement(services) as never);
   let snapshot: AnyMachineSnapshot | undefined;
   if (paused) {
@@ -122,7 +182,7 @@ export async function runFlow(flow: FlowDefinition, services: FlowServices, entr
         },
         error: () => resolve(actor.getSnapshot() as AnyMachineSnapshot),
       });
-      timer = setTimeout(() => resolve(asError(actor.getSnapshot() as AnyMachineSnapshot, `The flow did not settle within ${SETTLE_TIMEOUT_MS} ms.`)), SETTLE_TIMEOUT_MS);
+      timer = setTimeout(() => resolve(asError(actor.getSnapshot() as AnyMachineSnapshot, `The flow did not settle within ${settleTimeoutMs} ms.`)), settleTimeoutMs);
       actor.start();
       armed = true;
       actor.send(entry.event);
@@ -145,6 +205,5 @@ export async function runFlow(flow: FlowDefinition, services: FlowServices, entr
       await dispatchEvent(config.events, config.logger, type, message);
     }
   }
-  if (config.logger.debugEnabled) config.logger.debug(`flow ${flow.machine.id} ${result.status}`, { provider: services.provider.id, trace });
   return result;
 }

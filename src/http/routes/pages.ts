@@ -1,4 +1,5 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
+import { failedFlowTrace } from '../inspect-trace.js';
 import { renderError, renderVerifyRequest } from '../pages/index.js';
 import type { AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
@@ -15,7 +16,7 @@ export function errorPage(req: AuthRequest): Response {
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin });
+  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: failedFlowTrace(req, error) });
   return html(req, page.html, page.status);
 }
 

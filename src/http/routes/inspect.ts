@@ -1,0 +1,95 @@
+// GET {basePath}/_inspect, /_inspect/:id and /_inspect/mermaid.js: the development inspector. The routes exist
+// only with `debug: true` outside production (app.ts registers them then), and each checks again per request.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { UnknownAction } from '../../core/errors.js';
+import { FLOW_LOG_SIZE, flowLogFor, tracesKept } from '../../machines/trace-log.js';
+import { isFlowId } from '../../machines/trace.js';
+import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
+import type { AuthRequest } from '../request.js';
+import { html } from '../response.js';
+
+/** The path segment of the inspector under basePath. */
+export const INSPECT_SEGMENT = '_inspect';
+
+/**
+ * True when the inspector is served: `debug: true` and not production (see `tracesKept`).
+ *
+ * @example
+ * inspectorEnabled(resolveConfig({ providers, debug: true })) // true unless NODE_ENV=production
+ */
+export function inspectorEnabled(config: AuthRequest['config']): boolean {
+  return tracesKept(config);
+}
+
+let bundle: { path: string | null; bytes?: Uint8Array<ArrayBuffer> } | undefined;
+
+/**
+ * Where the optional `mermaid` peer dependency's browser bundle is, or null when it is not installed. Resolved
+ * from this package's location, as the application's own `import 'mermaid'` would be.
+ */
+export function mermaidBundlePath(): string | null {
+  if (!bundle) {
+    try {
+      bundle = { path: createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js') };
+    } catch {
+      bundle = { path: null };
+    }
+  }
+  return bundle.path;
+}
+
+// Anything the pages draw comes from this server: the bundle runs by nonce, Mermaid's SVG needs inline styles.
+function csp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Answers like any unknown action, for a request that reaches the inspector when it must not exist. */
+function unavailable(req: AuthRequest): Response {
+  req.config.logger.error(new UnknownAction(`Unsupported action: GET ${req.url.pathname}`));
+  return new Response(JSON.stringify({ error: 'UnknownAction', message: 'Bad request.' }), { status: 400, headers: { 'content-type': 'application/json' } });
+}
+
+function page(req: AuthRequest, render: (ctx: InspectPageContext) => string, status = 200): Response {
+  const nonce = randomBytes(16).toString('base64');
+  const inspectPath = `${req.config.basePath}/${INSPECT_SEGMENT}`;
+  const ctx: InspectPageContext = { inspectPath, mermaidUrl: mermaidBundlePath() ? `${inspectPath}/mermaid.js` : null, nonce, capacity: FLOW_LOG_SIZE };
+  req.headers.set('content-security-policy', csp(nonce));
+  req.headers.set('referrer-policy', 'no-referrer');
+  req.headers.set('x-robots-tag', 'noindex');
+  return html(req, render(ctx), status);
+}
+
+export function inspectListRoute(req: AuthRequest): Response {
+  const log = flowLogFor(req.config);
+  if (!log) return unavailable(req);
+  return page(req, (ctx) => renderInspectList(log.list(), ctx));
+}
+
+export function inspectFlowRoute(req: AuthRequest, id: string): Response {
+  const log = flowLogFor(req.config);
+  if (!log) return unavailable(req);
+  const flow = isFlowId(id) ? log.get(id) : undefined;
+  if (!flow) return page(req, renderInspectMissing, 404);
+  return page(req, (ctx) => renderInspectFlow(flow, ctx));
+}
+
+export function inspectMermaidRoute(req: AuthRequest): Response {
+  if (!tracesKept(req.config)) return unavailable(req);
+  const path = mermaidBundlePath();
+  if (!path) return new Response('mermaid is not installed', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  // Read once: a fetch Response copies its bytes, so one buffer serves every request.
+  bundle!.bytes ??= new Uint8Array(readFileSync(path));
+  return new Response(bundle!.bytes, {
+    headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' },
+  });
+}

@@ -1,0 +1,110 @@
+// Where finished flow records go: `logger.debug` whenever debug output is wanted, and, only with `debug: true`
+// outside production, a bounded in-memory log per configuration that the inspector and the error page read.
+import type { AnyStateMachine } from 'xstate';
+import type { InternalConfig } from '../core/config.js';
+import { flowRecord, newFlowId, type FlowRecord } from './trace.js';
+
+/** How many flows the development log keeps per configuration; the oldest is dropped first. */
+export const FLOW_LOG_SIZE = 100;
+
+/**
+ * True when flows may be kept in memory and shown in pages: `debug: true` and not production. Production is
+ * checked twice, as resolved (`config.production`, from the configured env) and in the live process env, so a
+ * config resolved against a test env can never open the inspector on a production process.
+ */
+export function tracesKept(config: InternalConfig): boolean {
+  return config.debug && !config.production && process.env.NODE_ENV !== 'production';
+}
+
+/** One flow in the log: every run (request) it took, merged, and the machine that drew it. */
+export interface LoggedFlow {
+  /** The runs merged: first run's start, summed durations, the traces in order, the last run's status and error. */
+  record: FlowRecord;
+  /** Each request's own record, oldest first. */
+  runs: FlowRecord[];
+  /** The machine the flow ran, kept so a custom provider's machine can be drawn too. */
+  machine: AnyStateMachine;
+}
+
+// A flow is a handful of requests; a bound on one flow keeps a looping client from growing an entry forever.
+const MAX_RUNS = 20;
+
+/**
+ * A ring buffer of the last `capacity` flows, newest last. A run with the id of a logged flow (a callback
+ * resuming a paused sign-in) joins that flow and makes it the newest.
+ *
+ * @example
+ * const log = new FlowLog(100); log.add(record, machine); log.get(record.id)?.runs.length // 1
+ */
+export class FlowLog {
+  readonly #flows = new Map<string, LoggedFlow>();
+
+  constructor(readonly capacity: number = FLOW_LOG_SIZE) {}
+
+  add(run: FlowRecord, machine: AnyStateMachine): LoggedFlow {
+    const previous = this.#flows.get(run.id);
+    const runs = previous && previous.record.machine === run.machine ? [...previous.runs, run].slice(-MAX_RUNS) : [run];
+    const flow: LoggedFlow = { record: merge(runs), runs, machine };
+    this.#flows.delete(run.id);
+    this.#flows.set(run.id, flow);
+    for (const id of this.#flows.keys()) {
+      if (this.#flows.size <= this.capacity) break;
+      this.#flows.delete(id);
+    }
+    return flow;
+  }
+
+  get(id: string): LoggedFlow | undefined {
+    return this.#flows.get(id);
+  }
+
+  /** Every logged flow, newest first. */
+  list(): LoggedFlow[] {
+    return [...this.#flows.values()].reverse();
+  }
+
+  get size(): number {
+    return this.#flows.size;
+  }
+}
+
+function merge(runs: FlowRecord[]): FlowRecord {
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const merged: FlowRecord = {
+    ...last,
+    startedAt: first.startedAt,
+    durationMs: Math.round(runs.reduce((sum, r) => sum + r.durationMs, 0) * 10) / 10,
+    trace: runs.flatMap((r) => r.trace),
+  };
+  return merged;
+}
+
+const logs = new WeakMap<InternalConfig, FlowLog>();
+
+/** The flow log of a configuration, or undefined when flows are not kept (see {@link tracesKept}). */
+export function flowLogFor(config: InternalConfig): FlowLog | undefined {
+  if (!tracesKept(config)) return undefined;
+  let log = logs.get(config);
+  if (!log) logs.set(config, (log = new FlowLog()));
+  return log;
+}
+
+/**
+ * Hands a finished run to its consumers: `logger.debug('flow <machine> <status>', record)` when debug output
+ * is wanted (the record carries `provider` and `trace` at its top level), and the development log when kept.
+ */
+export function completeFlow(config: InternalConfig, record: FlowRecord, machine: AnyStateMachine): void {
+  if (config.logger.debugEnabled) config.logger.debug(`flow ${record.machine} ${record.status}`, record);
+  flowLogFor(config)?.add(record, machine);
+}
+
+/**
+ * Records a flow that failed before its machine could run (the flow cookie was missing, tampered with or
+ * from another version): an empty trace and the error's evidence, so the inspector lists it with the rest.
+ */
+export function recordRejectedFlow(config: InternalConfig, provider: string, machine: AnyStateMachine, error: unknown): FlowRecord {
+  const record = flowRecord({ id: newFlowId(), provider, machine: machine.id, startedAt: Date.now(), durationMs: 0, status: 'failed', trace: [], error });
+  completeFlow(config, record, machine);
+  return record;
+}
