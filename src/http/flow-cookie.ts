@@ -3,7 +3,9 @@
 import { InvalidCheck } from '../core/errors.js';
 import type { FlowDefinition } from '../machines/contract.js';
 import type { PausedFlow } from '../machines/runtime.js';
-import { decodeSync, encodeSync } from '../session/jwt.js';
+import { encryptJwe } from '../session/jwe.js';
+import { decodeSync } from '../session/jwt.js';
+import { deriveSessionKey } from '../session/keys.js';
 import type { AuthRequest } from './request.js';
 import { clearCookie, setCookie } from './response.js';
 
@@ -22,12 +24,31 @@ interface FlowClaims {
   c: PausedFlow['context'];
 }
 
-/** Seals a paused flow into the flow cookie. */
-export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow): void {
+export interface SealFlowOptions {
+  /** The browser returns by a cross-site POST (`form_post`), which carries only `SameSite=None; Secure` cookies. */
+  crossSitePost?: boolean;
+}
+
+/**
+ * Seals a paused flow into the flow cookie. Unlike a session token it carries no `kid`, `iat` or `jti`: it
+ * lives minutes, is opened once, and a keyless token is tried against each secret in order, so rotation still
+ * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes.
+ */
+export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
   const { name, options } = req.cookieOptions.flow;
-  const claims: FlowClaims = { p: providerId, m: flow.machine.id, v: flow.version, s: paused.value, c: paused.context };
-  const value = encodeSync({ token: claims as unknown as Record<string, unknown>, secret: req.config.secrets, salt: name, maxAge: FLOW_MAX_AGE });
-  setCookie(req, { name, value, options: { ...options, maxAge: FLOW_MAX_AGE } });
+  const claims: FlowClaims & { exp: number } = {
+    p: providerId,
+    m: flow.machine.id,
+    v: flow.version,
+    s: paused.value,
+    c: paused.context,
+    exp: Math.floor(Date.now() / 1000) + FLOW_MAX_AGE,
+  };
+  const { key } = deriveSessionKey(req.config.secrets[0], name);
+  const value = encryptJwe(Buffer.from(JSON.stringify(claims), 'utf8'), key);
+  // `Secure` is what browsers demand of `SameSite=None`; they accept it on http://localhost too.
+  const crossSite = seal.crossSitePost ? { sameSite: 'none' as const, secure: true } : {};
+  setCookie(req, { name, value, options: { ...options, maxAge: FLOW_MAX_AGE, ...crossSite } });
 }
 
 /** Opens and checks the flow cookie for this provider and flow; throws InvalidCheck with the reason. */

@@ -4,10 +4,12 @@ import { UnknownAction } from '../core/errors.js';
 import type { FlowRoute } from '../machines/contract.js';
 import { flowFor } from '../machines/flows.js';
 import { runFlow, type PausedFlow } from '../machines/runtime.js';
+import { recordRejectedFlow } from '../machines/trace-log.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { requireCsrf } from './csrf.js';
 import { clearFlow, openFlow, sealFlow } from './flow-cookie.js';
+import { rememberFailedFlow } from './inspect-trace.js';
 import type { AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
 
@@ -41,6 +43,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       paused = openFlow(req, provider.id, flow);
     } catch (err) {
       clearFlow(req);
+      rememberFailedFlow(req, recordRejectedFlow(req.config, provider.id, flow.machine, err));
       return errorRedirect(req, err);
     }
   }
@@ -49,7 +52,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   clearFlow(req);
   switch (result.status) {
     case 'paused':
-      sealFlow(req, provider.id, flow, result.paused);
+      sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
       if (result.response.kind === 'redirect') return redirect(req, result.response.url);
       if (result.response.kind === 'json') return json(req, result.response.body, result.response.status ?? 200, { noCache: true });
       return html(req, result.response.body, result.response.status ?? 200);
@@ -60,6 +63,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       return redirect(req, result.url);
     case 'failed':
       withoutSessionCookies(req);
+      rememberFailedFlow(req, result.record);
       return errorRedirect(req, result.error);
   }
 }

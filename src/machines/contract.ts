@@ -20,7 +20,12 @@ export type FlowOutcome =
 
 /** What a paused flow answers while it waits for the browser (kept in context as `response`). */
 export type FlowResponse =
-  | { kind: 'redirect'; url: string }
+  | {
+      kind: 'redirect';
+      url: string;
+      /** The browser comes back by a cross-site POST (OAuth `response_mode=form_post`): the flow cookie must be `SameSite=None`. */
+      crossSitePost?: boolean;
+    }
   | { kind: 'json'; body: unknown; status?: number }
   | { kind: 'html'; body: string; status?: number };
 

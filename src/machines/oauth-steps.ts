@@ -52,8 +52,14 @@ export async function discoverProvider(provider: InternalOAuthProvider): Promise
   }
 }
 
-/** Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL. */
-export async function prepareAuthorization(provider: InternalOAuthProvider, extraParams: Record<string, string>): Promise<OAuthChecks & { url: string }> {
+/**
+ * Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL;
+ * `formPost` says the provider will answer with a cross-site POST (`response_mode=form_post`).
+ */
+export async function prepareAuthorization(
+  provider: InternalOAuthProvider,
+  extraParams: Record<string, string>,
+): Promise<OAuthChecks & { url: string; formPost: boolean }> {
   const as = await authorizationServer(provider).catch((err) => {
     throw new OAuthSignInError(err as Error);
   });
@@ -73,7 +79,7 @@ export async function prepareAuthorization(provider: InternalOAuthProvider, extr
     nonce: checks.nonce,
     extraParams,
   });
-  return { ...checks, url: url.href };
+  return { ...checks, url: url.href, formPost: url.searchParams.get('response_mode') === 'form_post' };
 }
 
 function expectedState(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): string | typeof oauth.skipStateCheck {
@@ -82,14 +88,25 @@ function expectedState(provider: InternalOAuthProvider, params: Record<string, s
   return oauth.skipStateCheck;
 }
 
-/** The authorization response's parameters as oauth4webapi vouches for them (error=, state, iss). */
+/**
+ * The authorization response's parameters as oauth4webapi vouches for them (error=, state, iss). A wrong
+ * or missing `state` or `iss`, and tokens in the front channel (an injected ID token), are failed checks.
+ */
 async function validatedParams(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<URLSearchParams> {
-  const as = await authorizationServer(provider);
+  const as = await authorizationServer(provider).catch((err: unknown) => {
+    throw new OAuthCallbackError(`The provider's metadata could not be loaded: ${(err as Error).message}`, { err: err as Error, step: 'discovery' });
+  });
   try {
     return oauth.validateAuthResponse(as, clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
   } catch (err) {
-    if (err instanceof oauth.OperationProcessingError && /state/.test(err.message)) {
+    if (err instanceof oauth.OperationProcessingError && /"state"/.test(err.message)) {
       throw new InvalidCheck(`State check failed: ${err.message}`, { err, expected: checks.state, actual: params.state ?? null });
+    }
+    if (err instanceof oauth.OperationProcessingError && /"iss"/.test(err.message)) {
+      throw new InvalidCheck(`Issuer check failed: ${err.message}`, { err, expected: as.issuer, actual: params.iss ?? null });
+    }
+    if (err instanceof oauth.UnsupportedOperationError) {
+      throw new InvalidCheck('The authorization response carries tokens; this flow only accepts a code.', { err, expected: 'code', actual: Object.keys(params) });
     }
     throw classifyOAuthError(err, 'authorization response');
   }
@@ -130,6 +147,16 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
   } catch (err) {
+    // The code is bound to this client, this redirect URI and (with PKCE) this flow's verifier; the provider
+    // refusing the grant means it was replayed, injected from another sign-in, or has expired.
+    if (err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant') {
+      throw new InvalidCheck(`The provider refused the code (invalid_grant${err.error_description ? `: ${err.error_description}` : ''}).`, {
+        err,
+        step: 'token',
+        expected: checks.codeVerifier ? 'a fresh code issued to this sign-in (PKCE)' : 'a fresh code',
+        actual: err.error,
+      });
+    }
     throw classifyOAuthError(err, 'token');
   }
 }

@@ -17,7 +17,6 @@ import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
 export const OAUTH_FLOW_TTL_MS = 15 * 60 * 1000;
 
 export interface OAuthContext extends FlowContextBase, OAuthChecks {
-  providerId: string;
   /** The sign-in request's authorization parameters; dropped before the flow pauses. */
   extraParams?: Record<string, string>;
   params?: Record<string, string>;
@@ -25,9 +24,16 @@ export interface OAuthContext extends FlowContextBase, OAuthChecks {
   owner?: AdapterUser | null;
 }
 
+/**
+ * START says whether the provider's endpoints must be discovered first; CALLBACK carries the time it
+ * arrived, so that the expiry guard is a pure decision on the event and the context.
+ */
 export type OAuthEvent =
-  | { type: 'START'; extraParams: Record<string, string> }
-  | { type: 'CALLBACK'; params: Record<string, string> };
+  | { type: 'START'; extraParams: Record<string, string>; discover: boolean }
+  | { type: 'CALLBACK'; params: Record<string, string>; at: number };
+
+/** What `prepare` hands back: the checks to keep, where to send the browser, and how it will come back. */
+export type PreparedAuthorization = OAuthChecks & { url: string; formPost: boolean };
 
 type Emitted =
   | { type: 'signIn'; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }
@@ -47,12 +53,12 @@ export const oauthMachine = setup({
   types: {
     context: {} as OAuthContext,
     events: {} as OAuthEvent,
-    input: {} as { callbackUrl: string; providerId: string; startedAt: number; needsDiscovery: boolean },
+    input: {} as { callbackUrl: string; startedAt: number },
     emitted: {} as Emitted,
   },
   actors: {
     discover: placeholder<void, void>('discover') as Actor<void, void>,
-    prepare: placeholder('prepare') as Actor<OAuthChecks & { url: string }, { extraParams: Record<string, string> }>,
+    prepare: placeholder('prepare') as Actor<PreparedAuthorization, { extraParams: Record<string, string> }>,
     validate: placeholder('validate') as Actor<void, { params: Record<string, string>; checks: OAuthChecks }>,
     exchange: placeholder('exchange') as Actor<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>,
     readProfile: placeholder('readProfile') as Actor<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult }>,
@@ -62,8 +68,8 @@ export const oauthMachine = setup({
     issueSession: placeholder('issueSession') as Actor<void, { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }>,
   },
   guards: {
-    needsDiscovery: ({ context }) => (context as OAuthContext & { needsDiscovery?: boolean }).needsDiscovery === true,
-    flowExpired: ({ context }) => Date.now() - context.startedAt > OAUTH_FLOW_TTL_MS,
+    needsDiscovery: ({ event }) => event.type === 'START' && event.discover,
+    flowExpired: ({ context, event }) => event.type === 'CALLBACK' && event.at - context.startedAt > OAUTH_FLOW_TTL_MS,
     errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
     signInAllowed: ({ event }) => (event as unknown as { output: SignInDecision }).output.allowed,
     signInRedirected: ({ event }) => Boolean((event as unknown as { output: { redirect?: string } }).output.redirect),
@@ -71,7 +77,11 @@ export const oauthMachine = setup({
   actions: {
     recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
     recordExpired: assign({
-      failure: ({ context }) => ({ message: 'The sign-in took too long; please start again.', expected: `< ${OAUTH_FLOW_TTL_MS} ms`, actual: `${Date.now() - context.startedAt} ms` }),
+      failure: ({ context, event }) => ({
+        message: 'The sign-in took too long; please start again.',
+        expected: `< ${OAUTH_FLOW_TTL_MS} ms`,
+        actual: `${(event as { at: number }).at - context.startedAt} ms`,
+      }),
     }),
     recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
     emitLinkEvents: enqueueActions(({ enqueue, event, context }) => {
@@ -83,7 +93,7 @@ export const oauthMachine = setup({
 }).createMachine({
   id: 'oauth',
   initial: 'idle',
-  context: ({ input }) => ({ callbackUrl: input.callbackUrl, providerId: input.providerId, startedAt: input.startedAt, needsDiscovery: input.needsDiscovery }) as OAuthContext,
+  context: ({ input }) => ({ callbackUrl: input.callbackUrl, startedAt: input.startedAt }),
   states: {
     idle: {
       on: {
@@ -113,8 +123,7 @@ export const oauthMachine = setup({
             state: event.output.state,
             nonce: event.output.nonce,
             extraParams: undefined,
-            needsDiscovery: undefined,
-            response: { kind: 'redirect' as const, url: event.output.url },
+            response: { kind: 'redirect' as const, url: event.output.url, crossSitePost: event.output.formPost },
           })),
         },
         onError: { target: 'failed.signInError', actions: 'recordError' },
@@ -135,10 +144,11 @@ export const oauthMachine = setup({
         src: 'validate',
         input: ({ context }) => ({ params: context.params ?? {}, checks: { codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce } }),
         onDone: 'exchanging',
+        // A check of ours that failed (state, iss, tokens in the front channel) is an attack or a stale flow;
+        // anything else here and in the token step is the provider's failure (error=, invalid_client, down).
         onError: [
-          { guard: { type: 'errorIs', params: { type: 'OAuthCallbackError' } }, target: 'failed.callbackError', actions: 'recordError' },
           { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
+          { target: 'failed.callbackError', actions: 'recordError' },
         ],
       },
     },
@@ -149,9 +159,8 @@ export const oauthMachine = setup({
         input: ({ context }) => ({ params: context.params ?? {}, checks: { codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce } }),
         onDone: { target: 'readingProfile', actions: assign({ tokens: ({ event }) => event.output }) },
         onError: [
-          { guard: { type: 'errorIs', params: { type: 'OAuthCallbackError' } }, target: 'failed.callbackError', actions: 'recordError' },
           { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
+          { target: 'failed.callbackError', actions: 'recordError' },
         ],
       },
     },
@@ -166,9 +175,7 @@ export const oauthMachine = setup({
         },
         onError: [
           { guard: { type: 'errorIs', params: { type: 'OAuthProfileParseError' } }, target: 'failed.profileParse', actions: 'recordError' },
-          { guard: { type: 'errorIs', params: { type: 'OAuthCallbackError' } }, target: 'failed.callbackError', actions: 'recordError' },
-          { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
+          { target: 'failed.callbackError', actions: 'recordError' },
         ],
       },
     },
@@ -268,14 +275,15 @@ function callbackParams(s: FlowServices): Record<string, string> {
 /** The OAuth/OIDC providers' flow: started by POST signin/:id, resumed by GET or POST callback/:id. */
 export const oauthFlow: FlowDefinition<typeof oauthMachine> = {
   machine: oauthMachine,
-  version: 1,
-  input: (s) => ({ callbackUrl: s.callbackUrl, providerId: s.provider.id, startedAt: Date.now(), needsDiscovery: oauthProviderFor(s).needsDiscovery }),
+  // 2: the context lost `providerId` and `needsDiscovery` (the cookie's own binding and START carry them).
+  version: 2,
+  input: (s) => ({ callbackUrl: s.callbackUrl, startedAt: Date.now() }),
   entry: (route, s) => {
     if (route === 'signin' && s.req.method === 'POST') {
       const { callbackUrl: _ignored, ...extraParams } = s.req.query;
-      return { resume: false, event: { type: 'START', extraParams } };
+      return { resume: false, event: { type: 'START', extraParams, discover: oauthProviderFor(s).needsDiscovery } };
     }
-    if (route === 'callback') return { resume: true, event: { type: 'CALLBACK', params: callbackParams(s) } };
+    if (route === 'callback') return { resume: true, event: { type: 'CALLBACK', params: callbackParams(s), at: Date.now() } };
     return null;
   },
   implement: (s) => {
@@ -283,7 +291,7 @@ export const oauthFlow: FlowDefinition<typeof oauthMachine> = {
     return {
       actors: {
         discover: fromPromise<void, void>(() => discoverProvider(provider)),
-        prepare: fromPromise<OAuthChecks & { url: string }, { extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(provider, input.extraParams)),
+        prepare: fromPromise<PreparedAuthorization, { extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(provider, input.extraParams)),
         validate: fromPromise<void, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => validateCallback(provider, input.params, input.checks)),
         exchange: fromPromise<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => exchangeCode(provider, input.params, input.checks)),
         readProfile: fromPromise<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult }>(async ({ input }) => {

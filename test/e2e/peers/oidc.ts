@@ -248,6 +248,8 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       ctx.body = `<!doctype html><title>OP error</title><pre>${JSON.stringify(out).replace(/</g, '&lt;')}</pre>`;
     },
     clientBasedCORS: () => true,
+    // Put the scopes' claims in the ID token too, as most real providers do (OIDC clients read the profile there).
+    conformIdTokenClaims: false,
     ...options.config,
   });
 
