@@ -1,0 +1,198 @@
+// The e-mail (magic link) provider: how addresses are normalised, how long a link lives and who sends it.
+// The flow itself is machines/email.ts; the default mail is plain HTML + text sent with nodemailer, when installed.
+import type { Env } from '../core/env.js';
+import type { Awaitable } from '../core/types.js';
+import { escapeHtml } from '../http/pages/escape.js';
+import { readableTextOn, safeColor } from '../http/pages/color.js';
+import type { Theme } from '../http/pages/theme.js';
+import type { CommonProviderOptions } from './types.js';
+
+/** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
+export type EmailServer = string | Record<string, unknown>;
+
+/** What `sendVerificationRequest` gets: the address, the link, and everything needed to send it. */
+export interface SendVerificationRequestParams {
+  /** The normalised address the link is for. */
+  identifier: string;
+  /** The magic link: `{origin}{basePath}/callback/{id}?callbackUrl=…&token=…&email=…`. */
+  url: string;
+  expires: Date;
+  /** The raw token in the link (only its hash is stored). */
+  token: string;
+  /** The provider, with `server` and `from` resolved from the environment when not set. */
+  provider: EmailConfig & { from: string };
+  theme: Theme;
+  request: Request;
+}
+
+export interface EmailConfig extends CommonProviderOptions {
+  type: 'email';
+  /** Where the default sender delivers; falls back to `AUTH_EMAIL_SERVER`. */
+  server?: EmailServer;
+  /** The sender address; falls back to `AUTH_EMAIL_FROM`, then `no-reply@<host of the request>`. */
+  from?: string;
+  /** Seconds a link stays valid (default 24 h). */
+  maxAge: number;
+  /**
+   * `true` (default): opening the link shows a confirmation page and only its button signs in, so mail scanners
+   * and link previews that fetch the link cannot use it up. `false`: the link signs in on GET (one click).
+   */
+  confirm: boolean;
+  /** Sends the mail; replaces the default nodemailer sender. Throwing ends the flow in `EmailSignInError`. */
+  sendVerificationRequest?: (params: SendVerificationRequestParams) => Awaitable<void>;
+  /** Makes the secret part of the link (default: 32 random bytes, hex). */
+  generateVerificationToken?: () => Awaitable<string>;
+  /** Turns what the user typed into the one address an account is keyed by; throws for an unusable address. */
+  normalizeIdentifier: (identifier: string) => string;
+  /** Hashes the stored tokens instead of the configuration's `secret`; with a list, the first hashes new tokens. */
+  secret?: string | string[];
+}
+
+export type EmailUserConfig = Partial<Omit<EmailConfig, 'type'>>;
+
+/** Default link lifetime: one day, in seconds. */
+export const EMAIL_MAX_AGE = 24 * 60 * 60;
+
+// One address is at most 254 characters (RFC 5321 path limit), a local part at most 64.
+const MAX_ADDRESS = 254;
+const MAX_LOCAL = 64;
+// Characters that let one string name several mailboxes, inject headers, or hide a quoted local part.
+const forbidden = /["\s,;:<>()[\]\\\p{Cc}\p{Cf}]/u;
+const domainPattern = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*$/u;
+
+/**
+ * The default address normaliser: Unicode NFKC (so a full-width `＠` or ligature becomes its plain form), trim,
+ * lower-case, then exactly one `@` with a non-empty local part and a well-formed domain. Quotes, commas,
+ * whitespace, angle brackets and control characters are refused rather than repaired, so two spellings of one
+ * mailbox can never become two accounts, and one string can never name two mailboxes.
+ *
+ * @throws TypeError naming what is wrong.
+ * @example
+ * normalizeEmailAddress('  Ada＠Example.COM ') // 'ada@example.com'
+ */
+export function normalizeEmailAddress(input: string): string {
+  if (typeof input !== 'string') throw new TypeError('An e-mail address must be a string.');
+  const value = input.normalize('NFKC').trim().toLowerCase();
+  if (value.length === 0) throw new TypeError('The e-mail address is empty.');
+  if (value.length > MAX_ADDRESS) throw new TypeError(`The e-mail address is longer than ${MAX_ADDRESS} characters.`);
+  if (forbidden.test(value)) throw new TypeError('The e-mail address contains a quote, comma, space or other character that is not allowed.');
+  const parts = value.split('@');
+  if (parts.length !== 2) throw new TypeError('The e-mail address must contain exactly one "@".');
+  const [local, domain] = parts;
+  if (!local || local.length > MAX_LOCAL) throw new TypeError('The part before "@" is empty or too long.');
+  if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) throw new TypeError('The part before "@" has a misplaced dot.');
+  if (!domainPattern.test(domain)) throw new TypeError('The part after "@" is not a domain name.');
+  return value;
+}
+
+/**
+ * The e-mail (magic link) provider. Needs an adapter (tokens and users are stored). Without
+ * `sendVerificationRequest`, mail is sent with nodemailer (install it) through `server` or `AUTH_EMAIL_SERVER`.
+ *
+ * @example
+ * Email({ server: 'smtp://user:pass@smtp.example.com:587', from: 'Example <no-reply@example.com>' })
+ * Email({ sendVerificationRequest: async ({ identifier, url }) => myMailer.send(identifier, url) })
+ */
+export function Email(options: EmailUserConfig = {}): EmailConfig {
+  return {
+    id: 'email',
+    name: 'Email',
+    maxAge: EMAIL_MAX_AGE,
+    confirm: true,
+    normalizeIdentifier: normalizeEmailAddress,
+    ...options,
+    type: 'email',
+  };
+}
+
+/**
+ * {@link Email} under the id and name `nodemailer`, for configurations written for Auth.js's `Nodemailer`.
+ *
+ * @example
+ * Nodemailer({ server: process.env.EMAIL_SERVER, from: process.env.EMAIL_FROM })
+ */
+export function Nodemailer(options: EmailUserConfig = {}): EmailConfig {
+  return Email({ id: 'nodemailer', name: 'Nodemailer', ...options });
+}
+
+/** The provider with `server` and `from` filled in from the environment (explicit options win). */
+export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: string): EmailConfig & { from: string } {
+  const server = provider.server ?? (env.AUTH_EMAIL_SERVER || undefined);
+  const from = provider.from ?? (env.AUTH_EMAIL_FROM || `no-reply@${new URL(origin).hostname}`);
+  return { ...provider, server, from };
+}
+
+/** The subject, text and HTML of the default sign-in mail. Every value is escaped in the HTML. */
+export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme }): { subject: string; text: string; html: string } {
+  const { url, host, expires } = params;
+  const brand = safeColor(params.theme.brandColor) ?? '#346df1';
+  const buttonText = safeColor(params.theme.buttonText) ?? readableTextOn(brand);
+  const until = expires.toUTCString();
+  const subject = `Sign in to ${host}`;
+  const text = `Sign in to ${host}\n\nOpen this link to sign in:\n${url}\n\nThe link works once and expires ${until}.\nIf you did not ask to sign in, you can ignore this e-mail.\n`;
+  const h = escapeHtml;
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${h(subject)}</title></head>
+<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#111418">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px">
+<tr><td style="padding:24px;text-align:center;font-size:20px">Sign in to <strong>${h(host)}</strong></td></tr>
+<tr><td style="padding:8px 24px;text-align:center">
+<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">Sign in</a>
+</td></tr>
+<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">The link works once and expires ${h(until)}.<br>If you did not ask to sign in, you can ignore this e-mail.</td></tr>
+</table>
+</body>
+</html>
+`;
+  return { subject, text, html };
+}
+
+/** The part of a nodemailer transport this module uses. */
+interface MailTransport {
+  sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
+}
+
+// One transport per server, so `pool: true` reuses its connections across sign-ins.
+const transports = new Map<string, Promise<MailTransport>>();
+
+async function transportFor(server: EmailServer): Promise<MailTransport> {
+  const key = typeof server === 'string' ? server : JSON.stringify(server);
+  let transport = transports.get(key);
+  if (!transport) {
+    transport = (async () => {
+      // A variable specifier keeps nodemailer optional: neither TypeScript nor a bundler requires it.
+      const specifier = 'nodemailer';
+      let mod: { createTransport?: (s: EmailServer) => MailTransport; default?: { createTransport?: (s: EmailServer) => MailTransport } };
+      try {
+        mod = (await import(specifier)) as typeof mod;
+      } catch (err) {
+        throw new Error('The default e-mail sender needs nodemailer: run `npm install nodemailer`, or give the provider a `sendVerificationRequest`.', { cause: err });
+      }
+      const createTransport = mod.createTransport ?? mod.default?.createTransport;
+      if (!createTransport) throw new Error('nodemailer has no createTransport export.');
+      return createTransport(server);
+    })();
+    transports.set(key, transport);
+    // A failed import must not stick: the next sign-in tries again.
+    transport.catch(() => transports.delete(key));
+  }
+  return transport;
+}
+
+/**
+ * The default `sendVerificationRequest`: the {@link magicLinkMessage} sent with nodemailer to `identifier`.
+ * Rejects when no server is configured or when the server refuses the recipient.
+ *
+ * @example
+ * Email({ sendVerificationRequest: (params) => (isTest ? log(params.url) : sendMagicLinkMail(params)) })
+ */
+export async function sendMagicLinkMail(params: SendVerificationRequestParams): Promise<void> {
+  const { identifier, url, expires, provider, theme } = params;
+  if (!provider.server) throw new Error(`The e-mail provider "${provider.id}" has no \`server\`; set it or AUTH_EMAIL_SERVER.`);
+  const transport = await transportFor(provider.server);
+  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme });
+  const result = await transport.sendMail({ to: identifier, from: provider.from, ...message });
+  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+  if (failed.length > 0) throw new Error(`The mail server did not accept the sign-in mail for ${failed.map(String).join(', ')}.`);
+}
