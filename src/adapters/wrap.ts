@@ -45,7 +45,8 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
     'updateSession',
     'deleteSession',
   ],
-  email: ['getUserByEmail', 'createVerificationToken', 'useVerificationToken'],
+  // Beyond the reference's E set: a magic link creates the user or marks its e-mail verified.
+  email: ['getUserByEmail', 'createVerificationToken', 'useVerificationToken', 'createUser', 'updateUser'],
   webauthn: [
     'createUser',
     'getUser',

@@ -187,9 +187,9 @@ describe('assertAdapter', () => {
     expect(error?.cause?.missing).toEqual(['getSessionAndUser', 'updateSession']);
   });
 
-  it('requires exactly the D, E and W sets of the reference', () => {
+  it('requires the D and W sets of the reference, and E plus the user writes a magic link makes', () => {
     const D = ['createUser', 'getUser', 'getUserByEmail', 'getUserByAccount', 'updateUser', 'linkAccount', 'createSession', 'getSessionAndUser', 'updateSession', 'deleteSession'];
-    const E = ['getUserByEmail', 'createVerificationToken', 'useVerificationToken'];
+    const E = ['getUserByEmail', 'createVerificationToken', 'useVerificationToken', 'createUser', 'updateUser'];
     const W = ['createUser', 'getUser', 'linkAccount', 'getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter'];
     const cases = [['database', D], ['email', E], ['webauthn', W]] as const;
     for (const [feature, set] of cases) {
@@ -205,7 +205,7 @@ describe('assertAdapter', () => {
   });
 
   it('needs nothing beyond the features that are on', () => {
-    expect(() => assertAdapter({ getUserByEmail() { return null; }, createVerificationToken: () => null, useVerificationToken: () => null }, { email: true })).not.toThrow();
+    expect(() => assertAdapter({ getUserByEmail() { return null; }, createVerificationToken: () => null, useVerificationToken: () => null, createUser: (u) => u, updateUser: (u) => ({ ...u, email: 'x@example.test', emailVerified: null }) }, { email: true })).not.toThrow();
     expect(() => assertAdapter({}, { email: true, database: false })).toThrow(/createVerificationToken/);
   });
 });
