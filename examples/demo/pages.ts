@@ -1,4 +1,5 @@
-// The demo's own pages: who is signed in, and a page only a signed-in user may see.
+// The demo's own pages: who is signed in (with the accounts and sessions stored for them), and a page
+// only a signed-in user may see.
 import type { Session } from '../../src/index.js';
 import { escapeHtml } from '../../src/http/pages/escape.js';
 import type { DemoServices } from './config.js';
@@ -15,10 +16,25 @@ nav a{margin-right:1rem}
 </style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a><a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>${body}</body></html>`;
 }
 
-export async function homePage(session: Session | null, services: DemoServices): Promise<string> {
+/** What the database knows about the signed-in user: linked provider accounts and live sessions. */
+async function storedState(session: Session, services: DemoServices, sessionToken: string | undefined): Promise<string> {
+  const id = (session.user as { id?: unknown } | undefined)?.id;
+  if (id === undefined || id === null) return '';
+  const [accounts, sessions] = await Promise.all([services.database.linkedAccounts(String(id)), services.database.activeSessions(String(id), sessionToken)]);
+  const accountItems = accounts.length
+    ? accounts.map((a) => `<li><strong>${escapeHtml(a.provider)}</strong> (${escapeHtml(a.type)}) as <code>${escapeHtml(a.providerAccountId)}</code></li>`).join('')
+    : '<li>None: this user signs in with the demo account\'s password.</li>';
+  const sessionItems = sessions
+    .map((s) => `<li><code>${escapeHtml(s.fingerprint)}</code> until ${escapeHtml(s.expires.toISOString())}${s.current ? ' <strong>(this browser)</strong>' : ''}</li>`)
+    .join('');
+  return `<h2>Linked accounts</h2><ul>${accountItems}</ul><h2>Active sessions</h2><ul>${sessionItems}</ul>`;
+}
+
+export async function homePage(session: Session | null, services: DemoServices, sessionToken?: string): Promise<string> {
   const who = session?.user
     ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? ''))}</strong> ${escapeHtml(String(session.user.email ?? ''))}.</p>
-       <p>Session expires ${escapeHtml(session.expires)}.</p><p><a class="button" href="/auth/signout">Sign out</a></p>`
+       <p>Session expires ${escapeHtml(session.expires)}.</p><p><a class="button" href="/auth/signout">Sign out</a></p>
+       ${await storedState(session, services, sessionToken).catch(() => '<p>The database could not be read.</p>')}`
     : `<p>You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>`;
   const notes = services.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('');
   return layout('authchart demo', `<h1>authchart demo</h1><div class="card">${who}</div><div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>`);

@@ -1,6 +1,6 @@
 // The demo `npm start` runs: an h3 app with authchart at /auth, a home page showing who is signed in,
 // and a protected page. Every provider kind works offline with zero configuration.
-import { H3, serve } from 'h3';
+import { H3, getCookie, serve } from 'h3';
 import { createAuthHandler, createAuthMiddleware, getSession } from '../../src/index.js';
 import { createDemoConfig } from './config.js';
 import { homePage, protectedPage } from './pages.js';
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   app.all('/auth/**', createAuthHandler(config));
   app.use('/protected', createAuthMiddleware(config));
   app.get('/protected', async (event) => html(protectedPage(await getSession(event, config))));
-  app.get('/', async (event) => html(await homePage(await getSession(event, config), services)));
+  app.get('/', async (event) => html(await homePage(await getSession(event, config), services, getCookie(event, 'authchart.session-token'))));
   for (const route of services.routes) app.get(route.path, route.handler);
 
   const server = serve(app, { port, hostname: process.env.HOST ?? 'localhost', silent: true });

@@ -7,6 +7,12 @@ import type { AuthRequest } from '../http/request.js';
 import { clearCookie, setCookie } from '../http/response.js';
 import type { SessionStrategyImpl } from './strategy.js';
 
+/** A session row as read, with its user. */
+interface Loaded {
+  row: AdapterSession;
+  user: AdapterUser;
+}
+
 function adapterOf(req: AuthRequest) {
   const adapter = req.config.adapter;
   if (!adapter) throw new MissingAdapter('The database session strategy needs an adapter.');
@@ -14,9 +20,13 @@ function adapterOf(req: AuthRequest) {
 }
 
 function tokenOf(req: AuthRequest): string | undefined {
-  const value = req.cookies[req.cookieOptions.sessionToken.name];
-  // Tokens are opaque, but a sane bound keeps absurd values away from the database.
-  return value && value.length <= 512 ? value : undefined;
+  return req.cookies[req.cookieOptions.sessionToken.name] || undefined;
+}
+
+// Tokens are opaque, but no token we issue is huge or holds control characters; such a cookie is forged,
+// and sending it on would only earn a database error (PostgreSQL refuses NUL) logged as an outage.
+function plausible(token: string): boolean {
+  return token.length <= 512 && !/[\u0000-\u001f\u007f]/.test(token);
 }
 
 function writeCookie(req: AuthRequest, sessionToken: string, expires: Date): void {
@@ -29,92 +39,108 @@ function clearSession(req: AuthRequest): void {
   clearCookie(req, name, options);
 }
 
-async function toSession(req: AuthRequest, row: AdapterSession, user: AdapterUser, update?: { data: unknown }): Promise<Session> {
-  const base: Session = { user: { name: user.name, email: user.email, image: user.image }, expires: row.expires.toISOString() };
-  const params = update
-    ? { session: { ...row, ...base } as unknown as Session, user, newSession: update.data, trigger: 'update' as const }
-    : { session: { ...row, ...base } as unknown as Session, user };
+// Some adapters hand back `expires` as a string (JSON stores); compare instants, never representations.
+function expiresOf(row: AdapterSession): Date {
+  return row.expires instanceof Date ? row.expires : new Date(row.expires as unknown as string);
+}
+
+async function toSession(req: AuthRequest, { row, user }: Loaded, update?: { data: unknown }): Promise<Session> {
+  // The row itself (its token above all) stays on the server: a pass-through session callback must not
+  // hand the HttpOnly cookie's value to client-side JavaScript.
+  const session: Session = { user: { name: user.name, email: user.email, image: user.image }, expires: row.expires.toISOString() };
+  const params = update ? { session, user, newSession: update.data, trigger: 'update' as const } : { session, user };
   return (await req.config.callbacks.session(params)) as Session;
 }
 
-/** Looks the session up; deletes it when expired; moves its expiry when `updateAge` says so. */
-async function load(req: AuthRequest): Promise<{ row: AdapterSession; user: AdapterUser } | null> {
+/** Looks the session up (one adapter call); deletes it when expired; moves its expiry when `updateAge` says so. */
+async function load(req: AuthRequest): Promise<Loaded | null> {
   const sessionToken = tokenOf(req);
   if (!sessionToken) return null;
   const adapter = adapterOf(req);
-  const found = await adapter.getSessionAndUser(sessionToken);
+  const found = plausible(sessionToken) ? await adapter.getSessionAndUser(sessionToken) : null;
   if (!found) {
     clearSession(req);
     return null;
   }
-  const { session, user } = found;
+  const { user } = found;
+  const session = { ...found.session, expires: expiresOf(found.session) };
   const now = Date.now();
   if (session.expires.getTime() <= now) {
-    await Promise.resolve(adapter.deleteSession(sessionToken)).catch(() => {});
+    // Whoever holds this token, an expired row is of no use to anyone: remove it.
+    await adapter.deleteSession(sessionToken).catch((err: unknown) => req.config.logger.error(err as Error));
     clearSession(req);
     return null;
   }
   const { maxAge, updateAge } = req.config.session;
-  const refreshAt = session.expires.getTime() - maxAge * 1000 + updateAge * 1000;
-  if (refreshAt <= now) {
-    const expires = new Date(now + maxAge * 1000);
-    await adapter.updateSession({ sessionToken, expires });
+  const lastExtended = session.expires.getTime() - maxAge * 1000;
+  const expires = new Date(now + maxAge * 1000);
+  // Due once `updateAge` has passed since the expiry was last set; a write that would not move it is skipped,
+  // so the cookie and the row never drift apart (Auth.js re-sets the cookie on every read).
+  if (lastExtended + updateAge * 1000 <= now && expires.getTime() !== session.expires.getTime()) {
+    try {
+      await adapter.updateSession({ sessionToken, expires });
+    } catch (err) {
+      // The row was read, so the session is valid; a database that cannot write now will extend it next time.
+      logFailure(req, err);
+      return { row: session, user };
+    }
     writeCookie(req, sessionToken, expires);
     return { row: { ...session, expires }, user };
   }
   return { row: session, user };
 }
 
+// The database's own failure is what an operator needs to read; anything else (a throwing session
+// callback, a malformed row) is a session error wrapping it.
 function logFailure(req: AuthRequest, err: unknown): void {
-  const error = err instanceof AdapterError ? new SessionTokenError(err, { err }) : new SessionTokenError(err instanceof Error ? err : String(err));
-  req.config.logger.error(error);
+  if (err instanceof AdapterError) req.config.logger.error(err);
+  else req.config.logger.error(new SessionTokenError(err instanceof Error ? err : String(err)));
+}
+
+async function check(req: AuthRequest, update?: { data: unknown }): Promise<Session | null> {
+  try {
+    const loaded = await load(req);
+    if (!loaded) return null;
+    const session = await toSession(req, loaded, update);
+    await dispatchEvent(req.config.events, req.config.logger, 'session', { session });
+    return session;
+  } catch (err) {
+    // Database down: no session, and the cookie is kept for when it comes back.
+    logFailure(req, err);
+    return null;
+  }
 }
 
 export const databaseStrategy: SessionStrategyImpl = {
-  async read(req) {
-    try {
-      const loaded = await load(req);
-      if (!loaded) return null;
-      const session = await toSession(req, loaded.row, loaded.user);
-      await dispatchEvent(req.config.events, req.config.logger, 'session', { session });
-      return session;
-    } catch (err) {
-      // Database down: no session, and the cookie is kept for when it comes back.
-      logFailure(req, err);
-      return null;
-    }
-  },
+  read: (req) => check(req),
+
+  update: (req, data) => check(req, { data }),
 
   async issue(req, { user }) {
     const adapter = adapterOf(req);
-    if (!user.id) throw new SessionTokenError('Cannot create a database session for a user without an id.');
+    if (user.id === undefined || user.id === null || user.id === '') {
+      throw new SessionTokenError('Cannot create a database session for a user without an id.');
+    }
+    const previous = tokenOf(req);
     const sessionToken = req.config.session.generateSessionToken();
     const expires = new Date(Date.now() + req.config.session.maxAge * 1000);
-    await adapter.createSession({ sessionToken, userId: user.id, expires });
+    // Ids compare and travel as strings; an adapter with numeric ids (Auth.js's SQL schemas) casts them back.
+    await adapter.createSession({ sessionToken, userId: String(user.id), expires });
     writeCookie(req, sessionToken, expires);
-  },
-
-  async update(req, data) {
-    try {
-      const loaded = await load(req);
-      if (!loaded) return null;
-      const session = await toSession(req, loaded.row, loaded.user, { data });
-      await dispatchEvent(req.config.events, req.config.logger, 'session', { session });
-      return session;
-    } catch (err) {
-      logFailure(req, err);
-      return null;
+    // The session this browser held before is replaced: its row would otherwise stay valid, held by no one.
+    if (previous && previous !== sessionToken && plausible(previous)) {
+      await adapter.deleteSession(previous).catch((err: unknown) => req.config.logger.error(err as Error));
     }
   },
 
   async signOut(req) {
     const sessionToken = tokenOf(req);
     let session: AdapterSession | null | undefined = null;
-    if (sessionToken) {
+    if (sessionToken && plausible(sessionToken)) {
       try {
         session = (await adapterOf(req).deleteSession(sessionToken)) ?? null;
       } catch (err) {
-        req.config.logger.error(err as Error);
+        logFailure(req, err);
       }
     }
     clearSession(req);
@@ -123,10 +149,10 @@ export const databaseStrategy: SessionStrategyImpl = {
 
   async currentUserId(req) {
     const sessionToken = tokenOf(req);
-    if (!sessionToken) return undefined;
+    if (!sessionToken || !plausible(sessionToken)) return undefined;
     try {
       const found = await adapterOf(req).getSessionAndUser(sessionToken);
-      return found && found.session.expires.getTime() > Date.now() ? String(found.user.id) : undefined;
+      return found && expiresOf(found.session).getTime() > Date.now() ? String(found.user.id) : undefined;
     } catch {
       return undefined;
     }
