@@ -61,7 +61,8 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
       return { user: sameEmail, isNewUser: false, created: false, linked: true };
     }
   }
-  const newUser = { ...user, id: randomUUID(), email: user.email ?? '', emailVerified: null } as AdapterUser;
+  // No e-mail is stored as NULL: '' would let only one such user exist under a unique e-mail column.
+  const newUser = { ...user, id: randomUUID(), email: user.email ?? null, emailVerified: null } as unknown as AdapterUser;
   const { user: created } = await createUserWithAccount(adapter as unknown as Adapter, newUser, account);
   return { user: created, isNewUser: true, created: true, linked: true };
 }

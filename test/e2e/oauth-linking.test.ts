@@ -15,6 +15,9 @@ const accounts: Record<string, AccountClaims> = Object.fromEntries(
 );
 // The same person's work identity: another subject, another e-mail address.
 accounts['dave-work'] = { email: 'dave@work.test', email_verified: true, name: 'Dave at work' };
+// Identities without an e-mail address (some providers withhold it).
+accounts['anon-1'] = { name: 'Anonymous one' };
+accounts['anon-2'] = { name: 'Anonymous two' };
 
 const secret = 'linking-client-secret-0123456789abcdef';
 let op: OidcProviderHarness;
@@ -161,5 +164,17 @@ describe('account linking with the PostgreSQL adapter (PGlite)', () => {
     expect(t.events.createUser).toEqual([]);
     expect(t.events.linkAccount).toEqual([]);
     expect(t.events.signIn).toEqual([]);
+  });
+
+  it('two new users without an e-mail address are two users (stored as NULL, not a shared empty string)', async () => {
+    const t = app();
+    const first = await signInThrough(t, op, 'op-a', 'anon-1');
+    expect(setsSession(first.callback)).toBe(true);
+    const second = await signInThrough(app(), op, 'op-a', 'anon-2');
+    expect(setsSession(second.callback)).toBe(true);
+    const [one, two] = await Promise.all([ownerOf('op-a', 'anon-1'), ownerOf('op-a', 'anon-2')]);
+    expect(one?.id).toBeTruthy();
+    expect(two?.id).toBeTruthy();
+    expect(one?.id).not.toBe(two?.id);
   });
 });
