@@ -11,6 +11,7 @@ import type { Theme } from '../http/pages/theme.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import { defaultCallbacks } from './callbacks.js';
+import { assertWebAuthnProviders } from '../providers/webauthn.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -87,6 +88,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     providersById.set(p.id, p);
   }
   if (config.experimental?.enableWebAuthn) logger.warn('experimental-webauthn', 'WebAuthn support is experimental and may change.');
+  assertWebAuthnProviders(providers);
 
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');

@@ -8,10 +8,12 @@ import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
+import { INSPECT_SEGMENT, inspectFlowRoute, inspectListRoute, inspectMermaidRoute, inspectorEnabled } from './routes/inspect.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
 import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
+import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
 
 /** How a route reports a failure: JSON routes answer with a status, browser routes redirect. */
 type RouteKind = 'json' | 'browser';
@@ -75,6 +77,16 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.post(`${base}/signout`, route(config, 'browser', signOutAction));
   app.get(`${base}/error`, route(config, 'browser', errorPage));
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
+  app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
+  app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
+
+  // The development inspector: not even routed unless `debug: true` outside production.
+  if (inspectorEnabled(config)) {
+    const inspect = `${base}/${INSPECT_SEGMENT}`;
+    app.get(inspect, route(config, 'browser', inspectListRoute));
+    app.get(`${inspect}/mermaid.js`, route(config, 'browser', inspectMermaidRoute));
+    app.get(`${inspect}/:id`, route(config, 'browser', (req, event) => inspectFlowRoute(req, param(event, 'id'))));
+  }
 
   // Anything else under basePath is an unknown action: 400, logged, never a 404 page or a 500.
   const unknown = (event: H3Event) => {

@@ -3,12 +3,16 @@ import { InvalidProvider } from '../core/errors.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import type { FlowDefinition } from './contract.js';
 import { credentialsFlow } from './credentials.js';
+import { emailFlow } from './email.js';
 import { oauthFlow } from './oauth.js';
+import { webauthnFlow } from './webauthn.js';
 
 const builtIn: Partial<Record<string, FlowDefinition>> = {
   credentials: credentialsFlow as unknown as FlowDefinition,
   oauth: oauthFlow as unknown as FlowDefinition,
   oidc: oauthFlow as unknown as FlowDefinition,
+  webauthn: webauthnFlow as unknown as FlowDefinition,
+  email: emailFlow as unknown as FlowDefinition,
 };
 
 /** Registers the built-in flow of a provider type (each flow module registers itself). */

@@ -1,5 +1,7 @@
-// Every built-in provider factory: credentials, generic OAuth/OIDC, and the catalogue presets.
+// Every built-in provider factory: credentials, e-mail, generic OAuth/OIDC, and the catalogue presets.
 export { Credentials, type CredentialsConfig, type CredentialsUserConfig } from './credentials.js';
 export { OAuth, OIDC, definePreset, type OAuthConfig, type OIDCConfig, type OAuthUserConfig, type OIDCUserConfig, type OAuthProviderConfig } from './oauth.js';
+export { Email, Nodemailer, normalizeEmailAddress, sendMagicLinkMail, type EmailConfig, type EmailUserConfig, type EmailServer, type SendVerificationRequestParams } from './email.js';
+export { WebAuthn, Passkey, type WebAuthnConfig, type WebAuthnUserConfig, type RelyingParty } from './webauthn.js';
 export * from './catalogue/index.js';
 export type { CommonProviderOptions, AnyProvider } from './types.js';

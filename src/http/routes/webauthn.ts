@@ -1,0 +1,40 @@
+// GET {basePath}/webauthn-options/:provider starts a WebAuthn ceremony (its flow pauses with the challenge in
+// the flow cookie); GET {basePath}/webauthn-script.js serves the built-in sign-in page's passkey script.
+import { InvalidProvider } from '../../core/errors.js';
+import { handleFlow } from '../flow.js';
+import type { AuthRequest } from '../request.js';
+import { json } from '../response.js';
+import { webauthnScript } from '../webauthn-script.js';
+
+const MAX_EMAIL_LENGTH = 320;
+const emailShape = /^[^\s@]+@[^\s@]+$/;
+
+function badRequest(req: AuthRequest, message: string): Response {
+  return json(req, { error: 'InvalidRequest', message }, 400, { noCache: true });
+}
+
+/**
+ * The options of a registration or authentication, `{ action, options }`, for `?action=register|authenticate`
+ * and an optional `?email=`. Malformed parameters are a 400; everything the flow decides goes through it.
+ */
+export async function webauthnOptionsRoute(req: AuthRequest, providerId: string): Promise<Response> {
+  const provider = req.config.providersById.get(providerId);
+  if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
+  const { action, email } = req.query;
+  if (action && action !== 'register' && action !== 'authenticate') return badRequest(req, 'Invalid action: expected "register" or "authenticate".');
+  if (email !== undefined && email.trim() !== '' && (email.length > MAX_EMAIL_LENGTH || !emailShape.test(email.trim()))) {
+    return badRequest(req, 'Invalid email.');
+  }
+  return handleFlow(req, provider, 'options');
+}
+
+/** The passkey script as a static asset: cacheable, and never sniffed as anything but JavaScript. */
+export function webauthnScriptRoute(): Response {
+  return new Response(webauthnScript, {
+    headers: {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'public, max-age=3600',
+      'x-content-type-options': 'nosniff',
+    },
+  });
+}

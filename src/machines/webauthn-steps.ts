@@ -1,0 +1,318 @@
+// The steps of the WebAuthn flow: what the request asks, who the ceremony is for, the options, verification with
+// @simplewebauthn/server, and the adapter writes. Each step throws one of our typed errors; the machine decides.
+import { randomUUID } from 'node:crypto';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { AccountNotLinked, InvalidCheck, WebAuthnVerificationError } from '../core/errors.js';
+import type { Account, AdapterAuthenticator, AdapterUser } from '../core/types.js';
+import type { WrappedAdapter } from '../adapters/wrap.js';
+import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../providers/webauthn.js';
+import { strategyFor } from '../session/strategy.js';
+import { spendChallenge } from './webauthn-challenges.js';
+import type { FlowServices } from './services.js';
+
+export type Ceremony = 'register' | 'authenticate';
+
+/** What the options request asked for (`?action=&email=`). */
+export interface OptionsRequest {
+  action?: Ceremony;
+  email?: string;
+}
+
+/** Who is asking: the signed-in user, and the user owning the e-mail address given, if any. */
+export interface Subject {
+  sessionUser: AdapterUser | null;
+  emailUser: AdapterUser | null;
+}
+
+/** Whom a new passkey is for: an existing (signed-in) user, or a new user with this e-mail address. */
+export interface Registrant {
+  userId?: string;
+  email: string;
+  name?: string | null;
+}
+
+/** A ceremony's options, as the browser gets them, and the challenge the flow keeps. */
+export interface CeremonyOptions {
+  options: unknown;
+  challenge: string;
+  /** After this time (ms) the answer is refused as expired. */
+  expiresAt: number;
+}
+
+/** A verified new credential, in the adapter's shape minus its owner. */
+export type RegisteredCredential = Omit<AdapterAuthenticator, 'userId' | 'providerAccountId'>;
+
+/** The outcome of storing a registration: the owner, and what was written (for the events). */
+export interface StoredRegistration {
+  user: AdapterUser;
+  account: Account;
+  created: boolean;
+}
+
+/** Who signs in with an authenticator, and who (if anyone) is signed in already. */
+export interface CredentialOwner {
+  user: AdapterUser;
+  account: Account;
+  currentUserId?: string;
+}
+
+/** What the flow decides to do with an options request. */
+export type Choice = Ceremony | 'accountNotLinked' | 'invalidRequest';
+
+/**
+ * The registration rules: authenticate is always allowed; register is allowed for the signed-in user, or when
+ * signed out for an e-mail address no user has (registering a passkey onto someone's existing account without
+ * being signed in as them is refused). Without an action: a signed-out new e-mail registers, anything else
+ * signed out authenticates, and a signed-in caller must say what it wants.
+ */
+export function chooseCeremony(request: OptionsRequest, subject: Subject): Choice {
+  const signedIn = subject.sessionUser !== null;
+  if (request.action === 'authenticate') return 'authenticate';
+  if (request.action === 'register') {
+    if (signedIn) return 'register';
+    if (subject.emailUser) return 'accountNotLinked';
+    return request.email ? 'register' : 'invalidRequest';
+  }
+  if (signedIn) return 'invalidRequest';
+  return request.email && !subject.emailUser ? 'register' : 'authenticate';
+}
+
+/** `?action=` and `?email=` of an options request; undefined when the action is not one we know. */
+export function optionsRequestOf(query: Record<string, string>): OptionsRequest | undefined {
+  const action = query.action || undefined;
+  if (action !== undefined && action !== 'register' && action !== 'authenticate') return undefined;
+  const email = query.email?.trim().toLowerCase() || undefined;
+  return { action, email };
+}
+
+/** The credential of a callback body: a JSON object, or a JSON string of one (forms); anything else is none. */
+export function credentialOf(data: unknown): unknown {
+  if (typeof data === 'string') {
+    try {
+      data = JSON.parse(data);
+    } catch {
+      return undefined;
+    }
+  }
+  return data && typeof data === 'object' && !Array.isArray(data) ? data : undefined;
+}
+
+export const toBase64 = (base64url: string): string => Buffer.from(base64url, 'base64url').toString('base64');
+export const toBase64Url = (base64: string): string => Buffer.from(base64, 'base64').toString('base64url');
+const transportsOf = (stored: string | null | undefined) => (stored ? stored.split(',').filter(Boolean) : undefined);
+
+function adapterOf(s: FlowServices): WrappedAdapter {
+  // Checked at start (MissingAdapter); this only satisfies the type.
+  if (!s.req.config.adapter) throw new Error('WebAuthn needs an adapter.');
+  return s.req.config.adapter;
+}
+
+function providerOf(s: FlowServices): WebAuthnConfig {
+  return s.provider as unknown as WebAuthnConfig;
+}
+
+/** The signed-in user, if the session names one the adapter knows. */
+async function currentUser(s: FlowServices): Promise<AdapterUser | null> {
+  const id = await strategyFor(s.req).currentUserId(s.req);
+  return id ? ((await adapterOf(s).getUser(id)) as AdapterUser | null) : null;
+}
+
+/** Looks up the session's user and, when signed out, the owner of the given e-mail address. */
+export async function resolveSubject(s: FlowServices, request: OptionsRequest): Promise<Subject> {
+  const sessionUser = await currentUser(s);
+  const emailUser = !sessionUser && request.email ? ((await adapterOf(s).getUserByEmail(request.email)) as AdapterUser | null) : null;
+  return { sessionUser, emailUser };
+}
+
+/** Whom a registration is for, from the subject the flow chose `register` for. */
+export function registrantOf(request: OptionsRequest, subject: Subject): Registrant {
+  const u = subject.sessionUser;
+  return u ? { userId: String(u.id), email: u.email, name: u.name ?? null } : { email: request.email ?? '' };
+}
+
+const descriptors = (list: AdapterAuthenticator[]) => list.map((a) => ({ id: toBase64Url(a.credentialID), transports: transportsOf(a.transports) }));
+
+/** Registration options; the user's existing authenticators are excluded so a device is not registered twice. */
+export async function registrationOptions(s: FlowServices, registrant: Registrant): Promise<CeremonyOptions> {
+  const provider = providerOf(s);
+  const rp = relyingPartyFor(provider, s.req.origin);
+  const existing = registrant.userId ? await adapterOf(s).listAuthenticatorsByUserId(registrant.userId) : [];
+  const lib = await loadSimpleWebAuthn();
+  const userName = registrant.email || registrant.name || registrant.userId || 'user';
+  const options = await lib.generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userName,
+    userDisplayName: registrant.name ?? userName,
+    timeout: provider.timeout,
+    attestationType: provider.registrationOptions?.attestationType ?? 'none',
+    authenticatorSelection: provider.registrationOptions?.authenticatorSelection,
+    supportedAlgorithmIDs: provider.registrationOptions?.supportedAlgorithmIDs,
+    excludeCredentials: descriptors(existing),
+  });
+  return { options, challenge: options.challenge, expiresAt: Date.now() + provider.timeout };
+}
+
+/** Authentication options; a known user's credentials are listed (security keys need that), else any passkey. */
+export async function authenticationOptions(s: FlowServices, userId: string | undefined): Promise<CeremonyOptions> {
+  const provider = providerOf(s);
+  const rp = relyingPartyFor(provider, s.req.origin);
+  const existing = userId ? await adapterOf(s).listAuthenticatorsByUserId(userId) : [];
+  const lib = await loadSimpleWebAuthn();
+  const options = await lib.generateAuthenticationOptions({
+    rpID: rp.id,
+    timeout: provider.timeout,
+    userVerification: provider.authenticationOptions?.userVerification,
+    allowCredentials: existing.length > 0 ? descriptors(existing) : undefined,
+  });
+  return { options, challenge: options.challenge, expiresAt: Date.now() + provider.timeout };
+}
+
+function spend(challenge: string, expiresAt: number): void {
+  if (!spendChallenge(challenge, expiresAt)) {
+    throw new InvalidCheck('This WebAuthn challenge was used before (a replayed response).', { expected: 'an unused challenge', actual: challenge });
+  }
+}
+
+function verificationError(err: unknown, what: string): WebAuthnVerificationError {
+  if (err instanceof WebAuthnVerificationError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new WebAuthnVerificationError(`The ${what} could not be verified: ${message}`, err instanceof Error ? { err } : { actual: err });
+}
+
+/** Spends the challenge, then verifies a registration response against it, the origin and the RP ID. */
+export async function verifyRegistration(s: FlowServices, input: { credential: unknown; challenge: string; expiresAt: number }): Promise<RegisteredCredential> {
+  spend(input.challenge, input.expiresAt);
+  const provider = providerOf(s);
+  const rp = relyingPartyFor(provider, s.req.origin);
+  try {
+    const lib = await loadSimpleWebAuthn();
+    const result = await lib.verifyRegistrationResponse({
+      response: input.credential as RegistrationResponseJSON,
+      expectedChallenge: input.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: requiresUserVerification(provider.registrationOptions?.authenticatorSelection?.userVerification),
+      supportedAlgorithmIDs: provider.registrationOptions?.supportedAlgorithmIDs,
+    });
+    if (!result.verified) throw new WebAuthnVerificationError('The registration response was not verified.');
+    const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
+    return {
+      credentialID: toBase64(credential.id),
+      credentialPublicKey: Buffer.from(credential.publicKey).toString('base64'),
+      counter: credential.counter,
+      transports: credential.transports?.length ? credential.transports.join(',') : null,
+      credentialDeviceType,
+      credentialBackedUp,
+    };
+  } catch (err) {
+    throw verificationError(err, 'registration response');
+  }
+}
+
+/**
+ * Creates the user (when new), links the passkey's account and stores the authenticator, all in one transaction
+ * when the adapter has them. Refuses (AccountNotLinked) when who is signed in no longer matches the options:
+ * someone else signed in, or the e-mail address was taken in the meantime.
+ */
+export async function storeRegistration(s: FlowServices, input: { registrant: Registrant; registered: RegisteredCredential }): Promise<StoredRegistration> {
+  const adapter = adapterOf(s);
+  const { registrant, registered } = input;
+  const account: Account = { provider: s.provider.id, type: 'webauthn', providerAccountId: registered.credentialID };
+  const current = await currentUser(s);
+  const currentId = current ? String(current.id) : undefined;
+  if (currentId !== registrant.userId) {
+    throw new AccountNotLinked('The passkey was requested for another user than the one signed in now.', { expected: registrant.userId ?? null, actual: currentId ?? null });
+  }
+  if (!current && (await adapter.getUserByEmail(registrant.email))) {
+    throw new AccountNotLinked('Another user already uses this e-mail address.', { expected: 'an unused e-mail address', actual: registrant.email });
+  }
+  let createdId: string | undefined;
+  const write = async (a: WrappedAdapter): Promise<StoredRegistration> => {
+    const user = current ?? ((await a.createUser({ id: randomUUID(), email: registrant.email, emailVerified: null } as AdapterUser)) as AdapterUser);
+    if (!current) createdId = String(user.id);
+    const owned = { ...account, userId: String(user.id) };
+    await a.linkAccount(owned);
+    await a.createAuthenticator({ ...registered, userId: String(user.id), providerAccountId: account.providerAccountId });
+    return { user, account: owned, created: !current };
+  };
+  if (adapter.withTransaction) return adapter.withTransaction(write);
+  try {
+    return await write(adapter);
+  } catch (err) {
+    // Without a transaction, undo the user this step created rather than leave one without a passkey.
+    if (createdId) await adapter.deleteUser(createdId).catch(() => {});
+    throw err;
+  }
+}
+
+function credentialIdOf(credential: unknown): string {
+  const id = (credential as { id?: unknown } | null | undefined)?.id;
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,1366}$/.test(id)) {
+    throw new WebAuthnVerificationError('The authentication response carries no valid credential id.', { expected: 'base64url credential id', actual: typeof id });
+  }
+  return id;
+}
+
+/** The stored authenticator the response names, or null when the adapter does not know it. */
+export async function findAuthenticator(s: FlowServices, credential: unknown): Promise<AdapterAuthenticator | null> {
+  return adapterOf(s).getAuthenticator(toBase64(credentialIdOf(credential)));
+}
+
+/**
+ * Spends the challenge, then verifies an assertion with the stored public key and counter. A stored key that
+ * cannot be decoded is the server's problem (a plain Error), not a verification failure.
+ */
+export async function verifyAuthentication(
+  s: FlowServices,
+  input: { credential: unknown; challenge: string; expiresAt: number; authenticator: AdapterAuthenticator },
+): Promise<{ newCounter: number }> {
+  spend(input.challenge, input.expiresAt);
+  const provider = providerOf(s);
+  const rp = relyingPartyFor(provider, s.req.origin);
+  const { authenticator } = input;
+  const lib = await loadSimpleWebAuthn();
+  const publicKey = new Uint8Array(Buffer.from(authenticator.credentialPublicKey, 'base64'));
+  const { decodeCredentialPublicKey } = await import('@simplewebauthn/server/helpers');
+  let decoded: unknown;
+  try {
+    decoded = decodeCredentialPublicKey(publicKey);
+  } catch (err) {
+    decoded = err;
+  }
+  // A COSE key is a CBOR map with a key type (label 1); anything else means the stored row is damaged.
+  if (!(decoded instanceof Map) || !decoded.has(1)) {
+    throw new Error(`The stored public key of authenticator ${authenticator.credentialID} is not a COSE key.`, decoded instanceof Error ? { cause: decoded } : undefined);
+  }
+  try {
+    const result = await lib.verifyAuthenticationResponse({
+      response: input.credential as AuthenticationResponseJSON,
+      expectedChallenge: input.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: { id: toBase64Url(authenticator.credentialID), publicKey, counter: Number(authenticator.counter), transports: transportsOf(authenticator.transports) as never },
+      requireUserVerification: requiresUserVerification(provider.authenticationOptions?.userVerification),
+    });
+    if (!result.verified) throw new WebAuthnVerificationError('The authentication response was not verified.');
+    return { newCounter: result.authenticationInfo.newCounter };
+  } catch (err) {
+    throw verificationError(err, 'authentication response');
+  }
+}
+
+/** Stores the authenticator's new signature counter. */
+export async function updateCounter(s: FlowServices, input: { credentialID: string; newCounter: number }): Promise<void> {
+  await adapterOf(s).updateAuthenticatorCounter(input.credentialID, input.newCounter);
+}
+
+/** The user who owns an authenticator (through its account), and who is signed in now. */
+export async function findOwner(s: FlowServices, authenticator: AdapterAuthenticator): Promise<CredentialOwner> {
+  const adapter = adapterOf(s);
+  const stored = await adapter.getAccount(authenticator.providerAccountId, s.provider.id);
+  if (!stored) throw new Error(`Authenticator ${authenticator.credentialID} has no "${s.provider.id}" account.`);
+  const user = (await adapter.getUser(String(stored.userId))) as AdapterUser | null;
+  if (!user) throw new Error(`The account of authenticator ${authenticator.credentialID} belongs to no user.`);
+  const current = await currentUser(s);
+  const account: Account = { provider: s.provider.id, type: 'webauthn', providerAccountId: authenticator.providerAccountId, userId: String(user.id) };
+  return { user, account, currentUserId: current ? String(current.id) : undefined };
+}

@@ -1,0 +1,367 @@
+// The WebAuthn provider and routes through the HTTP layer, on PostgreSQL (PGlite), with a software
+// authenticator: what is stored, what the options say, the events, the checks around the flow cookie, bad
+// input, and the configuration errors raised at start.
+import { Script } from 'node:vm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resolveConfig } from '../../src/core/config.js';
+import { DuplicateConditionalUI, ExperimentalFeatureNotEnabled, MissingAdapter, MissingWebAuthnAutocomplete } from '../../src/core/errors.js';
+import type { AuthConfig } from '../../src/core/options.js';
+import { spendChallenge } from '../../src/machines/webauthn-challenges.js';
+import { chooseCeremony } from '../../src/machines/webauthn-steps.js';
+import { Passkey, relyingPartyFor, WebAuthn } from '../../src/providers/webauthn.js';
+import { ORIGIN, recordingLogger, TEST_SECRET } from '../support/auth-app.js';
+import { SoftAuthenticator } from './webauthn-authenticator.js';
+import {
+  authOn,
+  createWorld,
+  FLOW_COOKIE,
+  getOptions,
+  postCredential,
+  seedPasskey,
+  seedUser,
+  SESSION_COOKIE,
+  signInAs,
+  uniqueEmail,
+  type World,
+} from './webauthn-world.js';
+
+type Options = { action: string; options: Record<string, any> };
+
+let world: World;
+beforeAll(async () => {
+  world = await createWorld();
+});
+afterAll(async () => {
+  await world?.close();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const sessionWrites = (lines: readonly string[]) => lines.filter((l) => l.startsWith(`${SESSION_COOKIE}=`) && !/Max-Age=0/i.test(l));
+
+/** Registers a new user with a new device through the routes; returns the instance, its client and the device. */
+async function registerNewUser(t = authOn(world), email = uniqueEmail('reg')) {
+  const device = new SoftAuthenticator(ORIGIN);
+  const { options } = (await (await getOptions(t.client, { action: 'register', email })).json()) as Options;
+  const res = await postCredential(t, t.client, 'register', device.register(options as never));
+  return { t, device, email, res };
+}
+
+describe('registration and authentication', () => {
+  it('registers a new user: user, account and authenticator stored, events in order, session issued', async () => {
+    const seen: string[] = [];
+    const t = authOn(world, { events: { createUser: () => void seen.push('createUser'), linkAccount: () => void seen.push('linkAccount'), signIn: (m) => void seen.push(`signIn:${m.isNewUser}`) } });
+    const { device, email, res } = await registerNewUser(t);
+    expect(res.status).toBe(302);
+    expect(res.location?.href).toBe(`${ORIGIN}/after`);
+    expect(sessionWrites(res.setCookie)).toHaveLength(1);
+    expect(seen).toEqual(['createUser', 'linkAccount', 'signIn:true']);
+
+    const user = (await world.adapter.getUserByEmail(email))!;
+    const credentialID = device.credentialId.toString('base64');
+    expect(await world.adapter.getAccount(credentialID, 'passkey')).toMatchObject({ type: 'webauthn', providerAccountId: credentialID, userId: user.id });
+    expect(await world.adapter.getAuthenticator(credentialID)).toMatchObject({ userId: user.id, providerAccountId: credentialID, counter: 0, transports: 'internal' });
+    expect(await (await t.client.get('/auth/session')).json()).toMatchObject({ user: { email } });
+  });
+
+  it('signs in with the passkey, stores the counter and refuses a counter that goes back', async () => {
+    const { device, email } = await registerNewUser();
+    const t = authOn(world);
+    for (const expected of [1, 2]) {
+      const client = t.newClient();
+      const { options } = (await (await getOptions(client, { action: 'authenticate' })).json()) as Options;
+      const res = await postCredential(t, client, 'authenticate', device.authenticate(options as never));
+      expect(res.location?.href).toBe(`${ORIGIN}/after`);
+      expect(await (await client.get('/auth/session')).json()).toMatchObject({ user: { email } });
+      expect((await world.adapter.getAuthenticator(device.credentialId.toString('base64')))?.counter).toBe(expected);
+    }
+    const client = t.newClient();
+    const { options } = (await (await getOptions(client, { action: 'authenticate' })).json()) as Options;
+    const res = await postCredential(t, client, 'authenticate', device.authenticate(options as never, { counter: 1 }));
+    expect(res.location?.searchParams.get('error')).toBe('WebAuthnVerificationError');
+    expect(sessionWrites(res.setCookie)).toEqual([]);
+  });
+
+  it('accepts the credential as a JSON body too', async () => {
+    const { device } = await registerNewUser();
+    const t = authOn(world);
+    const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
+    const csrfToken = await t.csrfToken();
+    const res = await t.client.post('/auth/callback/passkey', JSON.stringify({ action: 'authenticate', data: device.authenticate(options as never), csrfToken }), { json: true });
+    expect(res.status).toBe(302);
+    expect(sessionWrites(res.setCookie)).toHaveLength(1);
+  });
+
+  it('adds a second passkey to the signed-in user, excluding the first, and signs in with either', async () => {
+    const { t, device: first, email } = await registerNewUser();
+    const { action, options } = (await (await getOptions(t.client, { action: 'register' })).json()) as Options;
+    expect(action).toBe('register');
+    expect(options.excludeCredentials).toEqual([{ id: first.id, type: 'public-key', transports: ['internal'] }]);
+    const second = new SoftAuthenticator(ORIGIN);
+    const res = await postCredential(t, t.client, 'register', second.register(options as never));
+    expect(res.location?.href).toBe(`${ORIGIN}/after`);
+    const user = (await world.adapter.getUserByEmail(email))!;
+    expect((await world.adapter.listAuthenticatorsByUserId(user.id)).map((a) => a.credentialID).sort()).toEqual(
+      [first, second].map((d) => d.credentialId.toString('base64')).sort(),
+    );
+    for (const device of [first, second]) {
+      const client = t.newClient();
+      const { options: request } = (await (await getOptions(client, { action: 'authenticate', email })).json()) as Options;
+      expect(request.allowCredentials).toHaveLength(2);
+      await postCredential(t, client, 'authenticate', device.authenticate(request as never));
+      expect(await (await client.get('/auth/session')).json()).toMatchObject({ user: { email } });
+    }
+  });
+
+  it('refuses another user’s passkey while signed in (AccountNotLinked)', async () => {
+    const { device } = await registerNewUser();
+    const t = authOn(world);
+    const someoneElse = await seedUser(world);
+    await signInAs(t, t.client, someoneElse.email);
+    const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
+    const res = await postCredential(t, t.client, 'authenticate', device.authenticate(options as never));
+    expect(res.location?.pathname).toBe('/auth/signin');
+    expect(res.location?.searchParams.get('error')).toBe('AccountNotLinked');
+  });
+
+  it('signs in with JWT sessions on an adapter as well', async () => {
+    const { device, email } = await registerNewUser(authOn(world, { session: { strategy: 'jwt' } }));
+    const t = authOn(world, { session: { strategy: 'jwt' } });
+    const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
+    const res = await postCredential(t, t.client, 'authenticate', device.authenticate(options as never));
+    expect(sessionWrites(res.setCookie)[0]).toMatch(/^authchart\.session-token=ey/);
+    expect(await (await t.client.get('/auth/session')).json()).toMatchObject({ user: { email } });
+  });
+});
+
+describe('the challenge and the flow cookie', () => {
+  async function pendingAuthentication() {
+    const owner = await seedUser(world);
+    // A device that never counts (as many synced passkeys): only the spent challenge stops a replay.
+    const device = new SoftAuthenticator(ORIGIN);
+    await seedPasskey(world, owner, device);
+    const t = authOn(world);
+    const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
+    return { t, device, data: device.authenticate(options as never, { counter: 0 }), cookie: t.client.cookies.get(FLOW_COOKIE)! };
+  }
+
+  it('refuses a replayed assertion with the same flow cookie (InvalidCheck), even without a counter', async () => {
+    const { t, data, cookie } = await pendingAuthentication();
+    expect((await postCredential(t, t.client, 'authenticate', data)).location?.href).toBe(`${ORIGIN}/after`);
+    const attacker = t.newClient();
+    attacker.cookies.set(FLOW_COOKIE, cookie, new URL(ORIGIN));
+    const replay = await postCredential(t, attacker, 'authenticate', data);
+    expect(replay.location?.searchParams.get('error')).toBe('Configuration');
+    expect(t.logger.errorTypes().at(-1)).toBe('InvalidCheck');
+    expect(t.logger.errors.at(-1)?.message).toMatch(/used before/);
+    expect(sessionWrites(replay.setCookie)).toEqual([]);
+  });
+
+  it('deletes the flow cookie once used, so the browser cannot send it twice', async () => {
+    const { t, data } = await pendingAuthentication();
+    const res = await postCredential(t, t.client, 'authenticate', data);
+    expect(res.setCookie.some((l) => l.startsWith(`${FLOW_COOKIE}=;`))).toBe(true);
+    const again = await postCredential(t, t.client, 'authenticate', data);
+    expect(t.logger.errorTypes().at(-1)).toBe('InvalidCheck');
+    expect(again.location?.searchParams.get('error')).toBe('Configuration');
+  });
+
+  it.each([
+    ['tampered', (c: string) => c.slice(0, -4) + (c.endsWith('AAAA') ? 'BBBB' : 'AAAA')],
+    ['missing', () => undefined],
+  ])('refuses a %s flow cookie (InvalidCheck)', async (_name, change) => {
+    const { t, data, cookie } = await pendingAuthentication();
+    const changed = change(cookie);
+    if (changed === undefined) t.client.cookies.delete(FLOW_COOKIE);
+    else t.client.cookies.set(FLOW_COOKIE, changed, new URL(ORIGIN));
+    const res = await postCredential(t, t.client, 'authenticate', data);
+    expect(t.logger.errorTypes()).toEqual(['InvalidCheck']);
+    expect(sessionWrites(res.setCookie)).toEqual([]);
+  });
+
+  it('refuses an answer after the ceremony timeout (machine) and after the cookie expiry (cookie)', async () => {
+    for (const minutes of [6, 16]) {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const { t, data } = await pendingAuthentication();
+      vi.setSystemTime(Date.now() + minutes * 60_000);
+      const res = await postCredential(t, t.client, 'authenticate', data);
+      expect(t.logger.errorTypes(), `${minutes} min`).toEqual(['InvalidCheck']);
+      expect(t.logger.errors[0].message).toMatch(minutes === 6 ? /challenge expired/ : /flow cookie/);
+      expect(sessionWrites(res.setCookie)).toEqual([]);
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses a registration answer to an authentication flow, and a cookie of another provider', async () => {
+    const { t, data } = await pendingAuthentication();
+    await postCredential(t, t.client, 'register', data);
+    expect(t.logger.errors.at(-1)?.message).toMatch(/not waiting for "REGISTER"/);
+
+    const both = authOn(world, { providers: [Passkey(), WebAuthn({ enableConditionalUI: false })] });
+    await getOptions(both.client, { action: 'authenticate' });
+    const res = await both.client.post('/auth/callback/webauthn', { action: 'authenticate', data: JSON.stringify(data), csrfToken: await both.csrfToken() });
+    expect(both.logger.errorTypes()).toEqual(['InvalidCheck']);
+    expect(both.logger.errors[0].message).toMatch(/another provider/);
+    expect(sessionWrites(res.setCookie)).toEqual([]);
+  });
+
+  it('requires the CSRF token on the callback (MissingCSRF), and leaves the pending flow alone', async () => {
+    const { t, data } = await pendingAuthentication();
+    const res = await t.client.post('/auth/callback/passkey', { action: 'authenticate', data: JSON.stringify(data) });
+    expect(res.location?.pathname).toBe('/auth/signin');
+    expect(res.location?.searchParams.get('error')).toBe('MissingCSRF');
+    expect((await postCredential(t, t.client, 'authenticate', data)).location?.href).toBe(`${ORIGIN}/after`);
+  });
+
+  it('forgets spent challenges once they would be refused as expired anyway', () => {
+    expect(spendChallenge('c-1', 1_000, 0)).toBe(true);
+    expect(spendChallenge('c-1', 1_000, 500)).toBe(false);
+    expect(spendChallenge('c-2', 5_000, 2_000)).toBe(true);
+    expect(spendChallenge('c-1', 3_000, 2_000)).toBe(true);
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    ['?action=delete', 'Invalid action'],
+    ['?action=register&email=not-an-address', 'Invalid email'],
+    [`?action=register&email=${'a'.repeat(320)}@example.test`, 'Invalid email'],
+  ])('answers 400 JSON to %s', async (query, message) => {
+    const t = authOn(world);
+    const res = await t.client.get(`/auth/webauthn-options/passkey${query}`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'InvalidRequest', message: expect.stringContaining(message) });
+    expect(res.setCookie.some((l) => l.startsWith(`${FLOW_COOKIE}=`))).toBe(false);
+  });
+
+  it.each([
+    ['GET', '/auth/webauthn-options/nope', 'InvalidProvider'],
+    ['GET', '/auth/webauthn-options/credentials', 'UnknownAction'],
+    ['GET', '/auth/callback/passkey', 'UnknownAction'],
+  ])('%s %s redirects to the Configuration page (%s logged)', async (_m, path, type) => {
+    const t = authOn(world);
+    const res = await t.client.get(path);
+    expect(res.status).toBe(302);
+    expect(res.location?.searchParams.get('error')).toBe('Configuration');
+    expect(t.logger.errorTypes()).toEqual([type]);
+  });
+
+  it.each([
+    ['an unknown action', { action: 'delete', data: '{}' }, 'UnknownAction'],
+    ['data that is not JSON', { action: 'authenticate', data: '{"id":' }, 'WebAuthnVerificationError'],
+    ['a credential id that is not base64url', { action: 'authenticate', data: JSON.stringify({ id: 'a b' }) }, 'WebAuthnVerificationError'],
+    ['an empty registration', { action: 'register', data: '{}' }, 'WebAuthnVerificationError'],
+  ])('ends %s in its typed error, without a session', async (_name, body, type) => {
+    const t = authOn(world);
+    await getOptions(t.client, { action: body.action === 'register' ? 'register' : 'authenticate', email: body.action === 'register' ? uniqueEmail('bad') : undefined });
+    const res = await postCredential(t, t.client, body.action, body.data);
+    expect(res.status).toBe(302);
+    expect(t.logger.errorTypes()).toEqual([type]);
+    expect(sessionWrites(res.setCookie)).toEqual([]);
+  });
+
+  it('answers the options as a redirect-as-data to the script (X-Auth-Return-Redirect) when the flow refuses', async () => {
+    const t = authOn(world);
+    const known = await seedUser(world);
+    const res = await t.client.get(`/auth/webauthn-options/passkey?action=register&email=${encodeURIComponent(known.email)}`, { headers: { 'x-auth-return-redirect': '1' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ url: `${ORIGIN}/auth/signin?error=AccountNotLinked` });
+  });
+});
+
+describe('options', () => {
+  it('derives the relying party from the request and lets the provider override it', () => {
+    expect(relyingPartyFor({}, 'https://app.example.com:8443')).toEqual({ id: 'app.example.com', name: 'app.example.com:8443', origin: 'https://app.example.com:8443' });
+    expect(relyingPartyFor({ relyingParty: { name: 'My App', id: 'example.com' } }, 'https://app.example.com')).toEqual({ id: 'example.com', name: 'My App', origin: 'https://app.example.com' });
+  });
+
+  it('asks for resident keys and user verification with Passkey, and uses the relying party', async () => {
+    const t = authOn(world);
+    const res = await getOptions(t.client, { action: 'register', email: uniqueEmail('opts') });
+    expect(res.headers.get('cache-control')).toContain('no-store');
+    const { options } = (await res.json()) as Options;
+    expect(options).toMatchObject({
+      rp: { id: 'localhost', name: 'localhost:3000' },
+      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
+      attestation: 'none',
+      timeout: 300_000,
+    });
+    const request = (await (await getOptions(t.newClient(), { action: 'authenticate' })).json()) as Options;
+    expect(request.options).toMatchObject({ rpId: 'localhost', userVerification: 'required' });
+    expect(request.options.allowCredentials).toBeUndefined();
+  });
+
+  it('chooses the ceremony by the rules of who is asking', () => {
+    const user = { id: 'u', email: 'u@example.test', emailVerified: null };
+    const signedIn = { sessionUser: user, emailUser: null };
+    const signedOut = { sessionUser: null, emailUser: null };
+    const emailTaken = { sessionUser: null, emailUser: user };
+    expect(chooseCeremony({ action: 'authenticate' }, signedIn)).toBe('authenticate');
+    expect(chooseCeremony({ action: 'register' }, signedIn)).toBe('register');
+    expect(chooseCeremony({ action: 'register', email: 'n@x.test' }, signedOut)).toBe('register');
+    expect(chooseCeremony({ action: 'register', email: user.email }, emailTaken)).toBe('accountNotLinked');
+    expect(chooseCeremony({ action: 'register' }, signedOut)).toBe('invalidRequest');
+    expect(chooseCeremony({}, signedIn)).toBe('invalidRequest');
+    expect(chooseCeremony({ email: 'n@x.test' }, signedOut)).toBe('register');
+    expect(chooseCeremony({ email: user.email }, emailTaken)).toBe('authenticate');
+    expect(chooseCeremony({}, signedOut)).toBe('authenticate');
+  });
+
+  it('verifies against an overridden origin: a response from the request origin is then refused', async () => {
+    const t = authOn(world, { providers: [Passkey({ relyingParty: { origin: 'https://login.example.com', id: 'localhost' } })] });
+    const device = new SoftAuthenticator(ORIGIN);
+    const { options } = (await (await getOptions(t.client, { action: 'register', email: uniqueEmail('rp') })).json()) as Options;
+    await postCredential(t, t.client, 'register', device.register(options as never));
+    expect(t.logger.errorTypes()).toEqual(['WebAuthnVerificationError']);
+    expect(t.logger.errors[0].message).toMatch(/origin/i);
+  });
+});
+
+describe('the script', () => {
+  it('is served as JavaScript that parses', async () => {
+    const t = authOn(world);
+    const res = await t.client.get('/auth/webauthn-script.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const source = await res.text();
+    expect(() => new Script(source)).not.toThrow();
+    for (const needle of ['parseCreationOptionsFromJSON', 'parseRequestOptionsFromJSON', 'toJSON()', "'conditional'", 'csrfToken']) expect(source).toContain(needle);
+  });
+
+  it('is loaded by the built-in sign-in page, next to the passkey section', async () => {
+    const t = authOn(world);
+    const page = await (await t.client.get('/auth/signin')).text();
+    expect(page).toContain('src="/auth/webauthn-script.js"');
+    expect(page).toContain('data-options-url="/auth/webauthn-options/passkey"');
+    expect(page).toContain('autocomplete="username webauthn"');
+  });
+});
+
+describe('configuration errors at start', () => {
+  const adapter = () => world.adapter;
+  const base = (overrides: Partial<AuthConfig>): AuthConfig => ({ secret: TEST_SECRET, logger: recordingLogger(), adapter: adapter(), experimental: { enableWebAuthn: true }, providers: [Passkey()], ...overrides });
+
+  it('warns that WebAuthn is experimental, and refuses it without the flag', () => {
+    const logger = recordingLogger();
+    resolveConfig(base({ logger }), { env: {} });
+    expect(logger.warnings).toContain('experimental-webauthn');
+    expect(() => resolveConfig(base({ experimental: {} }), { env: {} })).toThrow(ExperimentalFeatureNotEnabled);
+  });
+
+  it('needs an adapter (MissingAdapter)', () => {
+    expect(() => resolveConfig(base({ adapter: undefined }), { env: {} })).toThrow(MissingAdapter);
+  });
+
+  it('allows conditional UI on one provider only (DuplicateConditionalUI)', () => {
+    expect(() => resolveConfig(base({ providers: [Passkey(), WebAuthn()] }), { env: {} })).toThrow(DuplicateConditionalUI);
+    expect(() => resolveConfig(base({ providers: [Passkey(), WebAuthn({ enableConditionalUI: false })] }), { env: {} })).not.toThrow();
+  });
+
+  it('needs a webauthn autocomplete field for conditional UI (MissingWebAuthnAutocomplete)', () => {
+    const fields = { email: { label: 'Email', autocomplete: 'email' } };
+    expect(() => resolveConfig(base({ providers: [Passkey({ formFields: fields })] }), { env: {} })).toThrow(MissingWebAuthnAutocomplete);
+    expect(() => resolveConfig(base({ providers: [Passkey({ formFields: fields, enableConditionalUI: false })] }), { env: {} })).not.toThrow();
+  });
+});
