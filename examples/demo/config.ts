@@ -1,12 +1,14 @@
-// The demo's authchart configuration and the local services behind it (the demo IdP, and later the
-// mail catcher and database). Real providers join when their AUTH_{PROVIDER}_ID/_SECRET are set.
+// The demo's authchart configuration and the local services behind it (the demo IdP, the database,
+// and the mail catcher). Real providers join when their AUTH_{PROVIDER}_ID/_SECRET are set.
 import { randomBytes } from 'node:crypto';
 import type { EventHandler } from 'h3';
 import type { AuthConfig } from '../../src/index.js';
-import { Credentials, OIDC } from '../../src/providers/index.js';
+import { Credentials, OIDC, Passkey } from '../../src/providers/index.js';
 import { catalogue } from '../../src/providers/catalogue/index.js';
 import { providerEnv } from '../../src/core/env.js';
 import { startDevIdp } from './dev-idp.js';
+import { openDemoDatabase, type DemoDatabase } from './database.js';
+import { addEmailSignIn } from './mailbox.js';
 
 export const DEMO_EMAIL = 'demo@authchart.dev';
 export const DEMO_PASSWORD = 'demo-password';
@@ -16,14 +18,17 @@ export interface DemoServices {
   routes: { path: string; handler: EventHandler }[];
   /** Lines for the home page about what is running. */
   notes: string[];
+  /** Users, accounts and sessions (PGlite under .data/, or DATABASE_URL). */
+  database: DemoDatabase;
   close(): Promise<void>;
 }
 
 export async function createDemoConfig(port: number): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
   const origin = `http://localhost:${port}`;
   const idpPort = Number(process.env.DEMO_IDP_PORT ?? port + 1);
-  const idp = await startDevIdp(idpPort, `${origin}/auth/callback/demo-idp`);
-  const closers: (() => Promise<void>)[] = [() => idp.close()];
+  // PGlite's cold start (~3 s) overlaps the IdP's.
+  const [idp, database] = await Promise.all([startDevIdp(idpPort, `${origin}/auth/callback/demo-idp`), openDemoDatabase()]);
+  const closers: (() => Promise<void>)[] = [() => idp.close(), () => database.close()];
 
   const realProviders = Object.entries(catalogue)
     .filter(([id]) => providerEnv(process.env, id, 'ID') && providerEnv(process.env, id, 'SECRET'))
@@ -33,6 +38,9 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
   const config: AuthConfig = {
     secret,
     trustHost: true,
+    // AUTH_DEBUG=1 logs every flow and opens the flow inspector at /auth/_inspect (never in production).
+    debug: process.env.AUTH_DEBUG === '1',
+    adapter: database.adapter,
     providers: [
       OIDC({ id: 'demo-idp', name: 'Demo IdP', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, checks: ['pkce', 'state', 'nonce'], style: { brandColor: '#4f46e5' } }),
       Credentials({
@@ -44,15 +52,27 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
     ],
     callbacks: {
       authorized: ({ auth }) => Boolean(auth?.user),
+      // The home page lists the user's accounts and sessions, so it needs the user's id.
+      session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id } }),
     },
   };
   const services: DemoServices = {
     routes: [],
-    notes: [`Demo IdP (OpenID Provider) at ${idp.issuer}: sign in as "alice" or "bob", any password.`, `Demo account: ${DEMO_EMAIL} / ${DEMO_PASSWORD}.`],
+    database,
+    notes: [`Users, accounts and sessions: ${database.where}.`, `Demo IdP (OpenID Provider) at ${idp.issuer}: sign in as "alice" or "bob", any password.`, `Demo account: ${DEMO_EMAIL} / ${DEMO_PASSWORD}.`,
+      config.debug ? `Flow inspector: ${origin}/auth/_inspect (AUTH_DEBUG=1).` : 'AUTH_DEBUG=1 opens the flow inspector at /auth/_inspect.'],
     close: async () => {
       for (const close of closers) await close().catch(() => {});
     },
   };
-  const describe = () => [...services.notes, ...(process.env.AUTH_SECRET ? [] : ['AUTH_SECRET is not set: a random secret is used, so sessions end on restart.'])];
+  // The e-mail provider and its mail catcher (/dev/mailbox), or AUTH_EMAIL_SERVER.
+  closers.push(await addEmailSignIn(config, services));
+  // Passkeys (WebAuthn, experimental) keep their authenticators in the database, so they need the adapter.
+  if (config.adapter) {
+    config.experimental = { ...config.experimental, enableWebAuthn: true };
+    config.providers.push(Passkey());
+    services.notes.push(`Passkeys: "Sign in with a passkey" on the sign-in page (open ${origin}, not 127.0.0.1: WebAuthn needs a domain).`);
+  }
+  const describe = () => [...services.notes, ...(process.env.AUTH_SECRET ? [] : ['AUTH_SECRET is not set: a random secret is used, so sign-ins in progress end on restart (stored sessions survive).'])];
   return { config, services, describe };
 }
