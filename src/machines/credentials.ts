@@ -8,6 +8,7 @@ import type { FlowDefinition } from './contract.js';
 import { evidenceFrom, type FlowContextBase } from './context.js';
 import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
 import type { FlowServices } from './services.js';
+import { placeholder, record, sharedGuards, signInTail } from './shared.js';
 import { resolveCredentialsUser } from './credentials-user.js';
 
 export interface CredentialsContext extends FlowContextBase {
@@ -22,11 +23,6 @@ type Emitted =
   | { type: 'signIn'; user: User; account: Account | null; isNewUser?: boolean }
   | { type: 'createUser'; user: User };
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`actor "${name}" was not provided`);
-  });
-
 export const credentialsMachine = setup({
   types: {
     context: {} as CredentialsContext,
@@ -35,16 +31,14 @@ export const credentialsMachine = setup({
     emitted: {} as Emitted,
   },
   actors: {
-    authorize: notProvided('authorize') as unknown as ReturnType<typeof fromPromise<User | null, Record<string, unknown>>>,
-    checkSignIn: notProvided('checkSignIn') as unknown as ReturnType<typeof fromPromise<SignInDecision, { user: User; account: Account; credentials?: Record<string, unknown> }>>,
-    resolveUser: notProvided('resolveUser') as unknown as ReturnType<typeof fromPromise<{ user: User | AdapterUser; isNewUser: boolean }, { user: User }>>,
-    issueSession: notProvided('issueSession') as unknown as ReturnType<typeof fromPromise<void, { user: User; account: Account | null; isNewUser?: boolean }>>,
+    authorize: placeholder<User | null, Record<string, unknown>>('authorize'),
+    checkSignIn: placeholder<SignInDecision, { user: User; account: Account; credentials?: Record<string, unknown> }>('checkSignIn'),
+    resolveUser: placeholder<{ user: User | AdapterUser; isNewUser: boolean }, { user: User }>('resolveUser'),
+    issueSession: placeholder<void, { user: User; account: Account | null; isNewUser?: boolean }>('issueSession'),
   },
   guards: {
     userReturned: ({ event }) => Boolean((event as unknown as { output: User | null }).output),
-    signInAllowed: ({ event }) => (event as unknown as { output: SignInDecision }).output.allowed,
-    signInRedirected: ({ event }) => Boolean((event as unknown as { output: SignInDecision & { redirect?: string } }).output.redirect),
-    errorIs: ({ event }, params: { type: string }) => ((event as unknown as { error: { type?: string } | undefined }).error?.type === params.type),
+    ...sharedGuards,
     createdUser: ({ event }) => Boolean((event as unknown as { output: { isNewUser: boolean } }).output.isNewUser),
   },
   actions: {
@@ -52,7 +46,7 @@ export const credentialsMachine = setup({
       const { user, isNewUser } = (event as unknown as { output: { user: User; isNewUser: boolean } }).output;
       return { user, isNewUser };
     }),
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as { error: unknown }).error) }),
+    recordError: assign(record.error),
     recordCredentialsError: assign({
       failure: ({ event }) => {
         const error = (event as unknown as { error: CredentialsSignin }).error;
@@ -60,7 +54,8 @@ export const credentialsMachine = setup({
       },
     }),
     recordNoUser: assign({ failure: () => ({ message: 'authorize returned no user', expected: 'a user', actual: null }) }),
-    recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
+    recordRefusal: assign(record.refusal),
+    recordRedirect: assign(record.redirect),
   },
 }).createMachine({
   id: 'credentials',
@@ -99,7 +94,7 @@ export const credentialsMachine = setup({
         input: ({ context }) => ({ user: context.user!, account: context.account!, credentials: context.credentials }),
         onDone: [
           { guard: 'signInAllowed', target: 'resolvingUser' },
-          { guard: 'signInRedirected', target: 'redirected', actions: assign({ redirectTo: ({ event }) => (event.output as { redirect: string }).redirect }) },
+          { guard: 'signInRedirected', target: 'redirected', actions: 'recordRedirect' },
           { target: 'failed.accessDenied', actions: 'recordRefusal' },
         ],
         onError: { target: 'failed.accessDenied', actions: 'recordError' },
@@ -121,27 +116,7 @@ export const credentialsMachine = setup({
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
     },
-    issuingSession: {
-      invoke: {
-        id: 'issueSession',
-        src: 'issueSession',
-        input: ({ context }) => ({ user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser }),
-        onDone: { target: 'done' },
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'AccessDenied' } }, target: 'failed.accessDenied', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
-        ],
-      },
-    },
-    done: {
-      type: 'final',
-      meta: { outcome: 'signedIn' },
-      entry: [
-        assign({ credentials: undefined }),
-        emit(({ context }) => ({ type: 'signIn' as const, user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser })),
-      ],
-    },
-    redirected: { type: 'final', meta: { outcome: 'redirected' } },
+    ...signInTail(),
     failed: {
       initial: 'callbackRoute',
       states: {

@@ -22,6 +22,7 @@ import {
   storeToken,
 } from './email-steps.js';
 import type { FlowServices } from './services.js';
+import { output, placeholder, record, sharedGuards, signInTail, type Actor } from './shared.js';
 import { checkSignIn, type SignInDecision } from './steps.js';
 
 export interface EmailContext extends FlowContextBase {
@@ -53,16 +54,7 @@ type Emitted =
   | { type: 'createUser'; user: User }
   | { type: 'updateUser'; user: User };
 
-type Actor<Out, In> = ReturnType<typeof fromPromise<Out, In>>;
-const placeholder = <Out, In>(name: string) =>
-  fromPromise<Out, In>(async () => {
-    throw new Error(`actor "${name}" was not provided`);
-  });
-
 type Errored = { error: unknown };
-type Done<T> = { output: T };
-const output = <T>(event: unknown) => (event as Done<T>).output;
-const errorType = (event: unknown) => ((event as Errored).error as { type?: string } | undefined)?.type;
 
 /** The account an e-mail sign-in presents: the address is the account. */
 function emailAccount(context: EmailContext, user: User): Account {
@@ -98,14 +90,12 @@ export const emailMachine = setup({
     userFound: ({ event }) => output<AdapterUser | null>(event) !== null,
     tokenFound: ({ event }) => output<{ expires: number } | null>(event) !== null,
     tokenExpired: ({ event }) => output<{ expires: number }>(event).expires <= Date.now(),
-    signInAllowed: ({ event }) => output<SignInDecision>(event).allowed,
-    signInRedirected: ({ event }) => Boolean(output<{ redirect?: string }>(event).redirect),
-    errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
+    ...sharedGuards,
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
-    recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
-    recordRedirect: assign({ redirectTo: ({ event }) => output<{ redirect: string }>(event).redirect }),
+    recordError: assign(record.error),
+    recordRefusal: assign(record.refusal),
+    recordRedirect: assign(record.redirect),
     // The mail error stays the evidence; a failed revocation is added to it, not put in its place.
     recordNotRevoked: assign({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom((event as unknown as Errored).error).message ?? 'unknown error'}` }),
@@ -288,24 +278,7 @@ export const emailMachine = setup({
         onError: { target: 'failed.accessDenied', actions: 'recordError' },
       },
     },
-    issuingSession: {
-      invoke: {
-        id: 'issueSession',
-        src: 'issueSession',
-        input: ({ context }) => ({ user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser }),
-        onDone: 'done',
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'AccessDenied' } }, target: 'failed.accessDenied', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
-        ],
-      },
-    },
-    done: {
-      type: 'final',
-      meta: { outcome: 'signedIn' },
-      entry: emit(({ context }) => ({ type: 'signIn' as const, user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser })),
-    },
-    redirected: { type: 'final', meta: { outcome: 'redirected' } },
+    ...signInTail(),
     failed: {
       initial: 'callbackRoute',
       states: {

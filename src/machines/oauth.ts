@@ -8,7 +8,8 @@ import { normalizeOAuthProvider } from '../providers/oauth-normalize.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../providers/oauth.js';
 import { findAccountOwner, linkAccount, type LinkResult } from './account-linking.js';
 import type { FlowDefinition } from './contract.js';
-import { evidenceFrom, type FlowContextBase } from './context.js';
+import type { FlowContextBase } from './context.js';
+import { placeholder, record, sharedGuards, signInTail, type Actor } from './shared.js';
 import { discoverProvider, exchangeCode, prepareAuthorization, readProfile, validateCallback, type OAuthChecks, type TokenResult } from './oauth-steps.js';
 import type { FlowServices } from './services.js';
 import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
@@ -40,15 +41,6 @@ type Emitted =
   | { type: 'createUser'; user: User }
   | { type: 'linkAccount'; user: User; account: Account; profile: User };
 
-type Actor<Out, In> = ReturnType<typeof fromPromise<Out, In>>;
-const placeholder = <Out, In>(name: string) =>
-  fromPromise<Out, In>(async () => {
-    throw new Error(`actor "${name}" was not provided`);
-  });
-
-type Errored = { error: unknown };
-const errorType = (event: unknown) => ((event as Errored).error as { type?: string } | undefined)?.type;
-
 export const oauthMachine = setup({
   types: {
     context: {} as OAuthContext,
@@ -70,12 +62,10 @@ export const oauthMachine = setup({
   guards: {
     needsDiscovery: ({ event }) => event.type === 'START' && event.discover,
     flowExpired: ({ context, event }) => event.type === 'CALLBACK' && event.at - context.startedAt > OAUTH_FLOW_TTL_MS,
-    errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
-    signInAllowed: ({ event }) => (event as unknown as { output: SignInDecision }).output.allowed,
-    signInRedirected: ({ event }) => Boolean((event as unknown as { output: { redirect?: string } }).output.redirect),
+    ...sharedGuards,
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(record.error),
     recordExpired: assign({
       failure: ({ context, event }) => ({
         message: 'The sign-in took too long; please start again.',
@@ -83,7 +73,8 @@ export const oauthMachine = setup({
         actual: `${(event as { at: number }).at - context.startedAt} ms`,
       }),
     }),
-    recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
+    recordRefusal: assign(record.refusal),
+    recordRedirect: assign(record.redirect),
     emitLinkEvents: enqueueActions(({ enqueue, event, context }) => {
       const result = (event as unknown as { output: LinkResult }).output;
       if (result.created) enqueue(emit({ type: 'createUser', user: result.user }));
@@ -195,7 +186,7 @@ export const oauthMachine = setup({
         input: ({ context }) => ({ user: context.owner ?? context.user!, account: context.account!, profile: context.profile }),
         onDone: [
           { guard: 'signInAllowed', target: 'linking' },
-          { guard: 'signInRedirected', target: 'redirected', actions: assign({ redirectTo: ({ event }) => (event.output as { redirect: string }).redirect }) },
+          { guard: 'signInRedirected', target: 'redirected', actions: 'recordRedirect' },
           { target: 'failed.accessDenied', actions: 'recordRefusal' },
         ],
         onError: { target: 'failed.accessDenied', actions: 'recordError' },
@@ -216,24 +207,7 @@ export const oauthMachine = setup({
         ],
       },
     },
-    issuingSession: {
-      invoke: {
-        id: 'issueSession',
-        src: 'issueSession',
-        input: ({ context }) => ({ user: context.user!, account: context.account ?? null, profile: context.profile, isNewUser: context.isNewUser }),
-        onDone: 'done',
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'AccessDenied' } }, target: 'failed.accessDenied', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
-        ],
-      },
-    },
-    done: {
-      type: 'final',
-      meta: { outcome: 'signedIn' },
-      entry: emit(({ context }) => ({ type: 'signIn' as const, user: context.user!, account: context.account ?? null, profile: context.profile, isNewUser: context.isNewUser })),
-    },
-    redirected: { type: 'final', meta: { outcome: 'redirected' } },
+    ...signInTail(),
     failed: {
       initial: 'callbackRoute',
       states: {

@@ -8,6 +8,7 @@ import { bodyString } from '../http/request.js';
 import type { FlowDefinition } from './contract.js';
 import { evidenceFrom, type FlowContextBase } from './context.js';
 import type { FlowServices } from './services.js';
+import { output, placeholder, record, sharedGuards, signInTail } from './shared.js';
 import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
 import {
   authenticationOptions,
@@ -61,16 +62,6 @@ type Emitted =
   | { type: 'createUser'; user: User }
   | { type: 'linkAccount'; user: User; account: Account; profile: User };
 
-type Actor<Out, In> = ReturnType<typeof fromPromise<Out, In>>;
-const placeholder = <Out, In>(name: string) =>
-  fromPromise<Out, In>(async () => {
-    throw new Error(`actor "${name}" was not provided`);
-  }) as Actor<Out, In>;
-
-type Done<T> = { output: T };
-type Errored = { error: unknown };
-const output = <T>(event: unknown) => (event as Done<T>).output;
-const errorType = (event: unknown) => ((event as Errored).error as { type?: string } | undefined)?.type;
 
 /** What a ceremony's options step leaves in context while the flow waits (and nothing it should not keep). */
 const pause = (action: 'register' | 'authenticate', out: CeremonyOptions) => ({
@@ -111,16 +102,17 @@ export const webauthnMachine = setup({
       const owner = output<CredentialOwner>(event);
       return owner.currentUserId !== undefined && owner.currentUserId !== String(owner.user.id);
     },
-    errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
-    signInAllowed: ({ event }) => output<SignInDecision>(event).allowed,
-    signInRedirected: ({ event }) => Boolean((output<SignInDecision>(event) as { redirect?: string }).redirect),
+    // Written out (not spread) so xstate infers this machine's guard parameters for enqueueActions.
+    errorIs: ({ event }, params: { type: string }) => sharedGuards.errorIs({ event }, params),
+    signInAllowed: ({ event }) => sharedGuards.signInAllowed({ event }),
+    signInRedirected: ({ event }) => sharedGuards.signInRedirected({ event }),
   },
   actions: {
     receive: assign(({ event }) => {
       const e = event as unknown as CredentialEvent;
       return { credential: e.credential, callbackUrl: e.callbackUrl };
     }),
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(record.error),
     recordEmailTaken: assign({
       failure: ({ context }) => ({
         message: 'A passkey for an e-mail address that already has a user can only be added by that user, signed in.',
@@ -152,8 +144,8 @@ export const webauthnMachine = setup({
         return { message: 'This passkey belongs to another user than the one signed in.', expected: owner.currentUserId, actual: String(owner.user.id) };
       },
     }),
-    recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
-    recordRedirect: assign({ redirectTo: ({ event }) => (output<SignInDecision>(event) as { redirect: string }).redirect }),
+    recordRefusal: assign(record.refusal),
+    recordRedirect: assign(record.redirect),
     recordStored: enqueueActions(({ enqueue, event }) => {
       const stored = output<StoredRegistration>(event);
       if (stored.created) enqueue(emit({ type: 'createUser', user: stored.user }));
@@ -339,24 +331,7 @@ export const webauthnMachine = setup({
         },
       },
     },
-    issuingSession: {
-      invoke: {
-        id: 'issueSession',
-        src: 'issueSession',
-        input: ({ context }) => ({ user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser }),
-        onDone: 'done',
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'AccessDenied' } }, target: 'failed.accessDenied', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
-        ],
-      },
-    },
-    done: {
-      type: 'final',
-      meta: { outcome: 'signedIn' },
-      entry: emit(({ context }) => ({ type: 'signIn' as const, user: context.user!, account: context.account ?? null, isNewUser: context.isNewUser })),
-    },
-    redirected: { type: 'final', meta: { outcome: 'redirected' } },
+    ...signInTail(),
     failed: {
       initial: 'callbackRoute',
       states: {
