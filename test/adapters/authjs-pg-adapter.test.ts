@@ -10,46 +10,11 @@ import { AdapterError, MissingAdapterMethods } from '../../src/core/errors.js';
 import type { Adapter } from '../../src/adapters/types.js';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../../src/adapters/wrap.js';
 import { createUserWithAccount } from '../../src/adapters/create-user.js';
+import { authjsSchema } from '../support/authjs-pg-schema.js';
 
 const url = process.env.DATABASE_URL;
 
-// The tables and columns `@auth/pg-adapter` 1.11 queries (read from its index.js); types are ours. Ids are
-// SERIAL, as in Auth.js's documented schema, so this adapter hands back numeric ids: see the last test.
-const authjsSchema = [
-  `CREATE TABLE users (
-    id SERIAL PRIMARY KEY,
-    name TEXT,
-    email TEXT,
-    "emailVerified" TIMESTAMPTZ,
-    image TEXT
-  )`,
-  `CREATE TABLE accounts (
-    id SERIAL PRIMARY KEY,
-    "userId" INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    "providerAccountId" TEXT NOT NULL,
-    refresh_token TEXT,
-    access_token TEXT,
-    expires_at BIGINT,
-    id_token TEXT,
-    scope TEXT,
-    session_state TEXT,
-    token_type TEXT
-  )`,
-  `CREATE TABLE sessions (
-    id SERIAL PRIMARY KEY,
-    "userId" INTEGER NOT NULL,
-    expires TIMESTAMPTZ NOT NULL,
-    "sessionToken" TEXT NOT NULL
-  )`,
-  `CREATE TABLE verification_token (
-    identifier TEXT NOT NULL,
-    expires TIMESTAMPTZ NOT NULL,
-    token TEXT NOT NULL,
-    PRIMARY KEY (identifier, token)
-  )`,
-];
+// The tables `@auth/pg-adapter` 1.11 queries, with SERIAL (numeric) ids as Auth.js documents them: see the last test.
 
 // Compile-time proof, independent of the server: the Auth.js adapter's declared type is assignable to ours.
 expectTypeOf(AuthjsPgAdapter).returns.toExtend<Adapter>();

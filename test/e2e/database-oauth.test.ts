@@ -13,7 +13,7 @@ import { OIDC } from '../../src/providers/oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';
 import { adapterCalls, closedPort, passwordProvider, pgliteDatabase, readSession, serverSchema, signIn, writes, type TestDatabase } from '../session/database-harness.js';
-import { authjsSchema } from '../session/database-authjs-schema.js';
+import { authjsSchema } from '../support/authjs-pg-schema.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
 /** An OP account whose id (our providerAccountId), e-mail and name are all SQL-shaped. */

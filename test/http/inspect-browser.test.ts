@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { FlowRecord } from '../../src/machines/trace.js';
 import { Credentials } from '../../src/providers/credentials.js';
-import { OAuth } from '../../src/providers/oauth.js';
+import { offlineOAuth } from '../support/offline-oauth.js';
 import { hasChromium, launchChromium } from '../e2e/peers/browser.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 
@@ -16,16 +16,7 @@ const credentials = Credentials({
   },
 });
 
-const acme = OAuth({
-  id: 'acme',
-  name: 'Acme',
-  clientId: 'client',
-  clientSecret: 'secret',
-  authorization: 'https://acme.test/authorize?scope=read',
-  token: 'https://acme.test/token',
-  userinfo: 'https://acme.test/me',
-  checks: ['pkce', 'state'],
-});
+const acme = offlineOAuth;
 
 let browser: Browser;
 beforeAll(async () => {

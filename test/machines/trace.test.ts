@@ -8,7 +8,7 @@ import * as authchart from '../../src/index.js';
 import { toMermaidPath } from '../../src/machines/mermaid.js';
 import { errorEvidence, flowRecord, formatFlowRecord, isFlowId, plainValue, type FlowRecord } from '../../src/machines/trace.js';
 import { Credentials } from '../../src/providers/credentials.js';
-import { OAuth } from '../../src/providers/oauth.js';
+import { offlineOAuth } from '../support/offline-oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 
 const credentials = Credentials({
@@ -20,17 +20,7 @@ const credentials = Credentials({
   },
 });
 
-const acme = OAuth({
-  id: 'acme',
-  name: 'Acme',
-  clientId: 'client',
-  clientSecret: 'secret',
-  authorization: 'https://acme.test/authorize?scope=read',
-  token: 'https://acme.test/token',
-  userinfo: 'https://acme.test/me',
-  // The state check fails the forged callback before any request could leave for acme.test.
-  checks: ['pkce', 'state'],
-});
+const acme = offlineOAuth;
 
 /** The flow records a recording logger received, in order. */
 function records(t: TestAuth): FlowRecord[] {

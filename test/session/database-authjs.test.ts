@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { Adapter } from '../../src/adapters/types.js';
 import type { AuthConfig, SessionCallbackParams } from '../../src/core/options.js';
 import { ORIGIN, testAuth } from '../support/auth-app.js';
-import { authjsSchema } from './database-authjs-schema.js';
+import { authjsSchema } from '../support/authjs-pg-schema.js';
 import { adapterCalls, clears, DAY, passwordProvider, readSession, serverSchema, SESSION_COOKIE, signIn, UUID, writes, type TestDatabase } from './database-harness.js';
 
 const url = process.env.DATABASE_URL;
