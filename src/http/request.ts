@@ -36,16 +36,20 @@ function firstHeaderValue(value: string | null): string | undefined {
   return value?.split(',')[0]?.trim() || undefined;
 }
 
-/** The origin of the deployment, or UntrustedHost when it cannot be known safely. */
-export function detectOrigin(request: Request, config: InternalConfig): string {
+/**
+ * The origin of the deployment, or UntrustedHost when it cannot be known safely. `url` is `request.url` already
+ * parsed, when the caller has it.
+ */
+export function detectOrigin(request: Request, config: InternalConfig, url = new URL(request.url)): string {
   if (config.url) return config.url.origin;
-  const url = new URL(request.url);
   if (!config.trustHost) {
     throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost: true\` or AUTH_URL.`);
   }
   const host = firstHeaderValue(request.headers.get('x-forwarded-host')) ?? firstHeaderValue(request.headers.get('host')) ?? url.host;
   const protoHeader = firstHeaderValue(request.headers.get('x-forwarded-proto'));
   const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol.replace(':', '');
+  // The usual case, a Host header naming the URL's own host: its origin is already parsed (this runs on every request).
+  if (host === url.host && `${proto}:` === url.protocol) return url.origin;
   try {
     return new URL(`${proto}://${host}`).origin;
   } catch {
@@ -107,6 +111,8 @@ export async function readBody(request: Request): Promise<Record<string, unknown
 
 function queryOf(url: URL): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
+  // Most requests have no query; `searchParams` would build an object just to find that out.
+  if (!url.search) return out;
   // The first value of a repeated query key wins; query strings are not state-changing input.
   for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
   return out;
@@ -114,8 +120,8 @@ function queryOf(url: URL): Record<string, string> {
 
 /** Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. */
 export async function createAuthRequest(request: Request, config: InternalConfig): Promise<AuthRequest> {
-  const origin = detectOrigin(request, config);
   const url = new URL(request.url);
+  const origin = detectOrigin(request, config, url);
   const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
   const cookieHeader = request.headers.get('cookie');
   const cookies = cookieHeader ? (parseCookie(cookieHeader) as Record<string, string>) : {};
@@ -127,7 +133,8 @@ export async function createAuthRequest(request: Request, config: InternalConfig
     origin,
     authUrl: `${origin}${config.basePath}`,
     query: queryOf(url),
-    body: await readBody(request),
+    // Only a POST has a body to read; not awaiting one otherwise saves a turn of the event loop per request.
+    body: request.method === 'POST' ? await readBody(request) : {},
     cookies,
     isSecure,
     cookieOptions: cookieOptionsFor(config, isSecure),

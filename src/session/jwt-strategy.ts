@@ -1,5 +1,6 @@
 // JWT sessions: the encrypted token lives in the (chunked) session cookie.
 // The cookie is re-encrypted only when the jwt callback changed the token or `updateAge` has passed.
+import { defaultCallbacks } from '../core/callbacks.js';
 import { AccessDenied, JWTSessionError } from '../core/errors.js';
 import type { JWT, Session } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
@@ -70,17 +71,19 @@ export const jwtStrategy: SessionStrategyImpl = {
     const token = await decodeOrClear(req);
     if (!token) return null;
     try {
-      const before = JSON.stringify(token);
-      const next = await req.config.callbacks.jwt({ token: { ...token } });
+      const { callbacks, events } = req.config;
+      // The built-in jwt callback hands the token back untouched, so only a user's callback needs the comparison.
+      const before = callbacks.jwt === defaultCallbacks.jwt ? undefined : JSON.stringify(token);
+      const next = await callbacks.jwt({ token: { ...token } });
       if (next === null) {
         clearSession(req);
         return null;
       }
-      const changed = JSON.stringify(next) !== before;
+      const changed = before !== undefined && JSON.stringify(next) !== before;
       const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
       const current = changed || due ? await writeToken(req, next) : next;
       const session = await toSession(req, current);
-      await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: current });
+      if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: current });
       return session;
     } catch (err) {
       // A failing callback must not sign anyone in, nor crash the request.

@@ -1,0 +1,88 @@
+// Benchmark 6: what an app ships for credentials + one OAuth provider (GitHub), bundled by esbuild (minified ESM,
+// Node built-ins external) and gzipped: authchart's public entries against @auth/core's.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { NOT_INSTALLED } from './contenders.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BENCH = fileURLToPath(new URL('.', import.meta.url));
+
+export const BUNDLE_SIDES = ['authchart', 'Auth.js'] as const;
+export type BundleSide = (typeof BUNDLE_SIDES)[number];
+
+/** The import an app writes, as an esbuild entry. */
+const ENTRIES: Record<BundleSide, { contents: string; resolveDir: string }> = {
+  authchart: {
+    contents: `export { AuthInit, Credentials } from './src/index.ts';\nexport { GitHub } from './src/providers/index.ts';\n`,
+    resolveDir: ROOT,
+  },
+  'Auth.js': {
+    contents: `export { Auth } from '@auth/core';\nexport { default as Credentials } from '@auth/core/providers/credentials';\nexport { default as GitHub } from '@auth/core/providers/github';\n`,
+    resolveDir: BENCH,
+  },
+};
+
+// Optional peers that only e-mail, WebAuthn and database users install; an app with credentials + OAuth never
+// loads them, so they are left out rather than counted.
+const OPTIONAL_PEERS = ['@simplewebauthn/server', '@simplewebauthn/server/*', 'nodemailer', 'pg', '@electric-sql/pglite'];
+
+export interface BundleFigures {
+  minifiedBytes: number;
+  gzipBytes: number;
+  /** Largest contributors (by package), minified bytes. */
+  largest: { name: string; bytes: number }[];
+}
+
+export type BundleResult = Record<BundleSide, BundleFigures | { skipped: string }>;
+
+function packageOf(path: string): string {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  return m ? m[1] : '(own code)';
+}
+
+function largest(metafile: Metafile): { name: string; bytes: number }[] {
+  const byPackage = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = packageOf(path);
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 6);
+}
+
+async function bundle(side: BundleSide): Promise<BundleFigures> {
+  const { contents, resolveDir } = ENTRIES[side];
+  const out = await build({
+    stdin: { contents, resolveDir, loader: 'ts', sourcefile: `${side}-entry.ts` },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: OPTIONAL_PEERS,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  const code = out.outputFiles[0].contents;
+  return { minifiedBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength, largest: largest(out.metafile) };
+}
+
+/**
+ * Bundles both sides. Sizes are deterministic, so one build each is the whole measurement.
+ *
+ * @example
+ * const { authchart } = await benchBundle()
+ */
+export async function benchBundle(): Promise<BundleResult> {
+  const authjsInstalled = existsSync(join(BENCH, 'node_modules', '@auth', 'core', 'package.json'));
+  return {
+    authchart: await bundle('authchart'),
+    'Auth.js': authjsInstalled ? await bundle('Auth.js') : { skipped: NOT_INSTALLED },
+  };
+}

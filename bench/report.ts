@@ -1,0 +1,207 @@
+// Turns the figures of a run into bench/RESULTS.md: the conditions, one table per benchmark with min / median / max
+// and the ratio ours / theirs, and the issue's targets with whether this run met them.
+import type { BundleResult } from './bundle.js';
+import type { DatabaseResult } from './database.js';
+import type { HttpLoadResult } from './http-load.js';
+import type { Spread } from './measure.js';
+import type { OidcFlowResult } from './oidc-flow.js';
+import { IN_FLIGHT, type SessionCheckResult } from './session-check.js';
+import type { BenchResults } from './suite.js';
+
+type Skippable<T> = T | { skipped: string };
+const ran = <T extends object>(x: Skippable<T> | undefined): x is T => x !== undefined && !('skipped' in x);
+const why = (x: { skipped: string } | object | undefined, failure?: string): string =>
+  failure ? `failed: ${failure}` : x && 'skipped' in x ? (x as { skipped: string }).skipped : 'not run';
+
+/** 12,345 / 123 / 12.3 / 1.23: three significant digits at most below 1,000. */
+export function num(n: number): string {
+  if (!Number.isFinite(n)) return '–';
+  const abs = Math.abs(n);
+  if (abs >= 1000) return Math.round(n).toLocaleString('en-US');
+  if (abs >= 100) return n.toFixed(0);
+  if (abs >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+const spread = (s: Spread): string => `${num(s.min)} / **${num(s.median)}** / ${num(s.max)}`;
+const ratio = (a: number, b: number): string => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '–');
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+
+function sessionSection(r: SessionCheckResult | undefined, failure?: string): string[] {
+  const out = ['## 1. Session check in process (`GET /auth/session`, valid JWT cookie, `app.fetch`)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push(`Token: authchart ${r.tokenChars.authchart} characters, Auth.js ${r.tokenChars.authjs ?? '–'}. Each figure: min / **median** / max over rounds.`, '');
+  out.push(`| side | ops/s sequential | CPU µs/op sequential | ops/s ${IN_FLIGHT} in flight | CPU µs/op ${IN_FLIGHT} in flight |`, '|---|---|---|---|---|');
+  for (const [side, f] of Object.entries(r.sides)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | | |`);
+    else out.push(`| ${side} | ${spread(f.sequential.opsPerSec)} | ${spread(f.sequential.cpuUsPerOp)} | ${spread(f.inFlight.opsPerSec)} | ${spread(f.inFlight.cpuUsPerOp)} |`);
+  }
+  const ours = r.sides.authchart;
+  const theirs = r.sides['Auth.js'];
+  const floor = r.sides['floor: decodeSync (node:crypto)'];
+  out.push('');
+  if (ran(ours) && ran(theirs)) {
+    out.push(`- Throughput authchart / Auth.js (medians): sequential ${ratio(ours.sequential.opsPerSec.median, theirs.sequential.opsPerSec.median)}, ${IN_FLIGHT} in flight ${ratio(ours.inFlight.opsPerSec.median, theirs.inFlight.opsPerSec.median)}; CPU per check authchart / Auth.js ${ratio(ours.sequential.cpuUsPerOp.median, theirs.sequential.cpuUsPerOp.median)}.`);
+  }
+  if (ran(ours) && ran(floor)) {
+    out.push(`- authchart against the node:crypto floor (medians): CPU per check ${ratio(ours.sequential.cpuUsPerOp.median, floor.sequential.cpuUsPerOp.median)} the floor's, throughput ${ratio(floor.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} below it.`);
+    const framework = r.sides['floor: h3 app.fetch, same JSON'];
+    if (ran(framework)) {
+      const [all, h3, crypto] = [ours, framework, floor].map((f) => f.sequential.cpuUsPerOp.median);
+      out.push(`- Where authchart's ${num(all)} µs of CPU per check go (medians): ${num(h3)} µs h3 + Request/Response, ${num(crypto)} µs opening the token (decodeSync), ${num(all - h3 - crypto)} µs the rest of authchart (cookies, callbacks, session JSON).`);
+    }
+  }
+  return [...out, ''];
+}
+
+function httpSection(r: HttpLoadResult | undefined, failure?: string): string[] {
+  const out = ['## 2. Session check over HTTP (node:http on 127.0.0.1, autocannon in a second process, 10 connections)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push('| side | requests/s | p99 latency ms | server CPU µs/request |', '|---|---|---|---|');
+  for (const [side, f] of Object.entries(r)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | |`);
+    else out.push(`| ${side} | ${spread(f.requestsPerSec)} | ${spread(f.p99Ms)} | ${spread(f.serverCpuUsPerReq)} |`);
+  }
+  const ours = r.authchart;
+  const theirs = r['Auth.js'];
+  out.push('');
+  if (ran(ours) && ran(theirs)) {
+    out.push(`- authchart / Auth.js (medians): requests/s ${ratio(ours.requestsPerSec.median, theirs.requestsPerSec.median)}, p99 ${ratio(ours.p99Ms.median, theirs.p99Ms.median)}, server CPU ${ratio(ours.serverCpuUsPerReq.median, theirs.serverCpuUsPerReq.median)}.`, '');
+  }
+  return out;
+}
+
+function oidcSections(r: OidcFlowResult | undefined, failure?: string): string[] {
+  const out = ['## 3. OIDC sign-in against a local oidc-provider (code + PKCE + state + nonce)', ''];
+  if (!r) return [...out, why(undefined, failure), '', '## 4. Bytes on the wire', '', why(undefined, failure), ''];
+  out.push(
+    "The OP runs in a child process. App time: the app's own requests (CSRF, sign-in, callback with its calls to the OP); CPU: this process during them; whole flow: including the user's login at the OP.",
+    '',
+    '| side | app time ms/flow | CPU ms/flow | whole flow ms | requests to the OP/flow |',
+    '|---|---|---|---|---|',
+  );
+  for (const [side, f] of Object.entries(r)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | | |`);
+    else out.push(`| ${side} | ${spread(f.appMs)} | ${spread(f.cpuMs)} | ${spread(f.totalMs)} | ${f.opRequests} |`);
+  }
+  const ours = r.authchart;
+  const theirs = r['Auth.js'];
+  out.push('');
+  if (ran(ours) && ran(theirs)) {
+    out.push(`- authchart / Auth.js (medians): app time ${ratio(ours.appMs.median, theirs.appMs.median)}, CPU ${ratio(ours.cpuMs.median, theirs.cpuMs.median)}.`, '');
+  }
+  out.push('## 4. Bytes on the wire (one OIDC sign-in)', '', '| side | flow cookies | flow Set-Cookie bytes | cookie header at callback | session Set-Cookie bytes |', '|---|---|---|---|---|');
+  for (const [side, f] of Object.entries(r)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | | |`);
+    else {
+      const c = f.cookies;
+      out.push(`| ${side} | ${c.flowCookieNames.map((n) => `\`${n}\``).join(', ')} | ${c.flowSetCookieBytes} | ${c.callbackCookieHeaderBytes} | ${c.sessionSetCookieBytes} |`);
+    }
+  }
+  out.push('');
+  if (ran(ours) && ran(theirs)) {
+    out.push(`- authchart / Auth.js: flow cookies ${ratio(ours.cookies.flowSetCookieBytes, theirs.cookies.flowSetCookieBytes)}, cookie header at callback ${ratio(ours.cookies.callbackCookieHeaderBytes, theirs.cookies.callbackCookieHeaderBytes)}, session cookie ${ratio(ours.cookies.sessionSetCookieBytes, theirs.cookies.sessionSetCookieBytes)}.`, '');
+  }
+  return out;
+}
+
+function databaseSection(r: DatabaseResult | undefined, failure?: string): string[] {
+  const out = ['## 5. Database session check (`GET /auth/session`, session-token cookie)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push(`| side | SQL statements/check | checks/s sequential | CPU µs/check sequential | checks/s ${IN_FLIGHT} in flight |`, '|---|---|---|---|---|');
+  for (const [side, f] of Object.entries(r)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | | |`);
+    else out.push(`| ${side} | ${num(f.queriesPerCheck)} | ${spread(f.sequential.checksPerSec)} | ${spread(f.sequential.cpuUsPerCheck)} | ${spread(f.inFlight.checksPerSec)} |`);
+  }
+  return [...out, ''];
+}
+
+function bundleSection(r: BundleResult | undefined, failure?: string): string[] {
+  const out = ['## 6. Bundle: credentials + GitHub (esbuild, minified ESM, Node built-ins external, gzip -9)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push('| side | minified | gzipped | largest parts (minified) |', '|---|---|---|---|');
+  for (const [side, f] of Object.entries(r)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | |`);
+    else out.push(`| ${side} | ${kb(f.minifiedBytes)} | ${kb(f.gzipBytes)} | ${f.largest.map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')} |`);
+  }
+  const ours = r.authchart;
+  const theirs = r['Auth.js'];
+  out.push('');
+  if (ran(ours) && ran(theirs)) out.push(`- authchart / Auth.js gzipped: ${ratio(ours.gzipBytes, theirs.gzipBytes)}.`, '');
+  return out;
+}
+
+/** One of the issue's targets, judged on this run's medians (`met` undefined when a side did not run). */
+export interface Target {
+  name: string;
+  figure: string;
+  met: boolean | undefined;
+}
+
+/**
+ * The issue's targets against this run.
+ *
+ * @example
+ * const missed = targets(results).filter((t) => t.met === false)
+ */
+export function targets(results: BenchResults): Target[] {
+  const out: Target[] = [];
+  const s = results.session?.sides;
+  const ours = s?.authchart;
+  const theirs = s?.['Auth.js'];
+  const floor = s?.['floor: decodeSync (node:crypto)'];
+  if (ran(ours) && ran(theirs)) {
+    const seq = ours.sequential.opsPerSec.median / theirs.sequential.opsPerSec.median;
+    const flight = ours.inFlight.opsPerSec.median / theirs.inFlight.opsPerSec.median;
+    out.push({ name: 'session check ≥ 10× Auth.js throughput', figure: `${seq.toFixed(1)}× sequential, ${flight.toFixed(1)}× ${IN_FLIGHT} in flight`, met: seq >= 10 && flight >= 10 });
+  } else out.push({ name: 'session check ≥ 10× Auth.js throughput', figure: 'Auth.js did not run', met: undefined });
+  if (ran(ours) && ran(floor)) {
+    const cpu = ours.sequential.cpuUsPerOp.median / floor.sequential.cpuUsPerOp.median;
+    const ops = floor.sequential.opsPerSec.median / ours.sequential.opsPerSec.median;
+    out.push({ name: 'session check within 2× of the node:crypto floor', figure: `CPU ${cpu.toFixed(2)}×, throughput ${ops.toFixed(2)}× below (sequential)`, met: cpu <= 2 && ops <= 2 });
+  }
+  const o = results.oidc;
+  if (o && ran(o.authchart) && ran(o['Auth.js'])) {
+    const time = o.authchart.appMs.median / o['Auth.js'].appMs.median;
+    const cpu = o.authchart.cpuMs.median / o['Auth.js'].cpuMs.median;
+    out.push({ name: 'OIDC flow no slower than Auth.js', figure: `app time ${time.toFixed(2)}×, CPU ${cpu.toFixed(2)}×`, met: time <= 1 && cpu <= 1 });
+    const bytes = o.authchart.cookies.flowSetCookieBytes / o['Auth.js'].cookies.flowSetCookieBytes;
+    out.push({ name: 'flow cookie bytes ≤ half of Auth.js', figure: `${o.authchart.cookies.flowSetCookieBytes} / ${o['Auth.js'].cookies.flowSetCookieBytes} bytes = ${bytes.toFixed(2)}×`, met: bytes <= 0.5 });
+  } else out.push({ name: 'OIDC flow and flow cookies against Auth.js', figure: 'Auth.js did not run', met: undefined });
+  return out;
+}
+
+/**
+ * The whole results file.
+ *
+ * @example
+ * writeFileSync('bench/RESULTS.md', renderResults(await runBenchmarks(FULL)))
+ */
+export function renderResults(results: BenchResults, notes: string[] = []): string {
+  const m = results.machine;
+  const f = results.failures;
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` (${m.settings} counts) on ${m.date}, in ${m.seconds.toFixed(0)} s.`,
+    '',
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}`,
+    `- Node ${m.node}; Auth.js: \`@auth/core\` ${m.authjsVersion ?? 'not installed'}`,
+    `- 1-minute load average: ${m.load[0].toFixed(2)} at the start, ${m.load[1].toFixed(2)} at the end (anything above 0 is other work sharing the cores; CPU µs per operation moves less than throughput).`,
+    '- Ratios are ours / theirs on medians: above 1 is better for throughput, below 1 is better for time, CPU and bytes.',
+    '',
+    '## Targets (issue 8)',
+    '',
+    '| target | this run | met |',
+    '|---|---|---|',
+    ...targets(results).map((t) => `| ${t.name} | ${t.figure} | ${t.met === undefined ? '–' : t.met ? 'yes' : '**no**'} |`),
+    '',
+    ...sessionSection(results.session, f.session),
+    ...httpSection(results.http, f.http),
+    ...oidcSections(results.oidc, f.oidc),
+    ...databaseSection(results.database, f.database),
+    ...bundleSection(results.bundle, f.bundle),
+  ];
+  if (notes.length) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
+  return lines.join('\n');
+}

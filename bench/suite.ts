@@ -1,0 +1,109 @@
+// Runs every benchmark in order with one set of counts, and collects the figures and the conditions they were
+// measured under. `npm run bench` uses FULL; the smoke test in `npm test` uses SMOKE so the harness never rots.
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { benchBundle, type BundleResult } from './bundle.js';
+import { loadAuthjs } from './contenders.js';
+import { benchDatabase, type DatabaseResult } from './database.js';
+import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
+import { benchOidcFlow, type OidcFlowResult } from './oidc-flow.js';
+import { benchSessionCheck, type SessionCheckResult } from './session-check.js';
+
+/** How much of each benchmark to run. */
+export interface Settings {
+  name: string;
+  session: { rounds: number; durationMs?: number; ops?: number; warmup: number };
+  http: { rounds: number; seconds?: number; amount?: number };
+  oidc: { flows: number; warmup: number };
+  database: { rounds: number; durationMs?: number; ops?: number; warmup: number };
+}
+
+/** The real run: about two minutes on two cores. */
+export const FULL: Settings = {
+  name: 'full',
+  session: { rounds: 9, durationMs: 300, warmup: 100 },
+  http: { rounds: 3, seconds: 5 },
+  oidc: { flows: 30, warmup: 3 },
+  database: { rounds: 3, durationMs: 500, warmup: 50 },
+};
+
+/** Tiny counts: proves every benchmark still runs and yields numbers, in seconds. */
+export const SMOKE: Settings = {
+  name: 'smoke',
+  session: { rounds: 1, ops: 5, warmup: 1 },
+  http: { rounds: 1, amount: 10 },
+  oidc: { flows: 2, warmup: 0 },
+  database: { rounds: 1, ops: 5, warmup: 1 },
+};
+
+export interface Machine {
+  date: string;
+  node: string;
+  os: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  /** 1-minute load average when the run started and when it ended: other work on the machine skews throughput. */
+  load: [number, number];
+  authjsVersion?: string;
+  seconds: number;
+  settings: string;
+}
+
+export interface BenchResults {
+  machine: Machine;
+  session?: SessionCheckResult;
+  http?: HttpLoadResult;
+  oidc?: OidcFlowResult;
+  database?: DatabaseResult;
+  bundle?: BundleResult;
+  /** A benchmark that threw: its message, so the others still report. */
+  failures: Record<string, string>;
+}
+
+export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/**
+ * Runs the benchmarks (all, or `only`), logging progress through `log`.
+ *
+ * @example
+ * const results = await runBenchmarks(FULL, { log: console.log, databaseUrl: process.env.DATABASE_URL })
+ */
+export async function runBenchmarks(settings: Settings, options: { log?: (line: string) => void; databaseUrl?: string; only?: Section[] } = {}): Promise<BenchResults> {
+  const log = options.log ?? (() => {});
+  const wanted = new Set(options.only ?? SECTIONS);
+  const started = performance.now();
+  const loadBefore = loadavg()[0];
+  const results: BenchResults = { machine: undefined as unknown as Machine, failures: {} };
+  const step = async <K extends Section>(section: K, title: string, run: () => Promise<BenchResults[K]>): Promise<void> => {
+    if (!wanted.has(section)) return;
+    log(`${title}...`);
+    const t0 = performance.now();
+    try {
+      (results as unknown as Record<Section, unknown>)[section] = await run();
+    } catch (err) {
+      results.failures[section] = err instanceof Error ? `${err.message}` : String(err);
+      log(`  failed: ${results.failures[section]}`);
+    }
+    log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  };
+  await step('session', '1. session check in process', () => benchSessionCheck(settings.session));
+  await step('http', '2. session check over HTTP (autocannon)', () => benchHttpLoad(settings.http));
+  await step('oidc', '3-4. OIDC sign-in and its cookies', () => benchOidcFlow(settings.oidc));
+  await step('database', '5. database session check', () => benchDatabase({ ...settings.database, databaseUrl: options.databaseUrl }));
+  await step('bundle', '6. bundle size', () => benchBundle());
+  const cpu = cpus();
+  results.machine = {
+    date: new Date().toISOString(),
+    node: process.version,
+    os: `${type()} ${release()} ${process.arch}`,
+    cpu: cpu[0]?.model.trim() ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    load: [loadBefore, loadavg()[0]],
+    authjsVersion: (await loadAuthjs())?.version,
+    seconds: (performance.now() - started) / 1000,
+    settings: settings.name,
+  };
+  return results;
+}
