@@ -8,6 +8,7 @@ import type { Account, Profile, User } from '../core/types.js';
 import type { FlowDefinition, FlowEntry, FlowResponse } from './contract.js';
 import type { FinalMeta, FlowContextBase } from './context.js';
 import { AWAITING_TAG, stateId, stateNodes, traceEntriesFromMicrostep, type TraceEntry } from './graph.js';
+import { withImplementations } from './provided.js';
 import type { FlowServices } from './services.js';
 import { completeFlow } from './trace-log.js';
 import { flowRecord, isFlowId, newFlowId, type FlowRecord } from './trace.js';
@@ -147,7 +148,19 @@ async function settleFlow(flow: FlowDefinition, services: FlowServices, entry: F
   if (invoking.length > 0) {
     return { status: 'failed', error: new CallbackRouteError(`The "${flow.machine.id}" machine invokes actors in awaiting states, which cannot be persisted.`, { actual: invoking }), trace };
   }
-  const machine = flow.machine.provide(flow.implement(services) as never);
+  return withImplementations(flow, flow.implement(services), (machine) => driveFlow(machine, flow, services, entry, paused, settleTimeoutMs, trace, emitted));
+}
+
+async function driveFlow(
+  machine: AnyStateMachine,
+  flow: FlowDefinition,
+  services: FlowServices,
+  entry: FlowEntry,
+  paused: PausedFlow | undefined,
+  settleTimeoutMs: number,
+  trace: TraceEntry[],
+  emitted: EventObject[],
+): Promise<SettledFlow> {
   let snapshot: AnyMachineSnapshot | undefined;
   if (paused) {
     try {
