@@ -103,17 +103,8 @@ export function errorEvidence(error: unknown): FlowErrorEvidence {
   return evidence;
 }
 
-/** What {@link flowRecord} needs from a finished run. */
-export interface FlowRun {
-  id: string;
-  provider: string;
-  machine: string;
-  startedAt: number;
-  durationMs: number;
-  status: FlowStatus;
-  trace: TraceEntry[];
-  error?: unknown;
-}
+/** What {@link flowRecord} needs from a finished run: a record whose error is still the thrown value. */
+export type FlowRun = Omit<FlowRecord, 'error'> & { error?: unknown };
 
 /** Builds the record of a run; the error, if any, is reduced to its evidence. */
 export function flowRecord(run: FlowRun): FlowRecord {
