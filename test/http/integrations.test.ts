@@ -182,7 +182,8 @@ function expressLike(config: AuthConfig, options: { bodyParser?: boolean } = {})
         if (err) return fail(err);
         req.url = req.originalUrl ?? req.url;
         if (req.url?.startsWith('/me')) {
-          const session = await getSession(req, config);
+          // Passing `res` lets a refreshed or cleared session cookie reach the browser.
+          const session = await getSession(req, config, res);
           res.setHeader('content-type', 'application/json');
           res.end(JSON.stringify(session ?? { signedIn: false }));
           return;
@@ -232,6 +233,15 @@ describe('ServerAuth in a Node (Express-style) server', () => {
     expect(res.status).toBe(302);
     expect(res.location?.href).toBe(`${plainUrl}/me`);
     expect(await (await client.get('/me')).json()).toMatchObject({ user: { email: ADA.email } });
+  });
+
+  it('getSession(req, config, res) clears a bad session cookie on the app response', async () => {
+    const client = createClient({ baseUrl: plainUrl });
+    client.cookies.set('authchart.session-token', 'not-a-token', new URL(plainUrl).host, { path: '/' });
+    const res = await client.get('/me');
+    expect(await res.json()).toEqual({ signedIn: false });
+    expect(res.setCookie.some((l) => l.startsWith('authchart.session-token=;') && /max-age=0/i.test(l))).toBe(true);
+    expect(client.cookies.get('authchart.session-token')).toBeUndefined();
   });
 
   it('passes requests outside basePath on to next()', async () => {
@@ -418,6 +428,17 @@ describe('AuthInit (fetch handlers)', () => {
     const client = await signedInBrowser();
     const session = await unstable_update(appRequest(client, '/profile'), { user: { name: 'Countess' } });
     expect(session).toMatchObject({ user: { name: 'Countess', email: ADA.email } });
+  });
+
+  it('unstable_update hands the re-issued session cookie to the response being built, so the update sticks', async () => {
+    const client = await signedInBrowser();
+    const headers = new Headers();
+    await unstable_update(appRequest(client, '/profile'), { user: { name: 'Duchess' } }, headers);
+    const lines = headers.getSetCookie();
+    expect(lines.some((l) => l.startsWith('authchart.session-token='))).toBe(true);
+    // The browser stores what the app's response carried; its next read shows the update.
+    client.cookies.setFromLines(new URL(ORIGIN), lines);
+    expect(await (await client.get('/api/auth/session')).json()).toMatchObject({ user: { name: 'Duchess' } });
   });
 });
 

@@ -33,7 +33,11 @@ export interface AuthInitResult {
   middleware: (request: Request) => Promise<Response | undefined>;
   signIn(provider?: string, options?: SignInOptions | FormData, authorizationParams?: Record<string, string> | URLSearchParams | string | string[][]): Promise<Response>;
   signOut(options?: { request?: Request; redirect?: boolean; redirectTo?: string }): Promise<Response>;
-  unstable_update(request: Request, data: Partial<Session> | Record<string, unknown>): Promise<Session | null>;
+  /**
+   * Updates the session through the `jwt`/`session` callbacks (`trigger: 'update'`). Pass the headers of
+   * the response you are building as `responseHeaders` to receive the re-issued session cookie.
+   */
+  unstable_update(request: Request, data: Partial<Session> | Record<string, unknown>, responseHeaders?: Headers): Promise<Session | null>;
 }
 
 /** Adds Set-Cookie lines to a response, copying it when its headers are immutable (`Response.redirect()`). */
@@ -155,9 +159,12 @@ export function AuthInit(config: ConfigInput): AuthInitResult {
       const body = new URLSearchParams({ callbackUrl: options.redirectTo ?? options.request?.url ?? '/' });
       return asRedirect(await post(options.request, '/signout', body), options.redirect ?? true);
     },
-    async unstable_update(request, data) {
+    async unstable_update(request, data, responseHeaders) {
       const response = await post(request, '/session', JSON.stringify({ data }), true);
-      return response.ok ? ((await response.json()) as Session | null) : null;
+      if (!response.ok) return null;
+      // The updated token lives in the re-issued cookie: without it the browser keeps the old session.
+      if (responseHeaders) for (const line of response.headers.getSetCookie()) responseHeaders.append('set-cookie', line);
+      return (await response.json()) as Session | null;
     },
   };
 }

@@ -1,6 +1,6 @@
 // Reading the session from application code, whatever the request object: a web Request, an h3
 // event, or a Node IncomingMessage. Cookie refreshes are forwarded where the response is reachable.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPError, type H3Event } from 'h3';
 import type { Session } from '../../core/types.js';
 import type { ConfigInput } from '../auth.js';
@@ -31,9 +31,17 @@ export function toRequest(input: AnyRequest): Request {
  *
  * @example
  * app.get('/me', async (event) => (await getSession(event, config)) ?? { signedIn: false })
+ * // Node/Express: pass `res` so a refreshed or cleared session cookie reaches the browser.
+ * app.get('/me', async (req, res) => res.json(await getSession(req, config, res)))
  */
-export async function getSession(input: AnyRequest, config: ConfigInput): Promise<Session | null> {
+export async function getSession(input: AnyRequest, config: ConfigInput, res?: ServerResponse): Promise<Session | null> {
   const { session, setCookie } = await instanceFor(config).readSession(toRequest(input));
+  // A Node response, when given and still open, carries the refreshed (or cleared) session cookie.
+  if (res && !res.headersSent && setCookie.length) {
+    const existing = res.getHeader('set-cookie');
+    const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+    res.setHeader('set-cookie', [...before, ...setCookie]);
+  }
   if (isH3Event(input)) {
     // errHeaders too: h3 sends only those with an error response (e.g. requireSession's 401).
     for (const line of setCookie) {
