@@ -1,5 +1,8 @@
-// The flow cookie: a paused machine (state value + context) sealed as a JWE, bound to the provider,
-// the machine id and the machine version, and expiring after 15 minutes.
+// The flow cookies: a paused machine (state value + context) sealed as a JWE, bound to the provider,
+// the machine id and the machine version, and expiring after 15 minutes. Each provider has its own cookie
+// (`<flow cookie name>.<provider id>`), so one provider's flow never replaces or clears another's paused flow
+// (a WebAuthn conditional-UI options request on every sign-in page view must not spoil an OAuth flow in another
+// tab). The name is also the key-derivation salt, so a value sealed for one provider cannot be opened as another's.
 import { InvalidCheck } from '../core/errors.js';
 import type { FlowDefinition } from '../machines/contract.js';
 import type { PausedFlow } from '../machines/runtime.js';
@@ -24,18 +27,27 @@ interface FlowClaims {
   c: PausedFlow['context'];
 }
 
+/**
+ * The flow cookie of one provider: the configured flow cookie name (prefixes such as `__Secure-` carry over)
+ * suffixed with the provider id, which config validation restricts to `[A-Za-z0-9_-]+`. Also the salt of its key.
+ */
+export function flowCookieName(req: AuthRequest, providerId: string): string {
+  return `${req.cookieOptions.flow.name}.${providerId}`;
+}
+
 export interface SealFlowOptions {
   /** The browser returns by a cross-site POST (`form_post`), which carries only `SameSite=None; Secure` cookies. */
   crossSitePost?: boolean;
 }
 
 /**
- * Seals a paused flow into the flow cookie. Unlike a session token it carries no `kid`, `iat` or `jti`: it
+ * Seals a paused flow into this provider's flow cookie. Unlike a session token it carries no `kid`, `iat` or `jti`: it
  * lives minutes, is opened once, and a keyless token is tried against each secret in order, so rotation still
  * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes.
  */
 export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
-  const { name, options } = req.cookieOptions.flow;
+  const { options } = req.cookieOptions.flow;
+  const name = flowCookieName(req, providerId);
   const claims: FlowClaims & { exp: number } = {
     p: providerId,
     m: flow.machine.id,
@@ -51,9 +63,12 @@ export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
   setCookie(req, { name, value, options: { ...options, maxAge: FLOW_MAX_AGE, ...crossSite } });
 }
 
-/** Opens and checks the flow cookie for this provider and flow; throws InvalidCheck with the reason. */
+/**
+ * Opens and checks this provider's flow cookie for this flow; throws InvalidCheck with the reason. The provider
+ * claim is still checked (defence in depth), though a value sealed for another provider fails to open first.
+ */
 export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinition): PausedFlow {
-  const { name } = req.cookieOptions.flow;
+  const name = flowCookieName(req, providerId);
   const raw = req.cookies[name];
   if (!raw) throw new InvalidCheck('The flow cookie is missing (expired, or the sign-in started in another browser).', { expected: 'flow cookie', actual: null });
   let claims: FlowClaims;
@@ -71,7 +86,9 @@ export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
   return { value: claims.s, context: claims.c };
 }
 
-export function clearFlow(req: AuthRequest): void {
-  const { name, options } = req.cookieOptions.flow;
+/** Clears this provider's flow cookie (if the browser sent one); other providers' paused flows are left alone. */
+export function clearFlow(req: AuthRequest, providerId: string): void {
+  const { options } = req.cookieOptions.flow;
+  const name = flowCookieName(req, providerId);
   if (req.cookies[name] !== undefined) clearCookie(req, name, options);
 }

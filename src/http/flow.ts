@@ -1,5 +1,5 @@
 // Enters a provider's flow from an HTTP route and turns what the flow settled into a response:
-// seal and answer while it waits, or clear the flow cookie and apply the outcome when it ends.
+// seal and answer while it waits, or clear the provider's flow cookie and apply the outcome when it ends.
 import { UnknownAction } from '../core/errors.js';
 import type { FlowRoute } from '../machines/contract.js';
 import { flowFor } from '../machines/flows.js';
@@ -42,14 +42,15 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     try {
       paused = openFlow(req, provider.id, flow);
     } catch (err) {
-      clearFlow(req);
+      clearFlow(req, provider.id);
       rememberFailedFlow(req, recordRejectedFlow(req.config, provider.id, flow.machine, err));
       return errorRedirect(req, err);
     }
   }
   const result = await runFlow(flow, services, entry, paused);
-  // A flow cookie is single-use: whatever happened, the paused state it held is spent.
-  clearFlow(req);
+  // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
+  // cookie is cleared; another provider's paused flow (another tab) is left alone.
+  clearFlow(req, provider.id);
   switch (result.status) {
     case 'paused':
       sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });

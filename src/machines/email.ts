@@ -4,6 +4,7 @@
 import { assign, emit, fromPromise, not, setup } from 'xstate';
 import type { Account, AdapterUser, User } from '../core/types.js';
 import { csrf } from '../http/csrf.js';
+import { flowCookieName } from '../http/flow-cookie.js';
 import { renderConfirmEmail } from '../http/pages/confirm-email.js';
 import { bodyString } from '../http/request.js';
 import { normalizeEmailAddress } from '../providers/email.js';
@@ -324,7 +325,7 @@ export const emailFlow: FlowDefinition<typeof emailMachine> = {
     if (s.req.method === 'GET') return { resume: false, event: { type: 'OPEN_LINK', token: s.req.query.token, email: s.req.query.email } };
     // Without a flow cookie there is no opened link to confirm: a fresh machine says so (Verification),
     // rather than the runtime reporting a missing cookie as a server problem.
-    if (s.req.method === 'POST') return { resume: s.req.cookies[s.req.cookieOptions.flow.name] !== undefined, event: { type: 'CONFIRM' } };
+    if (s.req.method === 'POST') return { resume: s.req.cookies[flowCookieName(s.req, s.provider.id)] !== undefined, event: { type: 'CONFIRM' } };
     return null;
   },
   implement: (s) => ({

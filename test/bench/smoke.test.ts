@@ -102,7 +102,7 @@ describe('benchmarks with tiny counts', () => {
     const result = (collected.oidc = await benchOidcFlow(SMOKE.oidc));
     expectSide(result.authchart, true, (f) => {
       [f.appMs, f.cpuMs, f.totalMs].forEach(expectFigure);
-      expect(f.cookies.flowCookieNames).toEqual(['authchart.flow']);
+      expect(f.cookies.flowCookieNames).toEqual(['authchart.flow.oidc']);
       expect(f.cookies.flowSetCookieBytes).toBeGreaterThan(100);
       expect(f.cookies.sessionSetCookieBytes).toBeGreaterThan(100);
     });

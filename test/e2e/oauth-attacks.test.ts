@@ -7,9 +7,11 @@ import { decodeSync, encodeSync } from '../../src/session/jwt.js';
 import { TEST_SECRET } from '../support/auth-app.js';
 import type { OidcProviderHarness } from './peers/oidc.js';
 import {
+  BASE,
   callbackWithCookie,
   expectFailure,
   FLOW_COOKIE,
+  flowCookieOf,
   flowCookieValue,
   lastError,
   loggedTraces,
@@ -128,13 +130,34 @@ describe('attacks and failures: each is its named error, and no session cookie i
     expect(lastError(t).message).toMatch(/another version/);
   });
 
-  it('a flow cookie issued for another provider is an InvalidCheck', async () => {
+  it("a callback for another provider does not see this provider's flow cookie (InvalidCheck), and leaves it to complete", async () => {
     const t = app();
     const start = await startSignIn(t, 'other');
     const nav = await op.login(start.location!.href, 'alice');
-    // Same OP, same client: only the flow cookie's binding tells the two providers apart.
+    // Same OP, same client: the browser holds only other's flow cookie, which oidc's callback does not read.
     const res = await t.client.get(nav.url.replace('/callback/other', '/callback/oidc'));
     expectFailure(t, res, 'InvalidCheck', 'Configuration');
+    expect(lastError(t).message).toMatch(/missing/);
+    expect(res.setCookie.some((line) => line.startsWith(`${flowCookieOf('other')}=`))).toBe(false);
+    const back = await t.client.submit(nav);
+    expect(back.location?.href).toBe(`${BASE}/dashboard`);
+    expect(setsSession(back)).toBe(true);
+  });
+
+  it("a flow cookie issued for another provider, sent under this provider's name, is an InvalidCheck", async () => {
+    const t = app();
+    const start = await startSignIn(t, 'other');
+    const value = flowCookieValue(start, 'other');
+    const nav = await op.login(start.location!.href, 'alice');
+    const oidcNav = { ...nav, url: nav.url.replace('/callback/other', '/callback/oidc') };
+    // Its key is derived with other's cookie name as salt: under oidc's name it cannot even be opened.
+    expectFailure(t, await callbackWithCookie(t.client, oidcNav, `${FLOW_COOKIE}=${value}`), 'InvalidCheck', 'Configuration');
+    expect(lastError(t).message).toMatch(/could not be opened/);
+    // Re-sealed under oidc's salt (only a holder of the secret could), the provider claim still refuses it.
+    const claims = decodeSync<{ p: string }>({ token: value, secret: TEST_SECRET, salt: flowCookieOf('other') })!;
+    expect(claims.p).toBe('other');
+    const resealed = encodeSync({ token: claims, secret: TEST_SECRET, salt: FLOW_COOKIE, maxAge: 900 });
+    expectFailure(t, await callbackWithCookie(t.client, oidcNav, `${FLOW_COOKIE}=${resealed}`), 'InvalidCheck', 'Configuration');
     expect(lastError(t).cause).toMatchObject({ expected: 'oidc', actual: 'other' });
   });
 

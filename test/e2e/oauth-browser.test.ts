@@ -66,9 +66,9 @@ describe.skipIf(!hasChromium())('form_post in Chromium', () => {
       await page.click('button[type=submit]');
       const posted = await callback;
       expect(posted.method()).toBe('POST');
-      expect(await posted.headerValue('cookie')).toMatch(/authchart\.flow=/);
+      expect(await posted.headerValue('cookie')).toMatch(/authchart\.flow\.formpost=/);
       await page.waitForURL(`${origin}/dashboard`);
-      const flowCookie = (await context.cookies(origin)).find((c) => c.name === 'authchart.flow');
+      const flowCookie = (await context.cookies(origin)).find((c) => c.name === 'authchart.flow.formpost');
       expect(flowCookie).toBeUndefined();
       const session = await page.evaluate(async () => (await fetch('/auth/session')).json());
       expect(session).toMatchObject({ user: { email: 'alice@example.test', name: 'Alice Liddell' } });

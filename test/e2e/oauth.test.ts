@@ -9,7 +9,7 @@ import { clearDiscoveryCache } from '../../src/providers/oauth-server.js';
 import { TEST_SECRET, type TestAuth } from '../support/auth-app.js';
 import { createClient } from '../support/client.js';
 import type { OidcProviderHarness } from './peers/oidc.js';
-import { BASE, callbackOf, cookieLine, FLOW_COOKIE, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn } from './oauth/harness.js';
+import { BASE, callbackOf, cookieLine, FLOW_COOKIE, flowCookieOf, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn } from './oauth/harness.js';
 import { SECRET_A, startTestbed, strict, type Testbed } from './oauth/testbed.js';
 
 let bed: Testbed;
@@ -200,7 +200,7 @@ describe('response_mode=form_post', () => {
     const t = app();
     const start = await startSignIn(t, 'formpost');
     expect(start.location!.searchParams.get('response_mode')).toBe('form_post');
-    const line = cookieLine(start, FLOW_COOKIE)!;
+    const line = cookieLine(start, flowCookieOf('formpost'))!;
     expect(line).toMatch(/; SameSite=None/);
     expect(line).toMatch(/; Secure/);
     expect(line).toMatch(/; HttpOnly/);

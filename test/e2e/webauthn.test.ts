@@ -12,7 +12,8 @@ import { authOn, createWorld, uniqueEmail, type World, type WorldAuth } from '..
 import { hasChromium, launchChromium, newPageWithVirtualAuthenticator, type AuthenticatorPage } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 
-const FLOW_COOKIE = 'authchart.flow';
+/** The Passkey provider's flow cookie (one per provider: `authchart.flow.<provider id>`). */
+const FLOW_COOKIE = 'authchart.flow.passkey';
 
 let world: World;
 let t: WorldAuth;
@@ -168,7 +169,7 @@ describe.skipIf(!hasChromium())('passkeys in Chromium', { timeout: 60_000 }, () 
         return;
       }
       // The browser attaches cookies after interception: the change goes into its cookie store.
-      const value = new RegExp(`${FLOW_COOKIE}=([^;]+)`).exec(headers.cookie)![1];
+      const value = new RegExp(`${FLOW_COOKIE.replaceAll('.', '\\.')}=([^;]+)`).exec(headers.cookie)![1];
       const tampered = `${value.slice(0, -6)}${value.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA'}`;
       await page.context().addCookies([{ name: FLOW_COOKIE, value: tampered, url: origin }]);
     });

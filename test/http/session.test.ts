@@ -224,7 +224,7 @@ describe('untrustworthy session cookies', () => {
     ],
     ['expired', async () => encodeSync({ token: { sub: 'u1', email: ADA.email }, secret: TEST_SECRET, salt: SESSION_COOKIE, maxAge: -60 })],
     ['made with another secret', async () => encodeSync({ token: { sub: 'u1', email: ADA.email }, secret: NEW_SECRET, salt: SESSION_COOKIE })],
-    ['made for another cookie name', async () => encodeSync({ token: { sub: 'u1', email: ADA.email }, secret: TEST_SECRET, salt: 'authchart.flow' })],
+    ['made for another cookie name', async () => encodeSync({ token: { sub: 'u1', email: ADA.email }, secret: TEST_SECRET, salt: 'authchart.flow.github' })],
   ];
 
   it.each(cases)('a %s cookie reads as null, is cleared, and logs JWTSessionError', async (_name, make) => {

@@ -10,6 +10,8 @@ import { readForms } from '../e2e/peers/html-form.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
 
+/** The Email provider's flow cookie (one per provider: `authchart.flow.<provider id>`). */
+const EMAIL_FLOW_COOKIE = 'authchart.flow.email';
 const OLD_SECRET = 'an-older-secret-that-is-also-long-enough-0123';
 const NEW_SECRET = 'the-newest-secret-which-is-long-enough-987654';
 
@@ -167,7 +169,7 @@ describe('e-mail tokens', () => {
     const token = new URL(link).searchParams.get('token')!;
     const page = await t.client.get(link);
     expect(await page.text()).not.toContain(token);
-    const flow = t.client.cookies.get('authchart.flow');
+    const flow = t.client.cookies.get(EMAIL_FLOW_COOKIE);
     expect(flow).toBeDefined();
     expect(flow).not.toContain(token);
     expect(flow!.split('.')).toHaveLength(5); // a compact JWE
@@ -178,8 +180,8 @@ describe('e-mail tokens', () => {
     const link = await linkFor(t, 'tamper@example.test');
     const page = await t.client.get(link);
     const [form] = readForms(await page.text());
-    const flow = t.client.cookies.get('authchart.flow')!;
-    t.client.cookies.set('authchart.flow', `${flow.slice(0, -4)}AAAA`, ORIGIN, { path: '/' });
+    const flow = t.client.cookies.get(EMAIL_FLOW_COOKIE)!;
+    t.client.cookies.set(EMAIL_FLOW_COOKIE, `${flow.slice(0, -4)}AAAA`, ORIGIN, { path: '/' });
     const res = await t.client.post(new URL(form.action, page.requestUrl), form.fields);
     expect(res.location?.href).toBe(`${ORIGIN}/auth/error?error=Configuration`);
     expect(res.setCookie.some((l) => l.startsWith('authchart.session-token=') && !/max-age=0/i.test(l))).toBe(false);

@@ -17,7 +17,7 @@ import { OIDC } from '../../src/providers/oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import { createCoverage } from '../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../support/model-paths.js';
-import { BASE, callbackOf, callbackWithCookie, expectFailure, FLOW_COOKIE, flowCookieValue, loggedTraces, setsSession, startSignIn, withParam } from '../e2e/oauth/harness.js';
+import { BASE, callbackOf, callbackWithCookie, expectFailure, flowCookieOf, flowCookieValue, loggedTraces, setsSession, startSignIn, withParam } from '../e2e/oauth/harness.js';
 import { startOidcProvider, type AccountClaims, type OidcProviderHarness } from '../e2e/peers/oidc.js';
 
 // ---- the model: every event the machine takes, with outputs and errors that drive each guard ----------------
@@ -212,7 +212,7 @@ async function play(path: ModelPath, index: number): Promise<TraceEntry[]> {
     const nav = await op.login(authorization, person, { cancel: fails(s, 'validate', 'OAuthCallbackError') });
     if (fails(s, 'validate', 'InvalidCheck')) nav.url = withParam(nav.url, 'state', 's'.repeat(43));
     if (s.expired) {
-      const cookie = `${FLOW_COOKIE}=${flowCookieValue(start)}`;
+      const cookie = `${flowCookieOf('model')}=${flowCookieValue(start, 'model')}`;
       vi.useFakeTimers({ toFake: ['Date'] });
       vi.setSystemTime(Date.now() + OAUTH_FLOW_TTL_MS + 5_000);
       last = await callbackWithCookie(t.client, nav, cookie);

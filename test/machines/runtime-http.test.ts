@@ -1,18 +1,20 @@
-// The runtime as the HTTP layer drives it: the flow cookie a paused flow is sealed in (bound to provider,
-// machine version and 15 minutes, single use, tamper-evident), and emitted events on a real sign-in.
+// The runtime as the HTTP layer drives it: the flow cookie a paused flow is sealed in (one per provider, bound to
+// provider, machine version and 15 minutes, single use, tamper-evident), and emitted events on a real sign-in.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sealFlow } from '../../src/http/flow-cookie.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';
 import type { PausedFlow } from '../../src/machines/runtime.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import type { ResolvedProvider } from '../../src/providers/types.js';
-import { encodeSync } from '../../src/session/jwt.js';
+import { decodeSync, encodeSync } from '../../src/session/jwt.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import { createClient, type ClientResponse, type TestClient } from '../support/client.js';
 import { parseSetCookie } from '../support/cookie-jar.js';
 import { fixtureProvider, newProbe, pausingFlow, servicesFor, type Probe } from './fixtures/runtime-flows.js';
 
-const FLOW_COOKIE = 'authchart.flow';
+/** Each provider's paused flow has its own cookie: `authchart.flow.<provider id>`. */
+const flowCookieOf = (providerId: string) => `authchart.flow.${providerId}`;
+const FLOW_COOKIE = flowCookieOf('alpha');
 const SESSION_COOKIE = 'authchart.session-token';
 // InvalidCheck is not client-safe: the browser sees `Configuration`, the log has the real type.
 const CONFIGURATION_ERROR_URL = `${ORIGIN}/auth/error?error=Configuration`;
@@ -42,13 +44,15 @@ async function start(t: TestAuth, id = 'alpha', client: TestClient = t.client): 
   const res = await client.post(`/auth/signin/${id}`, { csrfToken, callbackUrl: '/after' });
   expect(res.status).toBe(302);
   expect(res.headers.get('location')).toMatch(/^https:\/\/idp\.example\/authorize\?/);
-  const sealed = client.cookies.get(FLOW_COOKIE);
+  const sealed = client.cookies.get(flowCookieOf(id));
   expect(sealed, 'flow cookie set').toBeTruthy();
   return { res, sealed: sealed! };
 }
 
 const sessionWrites = (res: ClientResponse) => res.setCookie.filter((line) => line.startsWith(`${SESSION_COOKIE}=`) && !/max-age=0/i.test(line));
-const flowCleared = (res: ClientResponse) => res.setCookie.some((line) => line.startsWith(`${FLOW_COOKIE}=;`) && /max-age=0/i.test(line));
+const flowCleared = (res: ClientResponse, providerId = 'alpha') =>
+  res.setCookie.some((line) => line.startsWith(`${flowCookieOf(providerId)}=;`) && /max-age=0/i.test(line));
+const flowWrites = (res: ClientResponse, providerId: string) => res.setCookie.filter((line) => line.startsWith(`${flowCookieOf(providerId)}=`));
 
 /** Asserts the response is the InvalidCheck error redirect, that nothing signed in, and returns the logged error. */
 function expectInvalidCheck(t: TestAuth, res: ClientResponse, message: RegExp) {
@@ -115,15 +119,74 @@ describe('the flow cookie', () => {
     expect(v2.probe.finished).toBe(0);
   });
 
-  it("of another provider is an InvalidCheck, and is cleared (the right provider's callback then fails too)", async () => {
+  it("is per provider: another provider's callback does not see it (InvalidCheck: missing) and leaves it to complete", async () => {
     const { t, probes } = fixtureAuth({ alpha: {}, beta: {} });
-    await start(t, 'alpha');
+    const { sealed } = await start(t, 'alpha');
+    expect(t.client.cookies.get(flowCookieOf('beta'))).toBeUndefined();
+    const res = await t.client.get('/auth/callback/beta?code=ok');
+    const error = expectInvalidCheck(t, res, /missing/);
+    expect(error.cause).toMatchObject({ expected: 'flow cookie', actual: null });
+    // Alpha's paused flow is untouched: not cleared, still in the browser, and it still signs in.
+    expect(flowWrites(res, 'alpha')).toEqual([]);
+    expect(t.client.cookies.get(FLOW_COOKIE)).toBe(sealed);
+    const back = await t.client.get('/auth/callback/alpha?code=ok');
+    expect(back.headers.get('location')).toBe(`${ORIGIN}/after`);
+    expect(sessionWrites(back)).toHaveLength(1);
+    expect(flowCleared(back)).toBe(true);
+    expect(probes.alpha.finished).toBe(1);
+    expect(probes.beta.finished).toBe(0);
+  });
+
+  it("of another provider planted under this provider's name cannot be opened (other salt): InvalidCheck, cleared, runs nothing", async () => {
+    const { t, probes } = fixtureAuth({ alpha: {}, beta: {} });
+    const { sealed } = await start(t, 'alpha');
+    t.client.cookies.set(flowCookieOf('beta'), sealed, ORIGIN);
+    const res = await t.client.get('/auth/callback/beta?code=ok');
+    expectInvalidCheck(t, res, /could not be opened/);
+    expect(flowCleared(res, 'beta')).toBe(true);
+    expect(flowWrites(res, 'alpha')).toEqual([]);
+    expect(probes.alpha.finished + probes.beta.finished).toBe(0);
+  });
+
+  it("re-sealed under another provider's salt (the key, not just the name) is still refused by its provider claim", async () => {
+    const { t, probes } = fixtureAuth({ alpha: {}, beta: {} });
+    const { sealed } = await start(t, 'alpha');
+    const claims = decodeSync({ token: sealed, secret: TEST_SECRET, salt: flowCookieOf('alpha') })!;
+    expect(claims).toMatchObject({ p: 'alpha' });
+    const forged = encodeSync({ token: claims, secret: TEST_SECRET, salt: flowCookieOf('beta'), maxAge: 900 });
+    t.client.cookies.set(flowCookieOf('beta'), forged, ORIGIN);
     const res = await t.client.get('/auth/callback/beta?code=ok');
     const error = expectInvalidCheck(t, res, /another provider/);
     expect(error.cause).toMatchObject({ expected: 'beta', actual: 'alpha' });
-    expect(flowCleared(res)).toBe(true);
-    expectInvalidCheck(t, await t.client.get('/auth/callback/alpha?code=ok'), /missing/);
+    expect(flowCleared(res, 'beta')).toBe(true);
     expect(probes.alpha.finished + probes.beta.finished).toBe(0);
+  });
+
+  it('of two providers paused at once in one browser: both complete, and completing one leaves the other in place', async () => {
+    const { t, probes } = fixtureAuth({ alpha: {}, beta: {} });
+    const alpha = await start(t, 'alpha');
+    const beta = await start(t, 'beta');
+    // Starting beta neither replaced nor cleared alpha's paused flow.
+    expect(flowWrites(beta.res, 'alpha')).toEqual([]);
+    expect(t.client.cookies.get(flowCookieOf('alpha'))).toBe(alpha.sealed);
+    expect(alpha.sealed).not.toBe(beta.sealed);
+
+    const betaBack = await t.client.get('/auth/callback/beta?code=ok');
+    expect(betaBack.headers.get('location')).toBe(`${ORIGIN}/after`);
+    expect(sessionWrites(betaBack)).toHaveLength(1);
+    expect(flowCleared(betaBack, 'beta')).toBe(true);
+    expect(flowWrites(betaBack, 'alpha')).toEqual([]);
+    expect(t.client.cookies.get(flowCookieOf('beta'))).toBeUndefined();
+    expect(t.client.cookies.get(flowCookieOf('alpha'))).toBe(alpha.sealed);
+
+    const alphaBack = await t.client.get('/auth/callback/alpha?code=ok');
+    expect(alphaBack.headers.get('location')).toBe(`${ORIGIN}/after`);
+    expect(sessionWrites(alphaBack)).toHaveLength(1);
+    expect(flowCleared(alphaBack, 'alpha')).toBe(true);
+    expect(t.client.cookies.get(flowCookieOf('alpha'))).toBeUndefined();
+    expect(probes.alpha).toMatchObject({ prepared: 1, finished: 1 });
+    expect(probes.beta).toMatchObject({ prepared: 1, finished: 1 });
+    expect(t.logger.errors).toEqual([]);
   });
 
   const flip = (part: number) => (value: string) => {

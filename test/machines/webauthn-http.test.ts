@@ -15,6 +15,7 @@ import {
   authOn,
   createWorld,
   FLOW_COOKIE,
+  flowCookieOf,
   getOptions,
   postCredential,
   seedPasskey,
@@ -193,16 +194,37 @@ describe('the challenge and the flow cookie', () => {
     }
   });
 
-  it('refuses a registration answer to an authentication flow, and a cookie of another provider', async () => {
+  it('refuses a registration answer to an authentication flow', async () => {
     const { t, data } = await pendingAuthentication();
     await postCredential(t, t.client, 'register', data);
     expect(t.logger.errors.at(-1)?.message).toMatch(/not waiting for "REGISTER"/);
+  });
 
+  it("keeps each provider's flow to itself: another provider's callback finds no flow, and the pending one still completes", async () => {
+    const { device } = await pendingAuthentication();
     const both = authOn(world, { providers: [Passkey(), WebAuthn({ enableConditionalUI: false })] });
-    await getOptions(both.client, { action: 'authenticate' });
+    const { options } = (await (await getOptions(both.client, { action: 'authenticate' })).json()) as Options;
+    const data = device.authenticate(options as never, { counter: 0 });
+    const pending = both.client.cookies.get(FLOW_COOKIE)!;
+    expect(pending).toBeTruthy();
     const res = await both.client.post('/auth/callback/webauthn', { action: 'authenticate', data: JSON.stringify(data), csrfToken: await both.csrfToken() });
     expect(both.logger.errorTypes()).toEqual(['InvalidCheck']);
-    expect(both.logger.errors[0].message).toMatch(/another provider/);
+    expect(both.logger.errors[0].message).toMatch(/missing/);
+    expect(sessionWrites(res.setCookie)).toEqual([]);
+    // The passkey flow was neither cleared nor spent.
+    expect(res.setCookie.some((l) => l.startsWith(`${FLOW_COOKIE}=`))).toBe(false);
+    expect(both.client.cookies.get(FLOW_COOKIE)).toBe(pending);
+    expect((await postCredential(both, both.client, 'authenticate', data)).location?.href).toBe(`${ORIGIN}/after`);
+  });
+
+  it("refuses a cookie of another provider planted under this provider's name (InvalidCheck: it cannot be opened)", async () => {
+    const { data, cookie } = await pendingAuthentication();
+    const both = authOn(world, { providers: [Passkey(), WebAuthn({ enableConditionalUI: false })] });
+    both.client.cookies.set(flowCookieOf('webauthn'), cookie, new URL(ORIGIN));
+    const res = await both.client.post('/auth/callback/webauthn', { action: 'authenticate', data: JSON.stringify(data), csrfToken: await both.csrfToken() });
+    expect(both.logger.errorTypes()).toEqual(['InvalidCheck']);
+    expect(both.logger.errors[0].message).toMatch(/could not be opened/);
+    expect(res.setCookie.some((l) => l.startsWith(`${flowCookieOf('webauthn')}=;`))).toBe(true);
     expect(sessionWrites(res.setCookie)).toEqual([]);
   });
 

@@ -13,7 +13,10 @@ import type { TestClient } from '../support/client.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import type { SoftAuthenticator } from './webauthn-authenticator.js';
 
-export const FLOW_COOKIE = 'authchart.flow';
+/** Each provider has its own flow cookie, `authchart.flow.<provider id>`. */
+export const flowCookieOf = (providerId: string) => `authchart.flow.${providerId}`;
+/** The Passkey provider's flow cookie (the provider these tests drive). */
+export const FLOW_COOKIE = flowCookieOf('passkey');
 export const SESSION_COOKIE = 'authchart.session-token';
 
 export interface World {

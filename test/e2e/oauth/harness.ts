@@ -8,7 +8,10 @@ import type { LoginOptions, OidcProviderHarness } from '../peers/oidc.js';
 
 export const BASE = 'http://localhost:3000';
 export const SESSION_COOKIE = 'authchart.session-token';
-export const FLOW_COOKIE = 'authchart.flow';
+/** Each provider's paused flow has its own cookie, `authchart.flow.<provider id>`. */
+export const flowCookieOf = (providerId: string) => `authchart.flow.${providerId}`;
+/** The flow cookie of the `oidc` provider, the one most tests sign in with. */
+export const FLOW_COOKIE = flowCookieOf('oidc');
 
 /** The redirect URI of provider `id` on the test app. */
 export const callbackOf = (id: string) => `${BASE}/auth/callback/${id}`;
@@ -60,11 +63,12 @@ export function setsSession(res: ClientResponse): boolean {
   });
 }
 
-/** The value of the flow cookie a response set. */
-export function flowCookieValue(res: ClientResponse): string {
-  const line = cookieLine(res, FLOW_COOKIE);
-  if (!line) throw new Error('no flow cookie was set');
-  return line.split(';')[0].slice(FLOW_COOKIE.length + 1);
+/** The value of the flow cookie a response set for a provider (`oidc` unless told). */
+export function flowCookieValue(res: ClientResponse, providerId = 'oidc'): string {
+  const name = flowCookieOf(providerId);
+  const line = cookieLine(res, name);
+  if (!line) throw new Error(`no flow cookie was set for ${providerId}`);
+  return line.split(';')[0].slice(name.length + 1);
 }
 
 /** Asserts a failed sign-in: a redirect carrying the public error, the logged error type, and no session. */
