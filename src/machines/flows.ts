@@ -7,18 +7,13 @@ import { emailFlow } from './email.js';
 import { oauthFlow } from './oauth.js';
 import { webauthnFlow } from './webauthn.js';
 
-const builtIn: Partial<Record<string, FlowDefinition>> = {
+const builtIn: Readonly<Partial<Record<string, FlowDefinition>>> = {
   credentials: credentialsFlow as unknown as FlowDefinition,
   oauth: oauthFlow as unknown as FlowDefinition,
   oidc: oauthFlow as unknown as FlowDefinition,
   webauthn: webauthnFlow as unknown as FlowDefinition,
   email: emailFlow as unknown as FlowDefinition,
 };
-
-/** Registers the built-in flow of a provider type (each flow module registers itself). */
-export function registerFlow(type: string, flow: FlowDefinition): void {
-  builtIn[type] = flow;
-}
 
 export function flowFor(provider: ResolvedProvider): FlowDefinition {
   const flow = provider.flow ?? builtIn[provider.type];
