@@ -14,13 +14,14 @@ import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
+import { AuthResponse } from './fast-response.js';
 
 /** How a route reports a failure: JSON routes answer with a status, browser routes redirect. */
 type RouteKind = 'json' | 'browser';
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 
 function plainJson(body: unknown, status: number): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  return new AuthResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
 /** Answers for errors raised before a request context exists (host, body). */

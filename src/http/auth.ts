@@ -9,6 +9,7 @@ import { strategyFor } from '../session/strategy.js';
 import { createAuthApp } from './app.js';
 import { createAuthRequest, detectOrigin, type AuthRequest } from './request.js';
 import { configurationErrorBody } from './response.js';
+import { AuthResponse } from './fast-response.js';
 
 export type ConfigInput = AuthConfig | ((request: Request | undefined) => Awaitable<AuthConfig>);
 
@@ -64,7 +65,7 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath: strin
     try {
       const { config } = await resolve(request);
       // Only the cookies matter for reading a session; the body is never read here.
-      req = await createAuthRequest(new Request(request.url, { headers: request.headers }), config);
+      req = await createAuthRequest(request, config, { body: false });
     } catch (err) {
       console.error('[authchart][error]', err);
       return { session: null, setCookie: [] };
@@ -89,7 +90,7 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath: strin
         // The page as the browser sees it (behind a proxy request.url names the internal host).
         const here = new URL(request.url);
         signin.searchParams.set('callbackUrl', `${origin}${here.pathname}${here.search}`);
-        return { session, setCookie, verdict: new Response(null, { status: 302, headers: { location: signin.href } }) };
+        return { session, setCookie, verdict: new AuthResponse(null, { status: 302, headers: { location: signin.href } }) };
       }
       return { session, setCookie };
     },
@@ -99,7 +100,7 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath: strin
         return await app.fetch(request);
       } catch (err) {
         console.error('[authchart][error]', err);
-        return new Response(JSON.stringify(configurationErrorBody), { status: 500, headers: { 'content-type': 'application/json' } });
+        return new AuthResponse(JSON.stringify(configurationErrorBody), { status: 500, headers: { 'content-type': 'application/json' } });
       }
     },
   };

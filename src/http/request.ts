@@ -118,8 +118,13 @@ function queryOf(url: URL): Record<string, string> {
   return out;
 }
 
+export interface AuthRequestOptions {
+  /** Read a POST's body (default). Off for reading the session, which needs only the cookies. */
+  body?: boolean;
+}
+
 /** Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. */
-export async function createAuthRequest(request: Request, config: InternalConfig): Promise<AuthRequest> {
+export async function createAuthRequest(request: Request, config: InternalConfig, options: AuthRequestOptions = {}): Promise<AuthRequest> {
   const url = new URL(request.url);
   const origin = detectOrigin(request, config, url);
   const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
@@ -134,7 +139,7 @@ export async function createAuthRequest(request: Request, config: InternalConfig
     authUrl: `${origin}${config.basePath}`,
     query: queryOf(url),
     // Only a POST has a body to read; not awaiting one otherwise saves a turn of the event loop per request.
-    body: request.method === 'POST' ? await readBody(request) : {},
+    body: request.method === 'POST' && options.body !== false ? await readBody(request) : {},
     cookies,
     isSecure,
     cookieOptions: cookieOptionsFor(config, isSecure),

@@ -4,6 +4,7 @@ import { stringifySetCookie } from 'cookie';
 import type { CookieToSet } from '../core/cookies.js';
 import { AuthError, CredentialsSignin, publicErrorType } from '../core/errors.js';
 import type { AuthRequest } from './request.js';
+import { AuthResponse } from './fast-response.js';
 
 const noCache = { 'cache-control': 'private, no-cache, no-store', expires: '0', pragma: 'no-cache' };
 
@@ -27,12 +28,12 @@ function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: 
   if (req.headers.keys().next().done) {
     const list = Object.entries(extra);
     for (const c of req.setCookies) list.push(['set-cookie', setCookieLine(c)]);
-    return new Response(body, { status, headers: list });
+    return new AuthResponse(body, { status, headers: list });
   }
   const headers = new Headers(req.headers);
   for (const [k, v] of Object.entries(extra)) headers.set(k, v);
   for (const c of req.setCookies) headers.append('set-cookie', setCookieLine(c));
-  return new Response(body, { status, headers });
+  return new AuthResponse(body, { status, headers });
 }
 
 export function json(req: AuthRequest, body: unknown, status = 200, options: { noCache?: boolean } = {}): Response {

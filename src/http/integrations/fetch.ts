@@ -6,6 +6,7 @@ import { createAuth, type ConfigInput } from '../auth.js';
 import { mintCsrf } from '../csrf.js';
 import { cookieOptionsFor, detectOrigin } from '../request.js';
 import { toRequest, type AnyRequest } from './session-helpers.js';
+import { AuthResponse } from '../fast-response.js';
 
 export type AuthenticatedRequest = Request & { auth: Session | null };
 type Handler<A extends unknown[]> = (request: AuthenticatedRequest, ...rest: A) => Awaitable<Response>;
@@ -121,10 +122,10 @@ export function AuthInit(config: ConfigInput): AuthInitResult {
     for (const line of response.headers.getSetCookie()) headers.append('set-cookie', line);
     if (wantRedirect) {
       headers.set('location', url);
-      return new Response(null, { status: 302, headers });
+      return new AuthResponse(null, { status: 302, headers });
     }
     headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify({ url }), { status: 200, headers });
+    return new AuthResponse(JSON.stringify({ url }), { status: 200, headers });
   }
 
   return {

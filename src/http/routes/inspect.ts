@@ -9,6 +9,7 @@ import { isFlowId } from '../../machines/trace.js';
 import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
 import type { AuthRequest } from '../request.js';
 import { html } from '../response.js';
+import { AuthResponse } from '../fast-response.js';
 
 /** The path segment of the inspector under basePath. */
 export const INSPECT_SEGMENT = '_inspect';
@@ -56,7 +57,7 @@ function csp(nonce: string): string {
 /** Answers like any unknown action, for a request that reaches the inspector when it must not exist. */
 function unavailable(req: AuthRequest): Response {
   req.config.logger.error(new UnknownAction(`Unsupported action: GET ${req.url.pathname}`));
-  return new Response(JSON.stringify({ error: 'UnknownAction', message: 'Bad request.' }), { status: 400, headers: { 'content-type': 'application/json' } });
+  return new AuthResponse(JSON.stringify({ error: 'UnknownAction', message: 'Bad request.' }), { status: 400, headers: { 'content-type': 'application/json' } });
 }
 
 function page(req: AuthRequest, render: (ctx: InspectPageContext) => string, status = 200): Response {
@@ -86,10 +87,10 @@ export function inspectFlowRoute(req: AuthRequest, id: string): Response {
 export function inspectMermaidRoute(req: AuthRequest): Response {
   if (!tracesKept(req.config)) return unavailable(req);
   const path = mermaidBundlePath();
-  if (!path) return new Response('mermaid is not installed', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  if (!path) return new AuthResponse('mermaid is not installed', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   // Read once: a fetch Response copies its bytes, so one buffer serves every request.
   bundle!.bytes ??= new Uint8Array(readFileSync(path));
-  return new Response(bundle!.bytes, {
+  return new AuthResponse(bundle!.bytes, {
     headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' },
   });
 }

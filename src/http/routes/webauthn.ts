@@ -5,6 +5,7 @@ import { handleFlow } from '../flow.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
 import { webauthnScript } from '../webauthn-script.js';
+import { AuthResponse } from '../fast-response.js';
 
 const MAX_EMAIL_LENGTH = 320;
 const emailShape = /^[^\s@]+@[^\s@]+$/;
@@ -30,7 +31,7 @@ export async function webauthnOptionsRoute(req: AuthRequest, providerId: string)
 
 /** The passkey script as a static asset: cacheable, and never sniffed as anything but JavaScript. */
 export function webauthnScriptRoute(): Response {
-  return new Response(webauthnScript, {
+  return new AuthResponse(webauthnScript, {
     headers: {
       'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'public, max-age=3600',
