@@ -6,7 +6,7 @@ import { AuthError, CredentialsSignin } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { AuthInit } from '../../src/http/integrations/fetch.js';
 import { createAuthHandler, createAuthMiddleware } from '../../src/http/integrations/h3.js';
-import { ServerAuth } from '../../src/http/integrations/node.js';
+import { ServerAuth, toWebRequest } from '../../src/http/integrations/node.js';
 import { getSession, requireSession } from '../../src/http/integrations/session-helpers.js';
 import { recordingLogger, TEST_SECRET } from '../support/auth-app.js';
 import { createClient, type TestClient } from '../support/client.js';
@@ -181,6 +181,15 @@ function expressLike(config: AuthConfig, options: { bodyParser?: boolean } = {})
       const next = async (err?: unknown) => {
         if (err) return fail(err);
         req.url = req.originalUrl ?? req.url;
+        if (req.url?.startsWith('/echo') && !options.bodyParser) {
+          // A POST route that reads the session first and its own body after: the body must still be there.
+          const session = await getSession(req, config);
+          const chunks: Buffer[] = [];
+          for await (const chunk of req) chunks.push(chunk as Buffer);
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ email: session?.user?.email ?? null, body: Buffer.concat(chunks).toString('utf8') }));
+          return;
+        }
         if (req.url?.startsWith('/me')) {
           // Passing `res` lets a refreshed or cleared session cookie reach the browser.
           const session = await getSession(req, config, res);
@@ -274,11 +283,43 @@ describe('ServerAuth in a Node (Express-style) server', () => {
     expect((await res.json()).user.name).toBe('Countess');
   });
 
+  it('getSession(req) in a POST route leaves the request body for the route to read', async () => {
+    const client = createClient({ baseUrl: plainUrl });
+    await signInWith(client, '/auth');
+    const res = await client.post('/echo', { note: 'kept' });
+    expect(await res.json()).toEqual({ email: ADA.email, body: 'note=kept' });
+  });
+
   it('still refuses a consumed body without the CSRF token', async () => {
     const client = createClient({ baseUrl: parserUrl });
     await client.get('/auth/csrf');
     const res = await client.post('/auth/callback/credentials', { email: ADA.email, password: PASSWORD });
     expect(res.location?.searchParams.get('error')).toBe('MissingCSRF');
+  });
+});
+
+describe('toWebRequest', () => {
+  const nodeRequest = (fields: Record<string, unknown>) =>
+    ({ method: 'GET', url: '/session', headers: { host: 'app.test', cookie: 'a=1' }, socket: {}, ...fields }) as unknown as IncomingMessage;
+
+  it('is a Request whose URL keeps the mount point from originalUrl, and whose headers are the Node ones', () => {
+    const request = toWebRequest(nodeRequest({ originalUrl: '/auth/session?x=1' }));
+    expect(request).toBeInstanceOf(Request);
+    expect(request.url).toBe('http://app.test/auth/session?x=1');
+    expect(request.headers.get('cookie')).toBe('a=1');
+  });
+
+  it('never lets an originalUrl of //host name another host', () => {
+    const request = toWebRequest(nodeRequest({ originalUrl: '//evil.test/auth/session' }));
+    const url = new URL(request.url);
+    expect(url.host).toBe('app.test');
+    expect(url.pathname).toBe('//evil.test/auth/session');
+  });
+
+  it('gives a POST whose stream a parser consumed, with nothing parsed, an empty body rather than an error', async () => {
+    const request = toWebRequest(nodeRequest({ method: 'POST', readableEnded: true, headers: { host: 'app.test', 'content-type': 'application/x-www-form-urlencoded' } }));
+    expect(request.method).toBe('POST');
+    expect(await request.text()).toBe('');
   });
 });
 

@@ -1,33 +1,51 @@
 // Node integration: Express/Connect-style middleware, and the IncomingMessage <-> Request bridge.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
+import { AuthResponse } from '../fast-response.js';
 import { instanceFor } from './instances.js';
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
 
-/** Builds a web Request from a Node request, including a body an earlier body-parser already read. */
+/** The Request srvx wraps around a Node request: URL and headers are read from it lazily, on first use. */
+type LazyRequest = Request & { _url: URL };
+
+/**
+ * Builds a web Request from a Node request, including a body an earlier body-parser already read. A request whose
+ * body is still unread becomes srvx's lazy wrapper, so a session check never copies headers or builds a URL twice.
+ */
 export function toWebRequest(req: NodeRequest): Request {
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD' && req.readableEnded) return withParsedBody(req, method);
+  const request = new SrvxNodeRequest({ req }) as unknown as LazyRequest;
+  // Mounted under a path (Express `app.use('/auth', …)`), req.url lost the mount point; originalUrl still has it.
+  // Always appended as a path: an originalUrl of `//other.host/…` must not become another host.
+  const path = req.originalUrl;
+  if (path !== undefined && path !== req.url) {
+    const { protocol, host } = request._url;
+    request._url = new URL(`${protocol}//${host}${path.startsWith('/') ? '' : '/'}${path}`);
+  }
+  return request;
+}
+
+/** A Request for a POST whose stream a body-parser consumed: what it parsed is re-encoded, or there is no body. */
+function withParsedBody(req: NodeRequest, method: string): Request {
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
-  const url = new URL(req.originalUrl ?? req.url ?? '/', `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`);
+  const path = req.originalUrl ?? req.url ?? '/';
+  const url = new URL(`${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${path.startsWith('/') ? '' : '/'}${path}`);
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) value.forEach((v) => headers.append(key, v));
     else if (value !== undefined) headers.set(key, value);
   }
-  const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
-  if (req.readableEnded && req.body !== undefined) {
-    // A body-parser consumed the stream: re-encode what it parsed.
-    const type = headers.get('content-type') ?? '';
-    const body = typeof req.body === 'string' ? req.body : type.includes('json') ? JSON.stringify(req.body) : new URLSearchParams(req.body as Record<string, string>).toString();
-    headers.delete('content-length');
-    return new Request(url, { method, headers, body });
-  }
-  return new Request(url, { method, headers, body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } as RequestInit);
+  headers.delete('content-length');
+  if (req.body === undefined) return new Request(url, { method, headers });
+  const type = headers.get('content-type') ?? '';
+  const body = typeof req.body === 'string' ? req.body : type.includes('json') ? JSON.stringify(req.body) : new URLSearchParams(req.body as Record<string, string>).toString();
+  return new Request(url, { method, headers, body });
 }
 
-/** Writes a web Response to a Node response, keeping every Set-Cookie line. */
+/** Writes a web Response to a Node response, keeping every Set-Cookie line. A string body is sent as it is. */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
   response.headers.forEach((value, key) => {
@@ -35,7 +53,8 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) res.setHeader('set-cookie', cookies);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  const text = response instanceof AuthResponse ? response.takeText() : undefined;
+  res.end(text ?? Buffer.from(await response.arrayBuffer()));
 }
 
 /**

@@ -21,9 +21,8 @@ function isWebRequest(input: AnyRequest): input is Request {
 export function toRequest(input: AnyRequest): Request {
   if (isH3Event(input)) return input.req as unknown as Request;
   if (isWebRequest(input)) return input;
-  const node = input as IncomingMessage;
-  // Only headers matter for reading a session; never touch a Node body stream here.
-  return toWebRequest(Object.assign(Object.create(node), { method: 'GET' }) as IncomingMessage);
+  // Only headers matter for reading a session: the lazy wrapper never touches the Node body stream.
+  return toWebRequest(input as IncomingMessage);
 }
 
 /**
