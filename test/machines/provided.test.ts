@@ -1,6 +1,7 @@
 // The runtime provides each flow's machine once and forwards to the current request's implementations:
 // interleaved requests must each run their own provider's code, never a neighbour's.
 import { describe, expect, it } from 'vitest';
+import { implementationStore } from '../../src/machines/provided.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { testAuth } from '../support/auth-app.js';
 
@@ -32,5 +33,32 @@ describe('implementations provided per request', () => {
       expect(session.user.name).toBe(provider);
       expect(session.user.email).toBe(`u${i}@example.test`);
     }
+  });
+
+  it('switches the implementation store off once no flow runs, so other requests pay no async hook for it', async () => {
+    let entered!: () => void;
+    let release!: () => void;
+    const inAuthorize = new Promise<void>((r) => (entered = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const held = Credentials({
+      id: 'held',
+      authorize: async (c) => {
+        entered();
+        await gate;
+        return { id: 'held-user', email: String(c.email) };
+      },
+    });
+    const t = testAuth({ providers: [held] });
+    const client = t.newClient();
+    const csrfToken = await t.csrfToken(client);
+    // Node 20 marks an AsyncLocalStorage in use with `enabled`; fail loudly if a Node version drops it.
+    expect('enabled' in implementationStore).toBe(true);
+    const store = implementationStore as unknown as { enabled: boolean };
+    const signIn = client.post('/auth/callback/held', { csrfToken, email: 'a@example.test' });
+    await inAuthorize;
+    expect(store.enabled).toBe(true);
+    release();
+    expect((await signIn).status).toBe(302);
+    expect(store.enabled).toBe(false);
   });
 });
