@@ -3,6 +3,7 @@
 // answering the same JSON with no work at all.
 import { H3 } from 'h3';
 import { jwtDecrypt } from 'jose';
+import { AuthResponse } from '../src/http/fast-response.js';
 import { decodeSync } from '../src/session/jwt.js';
 import { deriveSessionKey } from '../src/session/keys.js';
 import {
@@ -52,15 +53,16 @@ function figures(samples: Sample[]): SessionFigures {
 }
 
 /**
- * The framework's share: an h3 app answering the same session JSON with the same headers and no work at all, so
- * authchart's figure splits into this, the decryption floor, and what is left for our own code.
+ * The framework's share: an h3 app answering the same session JSON with the same headers, as the same kind of
+ * Response (AuthResponse), and no work at all, so authchart's figure splits into this, the decryption floor, and
+ * what is left for our own code.
  */
 async function staticSessionApp(handle: Handle, cookie: string): Promise<Handle> {
   const sample = await handle(new Request(`${ORIGIN}/auth/session`, { headers: { cookie } }));
   const body = await sample.text();
   const headers = [...sample.headers];
   const app = new H3();
-  app.get('/auth/session', () => new Response(body, { status: 200, headers }));
+  app.get('/auth/session', () => new AuthResponse(body, { status: 200, headers }));
   return (request) => Promise.resolve(app.fetch(request));
 }
 
