@@ -6,7 +6,6 @@ import { AuthError, CredentialsSignin, publicErrorType } from '../core/errors.js
 import type { AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
-const noCache = { 'cache-control': 'private, no-cache, no-store', expires: '0', pragma: 'no-cache' };
 
 export function setCookie(req: AuthRequest, cookie: CookieToSet): void {
   // A later write of the same name replaces an earlier one within one response.
@@ -22,32 +21,42 @@ function setCookieLine(c: CookieToSet): string {
   return stringifySetCookie({ name: c.name, value: c.value, ...c.options, sameSite: c.options.sameSite });
 }
 
-function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: Record<string, string>): Response {
+type HeaderList = readonly (readonly [string, string])[];
+
+const header = (...pairs: [string, string][]): HeaderList => Object.freeze(pairs.map((p) => Object.freeze(p)));
+const noCache: [string, string][] = [['cache-control', 'private, no-cache, no-store'], ['expires', '0'], ['pragma', 'no-cache']];
+const JSON_TYPE: [string, string] = ['content-type', 'application/json'];
+const JSON_HEADERS = header(JSON_TYPE);
+const JSON_NO_CACHE_HEADERS = header(JSON_TYPE, ...noCache);
+const HTML_HEADERS = header(['content-type', 'text/html; charset=utf-8'], ...noCache);
+
+function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: HeaderList): Response {
   // Usually no route added headers of its own: then the response's list is built in one go, without copying an
   // empty Headers and setting into it one by one (measurable on the session route, which every page load hits).
   if (req.headers.keys().next().done) {
-    const list = Object.entries(extra);
+    if (!req.setCookies.length) return new AuthResponse(body, { status, headers: extra as [string, string][] });
+    const list = [...extra];
     for (const c of req.setCookies) list.push(['set-cookie', setCookieLine(c)]);
-    return new AuthResponse(body, { status, headers: list });
+    return new AuthResponse(body, { status, headers: list as [string, string][] });
   }
   const headers = new Headers(req.headers);
-  for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+  for (const [k, v] of extra) headers.set(k, v);
   for (const c of req.setCookies) headers.append('set-cookie', setCookieLine(c));
   return new AuthResponse(body, { status, headers });
 }
 
 export function json(req: AuthRequest, body: unknown, status = 200, options: { noCache?: boolean } = {}): Response {
-  return finish(req, JSON.stringify(body), status, { 'content-type': 'application/json', ...(options.noCache ? noCache : {}) });
+  return finish(req, JSON.stringify(body), status, options.noCache ? JSON_NO_CACHE_HEADERS : JSON_HEADERS);
 }
 
 export function html(req: AuthRequest, body: string, status = 200): Response {
-  return finish(req, body, status, { 'content-type': 'text/html; charset=utf-8', ...noCache });
+  return finish(req, body, status, HTML_HEADERS);
 }
 
 /** A 302, or `200 {url}` when the client asked for redirects as data (X-Auth-Return-Redirect). */
 export function redirect(req: AuthRequest, url: string): Response {
   if (req.request.headers.get('x-auth-return-redirect')) return json(req, { url });
-  return finish(req, null, 302, { location: url });
+  return finish(req, null, 302, [['location', url]]);
 }
 
 /** Where the browser goes for an error: the sign-in page for sign-in errors, else the error page. */

@@ -49,8 +49,17 @@ function clearSession(req: AuthRequest): void {
   for (const c of clearChunked(name, options, req.cookies)) setCookie(req, c);
 }
 
+// The last `exp` turned into its ISO date: a browser checks the same token many times, and formatting a Date
+// costs more than the rest of building the session.
+let lastExpiry = { exp: NaN, iso: '' };
+
+function isoExpiry(exp: number): string {
+  if (exp !== lastExpiry.exp) lastExpiry = { exp, iso: new Date(exp * 1000).toISOString() };
+  return lastExpiry.iso;
+}
+
 async function toSession(req: AuthRequest, token: JWT): Promise<Session> {
-  const expires = new Date((token.exp ?? nowSeconds() + req.config.jwt.maxAge) * 1000).toISOString();
+  const expires = isoExpiry(token.exp ?? nowSeconds() + req.config.jwt.maxAge);
   const base: Session = { user: { name: token.name, email: token.email, image: token.picture }, expires };
   return (await req.config.callbacks.session({ session: base, token })) as Session;
 }
@@ -72,9 +81,10 @@ export const jwtStrategy: SessionStrategyImpl = {
     if (!token) return null;
     try {
       const { callbacks, events } = req.config;
-      // The built-in jwt callback hands the token back untouched, so only a user's callback needs the comparison.
-      const before = callbacks.jwt === defaultCallbacks.jwt ? undefined : JSON.stringify(token);
-      const next = await callbacks.jwt({ token: { ...token } });
+      // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
+      const custom = callbacks.jwt !== defaultCallbacks.jwt;
+      const before = custom ? JSON.stringify(token) : undefined;
+      const next = custom ? await callbacks.jwt({ token: { ...token } }) : token;
       if (next === null) {
         clearSession(req);
         return null;

@@ -54,6 +54,19 @@ describe('GET /session', () => {
     });
   });
 
+  it('gives each of two browsers, signed in hours apart and checking in turn, its own expiry', async () => {
+    const t = testAuth({ providers: [adaProvider()] });
+    const first = t.newClient();
+    await signIn(t, {}, first);
+    later(DAY / 2);
+    const second = t.newClient();
+    await signIn(t, {}, second);
+    for (let i = 0; i < 2; i++) {
+      expect((await (await first.get('/auth/session')).json()).expires).toBe(new Date(T0.getTime() + 30 * DAY).toISOString());
+      expect((await (await second.get('/auth/session')).json()).expires).toBe(new Date(T0.getTime() + 30.5 * DAY).toISOString());
+    }
+  });
+
   it('does not leak the user id or extra fields authorize returned', async () => {
     const t = testAuth({ providers: [adaProvider()] });
     await signIn(t);
