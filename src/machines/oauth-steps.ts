@@ -128,7 +128,7 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
   try {
     if (provider.token.request) {
       const { tokens } = await provider.token.request({ params, checks: { code_verifier: checks.codeVerifier, state: checks.state, nonce: checks.nonce }, provider });
-      return { tokens };
+      return { tokens, claims: provider.idToken ? await checkedIdToken(provider, tokens, checks) : undefined };
     }
     const as = await authorizationServer(provider);
     const client = clientOf(provider);
@@ -159,6 +159,28 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
     }
     throw classifyOAuthError(err, 'token');
   }
+}
+
+/**
+ * The claims of an ID token a provider's own token request handed back. It gets every check one from the token
+ * endpoint gets (issuer, audience, expiry, nonce), and its signature is always verified: no TLS connection of
+ * ours vouches for where the provider's code found it.
+ */
+async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet, checks: OAuthChecks): Promise<Profile> {
+  if (typeof tokens.id_token !== 'string') throw new OAuthCallbackError("The provider's token request returned no ID token.", { expected: 'id_token', actual: null });
+  const as = await authorizationServer(provider);
+  if (!as.jwks_uri) {
+    throw new OAuthCallbackError("An ID token from the provider's own token request cannot be verified: the provider has no jwks_uri.", { step: 'token' });
+  }
+  // oauth4webapi validates ID tokens as part of a token response: the tokens are handed to it as one. Only the
+  // ID token is taken from the result; a missing token_type does not matter for that.
+  const response = new Response(JSON.stringify({ token_type: 'bearer', ...tokens }), { status: 200, headers: { 'content-type': 'application/json' } });
+  const processed = await oauth.processAuthorizationCodeResponse(as, clientOf(provider), response, {
+    expectedNonce: checks.nonce ?? oauth.expectNoNonce,
+    requireIdToken: true,
+  });
+  await oauth.validateApplicationLevelSignature(as, response, withTimeout(httpOptions(as.jwks_uri)));
+  return { ...oauth.getValidatedIdTokenClaims(processed)! } as Profile;
 }
 
 /** The user's profile: the ID token's claims, or the user-info endpoint (or the provider's own request). */

@@ -51,7 +51,11 @@ export type TokenRequestContext = {
 export type TokenEndpointConfig = {
   url?: string;
   params?: Record<string, string>;
-  /** Replaces the standard code exchange entirely (for providers that do not follow RFC 6749). */
+  /**
+   * Replaces the standard code exchange entirely (for providers that do not follow RFC 6749). When the provider
+   * signs users in by their ID token (`idToken`, the OIDC default), the returned `id_token` still gets every check
+   * (issuer, audience, expiry, nonce) and its signature is verified against the provider's `jwks_uri`.
+   */
   request?: (context: TokenRequestContext) => Awaitable<{ tokens: TokenSet }>;
   /** Rewrites the token endpoint's raw response before it is validated (e.g. a non-string `scope`). */
   conform?: (response: Response) => Awaitable<Response>;

@@ -20,7 +20,7 @@ import {
   startSignIn,
   withParam,
 } from './oauth/harness.js';
-import { startTestbed, type Testbed } from './oauth/testbed.js';
+import { ownTokenRewrite, startTestbed, type Testbed } from './oauth/testbed.js';
 
 let bed: Testbed;
 let op: OidcProviderHarness;
@@ -36,6 +36,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  ownTokenRewrite.apply = (tokens) => tokens;
 });
 
 describe('attacks and failures: each is its named error, and no session cookie is set', () => {
@@ -248,5 +249,53 @@ describe('attacks and failures: each is its named error, and no session cookie i
     expect(lastError(t).message).toMatch(/"iss"/);
     expect(lastError(t).cause?.state).toBe('failed.invalidCheck');
     expect(loggedTraces(t).at(-1)?.trace.map((e) => e.to)).toEqual(['validating', 'exchanging', 'failed.invalidCheck']);
+  });
+});
+
+describe("ID tokens handed back by a provider's own token request", () => {
+  /** The ID token with one claim of its payload rewritten, header and signature kept. */
+  const withClaim = (jwt: string, claim: string, value: unknown) => {
+    const [header, payload, signature] = jwt.split('.');
+    const claims = { ...JSON.parse(Buffer.from(payload, 'base64url').toString()), [claim]: value };
+    return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+  };
+
+  it('one whose claims were rewritten after signing fails its signature check, and signs no one in', async () => {
+    const t = app();
+    ownTokenRewrite.apply = (tokens) => ({ ...tokens, id_token: withClaim(String(tokens.id_token), 'email', 'mallory@example.test') });
+    const { callback } = await signInThrough(t, op, 'own-token', 'alice');
+    expectFailure(t, callback, 'OAuthCallbackError');
+    expect(lastError(t).message).toMatch(/signature/i);
+  });
+
+  it('one issued to another client is an InvalidCheck (audience)', async () => {
+    const signIns: { account: Account | null }[] = [];
+    const t = app({ signIns });
+    await signInThrough(t, op, 'app-b', 'alice', { client: t.newClient() });
+    const foreign = signIns[0].account!.id_token!;
+    ownTokenRewrite.apply = (tokens) => ({ ...tokens, id_token: foreign });
+    const { callback } = await signInThrough(t, op, 'own-token', 'alice');
+    expectFailure(t, callback, 'InvalidCheck', 'Configuration');
+    expect(lastError(t).message).toMatch(/"aud"/);
+    expect(signIns).toHaveLength(1);
+  });
+
+  it('one from an earlier sign-in of the same client is an InvalidCheck (nonce)', async () => {
+    const signIns: { account: Account | null }[] = [];
+    const t = app({ signIns });
+    await signInThrough(t, op, 'own-token', 'alice', { client: t.newClient() });
+    const earlier = signIns[0].account!.id_token!;
+    ownTokenRewrite.apply = (tokens) => ({ ...tokens, id_token: earlier });
+    const { callback } = await signInThrough(t, op, 'own-token', 'alice');
+    expectFailure(t, callback, 'InvalidCheck', 'Configuration');
+    expect(lastError(t).message).toMatch(/nonce/);
+  });
+
+  it('none at all, for a provider that signs in by its ID token, is an OAuthCallbackError', async () => {
+    const t = app();
+    ownTokenRewrite.apply = ({ id_token: _dropped, ...tokens }) => tokens;
+    const { callback } = await signInThrough(t, op, 'own-token', 'alice');
+    expectFailure(t, callback, 'OAuthCallbackError');
+    expect(lastError(t).message).toMatch(/no ID token/);
   });
 });

@@ -58,6 +58,17 @@ describe('OpenID Connect code flow', () => {
     expect(t.logger.errors).toEqual([]);
   });
 
+  it("signs in through the provider's own token request, its ID token checked as one from the token endpoint", async () => {
+    const signIns: { account: Account | null }[] = [];
+    const t = app({ signIns });
+    const { callback } = await signInThrough(t, op, 'own-token', 'alice');
+    expect(callback.status).toBe(302);
+    expect(setsSession(callback)).toBe(true);
+    expect((await session(t))?.user).toMatchObject({ email: 'alice@example.test', name: 'Alice Liddell' });
+    expect(signIns[0].account).toMatchObject({ provider: 'own-token', providerAccountId: 'alice' });
+    expect(t.logger.errors).toEqual([]);
+  });
+
   it('keeps the flow cookie under 1,200 bytes, HttpOnly, Lax, 15 minutes, and opaque', async () => {
     const t = app();
     const start = await startSignIn(t, 'oidc', { callbackUrl: `${BASE}/a/rather/typical/path?tab=settings` });
