@@ -89,6 +89,12 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.get(`${inspect}/:id`, route(config, 'browser', (req, event) => inspectFlowRoute(req, param(event, 'id'))));
   }
 
+  // HEAD (a mail scanner probing a magic link, an uptime check) runs no route: a callback must not be consumed, nor
+  // a cookie set, by a request whose answer nobody reads. Not a client error worth an error log either.
+  const head = () => new AuthResponse(null, { status: 405, headers: { allow: 'GET, POST' } });
+  app.on('HEAD', `${base}/**`, head);
+  app.on('HEAD', `${base}`, head);
+
   // Anything else under basePath is an unknown action: 400, logged, never a 404 page or a 500.
   const unknown = (event: H3Event) => {
     config.logger.error(new UnknownAction(`Unsupported action: ${event.req.method} ${event.url.pathname}`));

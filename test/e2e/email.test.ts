@@ -294,6 +294,18 @@ describe('e-mail sign-in over real SMTP', () => {
     expect(setsSession(replay)).toBe(false);
   });
 
+  it("leaves a one-click link working after a mail scanner's HEAD request", async () => {
+    const t = app({}, emailProvider({ confirm: false }));
+    const link = await mailedLink(t, 'scanned@example.test');
+    const probe = await t.newClient().request(new Request(link, { method: 'HEAD' }));
+    expect(probe.status).toBe(405);
+    expect(await tokensFor('scanned@example.test')).toBe(1);
+    const res = await t.client.get(link);
+    expect(res.location?.href).toBe(`${ORIGIN}/dashboard`);
+    expect(setsSession(res)).toBe(true);
+    expect(t.logger.errorTypes()).toEqual([]);
+  });
+
   it('ends the session of another user when a browser follows a link to a different address', async () => {
     const t = app();
     await openAndConfirm(t.client, await mailedLink(t, 'first@example.test'));

@@ -129,6 +129,21 @@ describe('unknown actions', () => {
   });
 });
 
+describe('HEAD requests', () => {
+  it.each(['/auth/session', '/auth/csrf', '/auth/signin', '/auth/callback/credentials?code=x', '/auth/error', '/auth'])(
+    'HEAD %s answers 405 with Allow, sets no cookie and logs no error',
+    async (path) => {
+      const t = testAuth({ providers: [adaProvider()] });
+      await signIn(t);
+      const res = await t.client.request(new Request(`${ORIGIN}${path}`, { method: 'HEAD' }));
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, POST');
+      expect(res.setCookie).toEqual([]);
+      expect(t.logger.errorTypes()).toEqual([]);
+    },
+  );
+});
+
 describe('unknown providers', () => {
   it.each([
     ['POST', '/auth/signin/nope'],
