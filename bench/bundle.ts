@@ -34,6 +34,8 @@ export interface BundleFigures {
   gzipBytes: number;
   /** Largest contributors (by package), minified bytes. */
   largest: { name: string; bytes: number }[];
+  /** The provider presets that made it into the bundle: only the ones imported, if the rest tree-shake away. */
+  presets: string[];
 }
 
 export type BundleResult = Record<BundleSide, BundleFigures | { skipped: string }>;
@@ -54,6 +56,20 @@ function largest(metafile: Metafile): { name: string; bytes: number }[] {
   return [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 6);
 }
 
+// A provider module of either side: authchart's catalogue entries, @auth/core's providers/*.js.
+const PRESET = /(?:src\/providers\/catalogue|@auth\/core\/providers)\/([a-z0-9-]+)\.(?:ts|js)$/;
+
+function presetsOf(metafile: Metafile): string[] {
+  const names = new Set<string>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = PRESET.exec(path)?.[1];
+      if (name && name !== 'index' && bytesInOutput > 0) names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
 async function bundle(side: BundleSide): Promise<BundleFigures> {
   const { contents, resolveDir } = ENTRIES[side];
   const out = await build({
@@ -70,7 +86,7 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
     legalComments: 'none',
   });
   const code = out.outputFiles[0].contents;
-  return { minifiedBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength, largest: largest(out.metafile) };
+  return { minifiedBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength, largest: largest(out.metafile), presets: presetsOf(out.metafile) };
 }
 
 /**

@@ -127,7 +127,9 @@ function bundleSection(r: BundleResult | undefined, failure?: string): string[] 
   const ours = r.authchart;
   const theirs = r['Auth.js'];
   out.push('');
-  if (ran(ours) && ran(theirs)) out.push(`- authchart / Auth.js gzipped: ${ratio(ours.gzipBytes, theirs.gzipBytes)}.`, '');
+  if (ran(ours) && ran(theirs)) out.push(`- authchart / Auth.js gzipped: ${ratio(ours.gzipBytes, theirs.gzipBytes)}.`);
+  for (const [side, f] of Object.entries(r)) if (ran(f)) out.push(`- Provider modules in ${side}'s bundle: ${f.presets.join(', ') || 'none'}.`);
+  out.push('');
   return out;
 }
 

@@ -133,6 +133,8 @@ describe('benchmarks with tiny counts', () => {
       expect(f.gzipBytes).toBeGreaterThan(1000);
       expect(f.gzipBytes).toBeLessThan(f.minifiedBytes);
       expect(f.largest[0].bytes).toBeGreaterThan(0);
+      // The other 31 catalogue presets are tree-shaken away: only what the app imported ships.
+      expect(f.presets).toEqual(['github']);
     });
     expectSide(result['Auth.js'], authjsInstalled, (f) => expect(f.gzipBytes).toBeLessThan(f.minifiedBytes));
     const suite = await runBenchmarks(SMOKE, { only: ['bundle'] });

@@ -24,7 +24,7 @@ export interface AppleProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<AppleProfile>({
+const preset = /* @__PURE__ */ definePreset<AppleProfile>({
   id: 'apple',
   name: 'Apple',
   type: 'oidc',

@@ -17,7 +17,7 @@ export interface AtlassianProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<AtlassianProfile>({
+const preset = /* @__PURE__ */ definePreset<AtlassianProfile>({
   id: 'atlassian',
   name: 'Atlassian',
   type: 'oauth',

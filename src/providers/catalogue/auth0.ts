@@ -17,7 +17,7 @@ export interface Auth0Profile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<Auth0Profile>({
+const preset = /* @__PURE__ */ definePreset<Auth0Profile>({
   id: 'auth0',
   name: 'Auth0',
   type: 'oidc',

@@ -16,7 +16,7 @@ export interface AuthentikProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<AuthentikProfile>({
+const preset = /* @__PURE__ */ definePreset<AuthentikProfile>({
   id: 'authentik',
   name: 'authentik',
   type: 'oidc',

@@ -22,7 +22,7 @@ interface BitbucketEmails {
   values: { email: string; is_primary: boolean; is_confirmed: boolean; type: 'email' }[];
 }
 
-const preset = definePreset<BitbucketProfile>({
+const preset = /* @__PURE__ */ definePreset<BitbucketProfile>({
   id: 'bitbucket',
   name: 'Bitbucket',
   type: 'oauth',

@@ -18,7 +18,7 @@ export interface CognitoProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<CognitoProfile>({
+const preset = /* @__PURE__ */ definePreset<CognitoProfile>({
   id: 'cognito',
   name: 'Cognito',
   type: 'oidc',

@@ -34,7 +34,7 @@ export function discordAvatarUrl(p: Pick<DiscordProfile, 'id' | 'avatar' | 'disc
   return `https://cdn.discordapp.com/embed/avatars/${index}.png`;
 }
 
-const preset = definePreset<DiscordProfile>({
+const preset = /* @__PURE__ */ definePreset<DiscordProfile>({
   id: 'discord',
   name: 'Discord',
   type: 'oauth',

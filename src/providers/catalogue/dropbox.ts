@@ -18,7 +18,7 @@ export interface DropboxProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<DropboxProfile>({
+const preset = /* @__PURE__ */ definePreset<DropboxProfile>({
   id: 'dropbox',
   name: 'Dropbox',
   type: 'oauth',

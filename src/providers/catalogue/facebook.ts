@@ -11,7 +11,7 @@ export interface FacebookProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<FacebookProfile>({
+const preset = /* @__PURE__ */ definePreset<FacebookProfile>({
   id: 'facebook',
   name: 'Facebook',
   type: 'oauth',

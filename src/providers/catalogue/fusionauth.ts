@@ -20,7 +20,7 @@ export interface FusionAuthProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<FusionAuthProfile>({
+const preset = /* @__PURE__ */ definePreset<FusionAuthProfile>({
   id: 'fusionauth',
   name: 'FusionAuth',
   type: 'oidc',

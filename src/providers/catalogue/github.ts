@@ -44,7 +44,7 @@ const apiHeaders = (tokens: TokenSet) => ({
   'x-github-api-version': '2022-11-28',
 });
 
-const preset = definePreset<GitHubProfile>({
+const preset = /* @__PURE__ */ definePreset<GitHubProfile>({
   id: 'github',
   name: 'GitHub',
   type: 'oauth',

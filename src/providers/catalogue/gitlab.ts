@@ -19,7 +19,7 @@ export interface GitLabProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<GitLabProfile>({
+const preset = /* @__PURE__ */ definePreset<GitLabProfile>({
   id: 'gitlab',
   name: 'GitLab',
   type: 'oauth',

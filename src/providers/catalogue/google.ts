@@ -23,7 +23,7 @@ export interface GoogleProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<GoogleProfile>({
+const preset = /* @__PURE__ */ definePreset<GoogleProfile>({
   id: 'google',
   name: 'Google',
   type: 'oidc',

@@ -112,7 +112,7 @@ export type CatalogueFactory = (options?: any) => OAuthProviderConfig<any>;
  * @example
  * const providers = ['github', 'google'].map((id) => catalogue[id]())
  */
-export const catalogue: Readonly<Record<string, CatalogueFactory>> = Object.freeze({
+export const catalogue: Readonly<Record<string, CatalogueFactory>> = /* @__PURE__ */ Object.freeze({
   apple: Apple,
   atlassian: Atlassian,
   auth0: Auth0,

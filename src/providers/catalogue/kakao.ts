@@ -23,7 +23,7 @@ export interface KakaoProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<KakaoProfile>({
+const preset = /* @__PURE__ */ definePreset<KakaoProfile>({
   id: 'kakao',
   name: 'Kakao',
   type: 'oauth',

@@ -17,7 +17,7 @@ export interface KeycloakProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<KeycloakProfile>({
+const preset = /* @__PURE__ */ definePreset<KeycloakProfile>({
   id: 'keycloak',
   name: 'Keycloak',
   type: 'oidc',

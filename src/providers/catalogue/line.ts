@@ -16,7 +16,7 @@ export interface LineProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<LineProfile>({
+const preset = /* @__PURE__ */ definePreset<LineProfile>({
   id: 'line',
   name: 'LINE',
   type: 'oidc',

@@ -14,7 +14,7 @@ export interface LinkedInProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<LinkedInProfile>({
+const preset = /* @__PURE__ */ definePreset<LinkedInProfile>({
   id: 'linkedin',
   name: 'LinkedIn',
   type: 'oidc',

@@ -25,7 +25,7 @@ export interface MicrosoftEntraIDProfile {
 
 // No default issuer: `common`/`organizations` publish a templated issuer (`{tenantid}`) that no ID token
 // matches, so the tenant must be named, e.g. AUTH_MICROSOFT_ENTRA_ID_ISSUER=https://login.microsoftonline.com/<tenant-id>/v2.0
-const preset = definePreset<MicrosoftEntraIDProfile>({
+const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
   id: 'microsoft-entra-id',
   name: 'Microsoft Entra ID',
   type: 'oidc',

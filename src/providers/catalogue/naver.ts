@@ -20,7 +20,7 @@ export interface NaverProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<NaverProfile>({
+const preset = /* @__PURE__ */ definePreset<NaverProfile>({
   id: 'naver',
   name: 'Naver',
   type: 'oauth',

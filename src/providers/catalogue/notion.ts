@@ -21,7 +21,7 @@ interface NotionBotUser {
   bot: { owner: { type: 'user'; user: NotionProfile } | { type: 'workspace'; workspace: true }; workspace_name?: string };
 }
 
-const preset = definePreset<NotionProfile>({
+const preset = /* @__PURE__ */ definePreset<NotionProfile>({
   id: 'notion',
   name: 'Notion',
   type: 'oauth',

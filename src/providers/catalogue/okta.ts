@@ -22,7 +22,7 @@ export interface OktaProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<OktaProfile>({
+const preset = /* @__PURE__ */ definePreset<OktaProfile>({
   id: 'okta',
   name: 'Okta',
   type: 'oidc',

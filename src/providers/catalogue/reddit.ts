@@ -18,7 +18,7 @@ export interface RedditProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<RedditProfile>({
+const preset = /* @__PURE__ */ definePreset<RedditProfile>({
   id: 'reddit',
   name: 'Reddit',
   type: 'oauth',

@@ -22,7 +22,7 @@ export interface SalesforceProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<SalesforceProfile>({
+const preset = /* @__PURE__ */ definePreset<SalesforceProfile>({
   id: 'salesforce',
   name: 'Salesforce',
   type: 'oidc',

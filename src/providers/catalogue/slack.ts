@@ -20,7 +20,7 @@ export interface SlackProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<SlackProfile>({
+const preset = /* @__PURE__ */ definePreset<SlackProfile>({
   id: 'slack',
   name: 'Slack',
   type: 'oidc',

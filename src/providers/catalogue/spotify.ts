@@ -16,7 +16,7 @@ export interface SpotifyProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<SpotifyProfile>({
+const preset = /* @__PURE__ */ definePreset<SpotifyProfile>({
   id: 'spotify',
   name: 'Spotify',
   type: 'oauth',

@@ -22,7 +22,7 @@ export interface StravaProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<StravaProfile>({
+const preset = /* @__PURE__ */ definePreset<StravaProfile>({
   id: 'strava',
   name: 'Strava',
   type: 'oauth',

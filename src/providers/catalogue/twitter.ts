@@ -17,7 +17,7 @@ export interface TwitterProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<TwitterProfile>({
+const preset = /* @__PURE__ */ definePreset<TwitterProfile>({
   id: 'twitter',
   name: 'X',
   type: 'oauth',

@@ -21,7 +21,7 @@ export interface VKProfile {
 const form = (fields: Record<string, string | undefined>) =>
   new URLSearchParams(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
 
-const preset = definePreset<VKProfile>({
+const preset = /* @__PURE__ */ definePreset<VKProfile>({
   id: 'vk',
   name: 'VK ID',
   type: 'oauth',

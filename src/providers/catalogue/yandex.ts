@@ -22,7 +22,7 @@ export interface YandexProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<YandexProfile>({
+const preset = /* @__PURE__ */ definePreset<YandexProfile>({
   id: 'yandex',
   name: 'Yandex',
   type: 'oauth',

@@ -18,7 +18,7 @@ export interface ZitadelProfile {
   [claim: string]: unknown;
 }
 
-const preset = definePreset<ZitadelProfile>({
+const preset = /* @__PURE__ */ definePreset<ZitadelProfile>({
   id: 'zitadel',
   name: 'ZITADEL',
   type: 'oidc',

@@ -24,7 +24,7 @@ export interface ZoomProfile {
   [key: string]: unknown;
 }
 
-const preset = definePreset<ZoomProfile>({
+const preset = /* @__PURE__ */ definePreset<ZoomProfile>({
   id: 'zoom',
   name: 'Zoom',
   type: 'oauth',
