@@ -7,7 +7,7 @@ import type { Account, AdapterAuthenticator, AdapterUser } from '../core/types.j
 import type { WrappedAdapter } from '../adapters/wrap.js';
 import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../providers/webauthn.js';
 import { strategyFor } from '../session/strategy.js';
-import { spendChallenge } from './webauthn-challenges.js';
+import { spendChallenge, spendChallengeInStore } from './webauthn-challenges.js';
 import type { FlowServices } from './services.js';
 
 export type Ceremony = 'register' | 'authenticate';
@@ -168,10 +168,20 @@ export async function authenticationOptions(s: FlowServices, userId: string | un
   return { options, challenge: options.challenge, expiresAt: Date.now() + provider.timeout };
 }
 
+function replayed(challenge: string): InvalidCheck {
+  return new InvalidCheck('This WebAuthn challenge was used before (a replayed response).', { expected: 'an unused challenge', actual: challenge });
+}
+
 function spend(challenge: string, expiresAt: number): void {
-  if (!spendChallenge(challenge, expiresAt)) {
-    throw new InvalidCheck('This WebAuthn challenge was used before (a replayed response).', { expected: 'an unused challenge', actual: challenge });
-  }
+  if (!spendChallenge(challenge, expiresAt)) throw replayed(challenge);
+}
+
+/**
+ * Records a challenge whose response verified in the database, for every instance to see. Only after
+ * verification: an anonymous client with a fresh flow cookie and a made-up response must not cost a write.
+ */
+async function spendEverywhere(s: FlowServices, challenge: string, expiresAt: number): Promise<void> {
+  if (!(await spendChallengeInStore(adapterOf(s), challenge, expiresAt))) throw replayed(challenge);
 }
 
 function verificationError(err: unknown, what: string): WebAuthnVerificationError {
@@ -185,6 +195,7 @@ export async function verifyRegistration(s: FlowServices, input: { credential: u
   spend(input.challenge, input.expiresAt);
   const provider = providerOf(s);
   const rp = relyingPartyFor(provider, s.req.origin);
+  let registered: RegisteredCredential;
   try {
     const lib = await loadSimpleWebAuthn();
     const result = await lib.verifyRegistrationResponse({
@@ -197,7 +208,7 @@ export async function verifyRegistration(s: FlowServices, input: { credential: u
     });
     if (!result.verified) throw new WebAuthnVerificationError('The registration response was not verified.');
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
-    return {
+    registered = {
       credentialID: toBase64(credential.id),
       credentialPublicKey: Buffer.from(credential.publicKey).toString('base64'),
       counter: credential.counter,
@@ -208,6 +219,8 @@ export async function verifyRegistration(s: FlowServices, input: { credential: u
   } catch (err) {
     throw verificationError(err, 'registration response');
   }
+  await spendEverywhere(s, input.challenge, input.expiresAt);
+  return registered;
 }
 
 /**
@@ -284,6 +297,7 @@ export async function verifyAuthentication(
   if (!(decoded instanceof Map) || !decoded.has(1)) {
     throw new Error(`The stored public key of authenticator ${authenticator.credentialID} is not a COSE key.`, decoded instanceof Error ? { cause: decoded } : undefined);
   }
+  let newCounter: number;
   try {
     const result = await lib.verifyAuthenticationResponse({
       response: input.credential as AuthenticationResponseJSON,
@@ -294,10 +308,12 @@ export async function verifyAuthentication(
       requireUserVerification: requiresUserVerification(provider.authenticationOptions?.userVerification),
     });
     if (!result.verified) throw new WebAuthnVerificationError('The authentication response was not verified.');
-    return { newCounter: result.authenticationInfo.newCounter };
+    newCounter = result.authenticationInfo.newCounter;
   } catch (err) {
     throw verificationError(err, 'authentication response');
   }
+  await spendEverywhere(s, input.challenge, input.expiresAt);
+  return { newCounter };
 }
 
 /** Stores the authenticator's new signature counter. */

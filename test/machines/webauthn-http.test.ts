@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { resolveConfig } from '../../src/core/config.js';
 import { DuplicateConditionalUI, ExperimentalFeatureNotEnabled, MissingAdapter, MissingWebAuthnAutocomplete } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
-import { spendChallenge } from '../../src/machines/webauthn-challenges.js';
+import { forgetSpentChallenges, spendChallenge, SPENT_CHALLENGE_IDENTIFIER } from '../../src/machines/webauthn-challenges.js';
 import { chooseCeremony } from '../../src/machines/webauthn-steps.js';
 import { Passkey, relyingPartyFor, WebAuthn } from '../../src/providers/webauthn.js';
 import { ORIGIN, recordingLogger, TEST_SECRET } from '../support/auth-app.js';
@@ -157,6 +157,49 @@ describe('the challenge and the flow cookie', () => {
     expect(t.logger.errorTypes().at(-1)).toBe('InvalidCheck');
     expect(t.logger.errors.at(-1)?.message).toMatch(/used before/);
     expect(sessionWrites(replay.setCookie)).toEqual([]);
+  });
+
+  /** Rows recording spent challenges, by hashed challenge. */
+  async function spentRows(): Promise<string[]> {
+    const { rows } = await world.db.query<{ token: string }>('SELECT token FROM verification_token WHERE identifier = $1', [SPENT_CHALLENGE_IDENTIFIER]);
+    return rows.map((r) => r.token);
+  }
+
+  it('refuses a replay sent to another instance, whose memory of spent challenges is empty, through the database', async () => {
+    const { t, data, cookie } = await pendingAuthentication();
+    expect((await postCredential(t, t.client, 'authenticate', data)).location?.href).toBe(`${ORIGIN}/after`);
+    // Another process of the same app: nothing spent in its memory, the same database.
+    forgetSpentChallenges();
+    const other = authOn(world);
+    const attacker = other.newClient();
+    // Twice: detecting a replay uses up the record, which must be put back for the next attempt.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      forgetSpentChallenges();
+      attacker.cookies.set(FLOW_COOKIE, cookie, new URL(ORIGIN));
+      const replay = await postCredential(other, attacker, 'authenticate', data);
+      expect(replay.location?.searchParams.get('error')).toBe('Configuration');
+      expect(other.logger.errorTypes().at(-1)).toBe('InvalidCheck');
+      expect(other.logger.errors.at(-1)?.message).toMatch(/used before/);
+      expect(sessionWrites(replay.setCookie)).toEqual([]);
+    }
+  });
+
+  it('records a challenge in the database only once its response verified, and only as a hash', async () => {
+    const before = await spentRows();
+    // A made-up response under a genuine flow cookie: refused, and nothing written.
+    const forgedFlow = await pendingAuthentication();
+    const forged = { ...forgedFlow.data, response: { ...forgedFlow.data.response, signature: Buffer.from('not a signature').toString('base64url') } };
+    const refused = await postCredential(forgedFlow.t, forgedFlow.t.client, 'authenticate', forged);
+    expect(refused.location?.searchParams.get('error')).not.toBeNull();
+    expect(forgedFlow.t.logger.errorTypes().at(-1)).toBe('WebAuthnVerificationError');
+    expect(await spentRows()).toEqual(before);
+
+    const { t, data } = await pendingAuthentication();
+    const challenge = JSON.parse(Buffer.from(data.response.clientDataJSON, 'base64url').toString()).challenge as string;
+    expect((await postCredential(t, t.client, 'authenticate', data)).location?.href).toBe(`${ORIGIN}/after`);
+    const added = (await spentRows()).filter((r) => !before.includes(r));
+    expect(added).toHaveLength(1);
+    expect(added[0]).not.toContain(challenge);
   });
 
   it('deletes the flow cookie once used, so the browser cannot send it twice', async () => {
