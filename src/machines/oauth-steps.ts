@@ -7,6 +7,7 @@ import type { InternalOAuthProvider } from '../providers/oauth.js';
 import { buildAuthorizationUrl } from '../providers/oauth-authorization-url.js';
 import { endpointUrl } from '../providers/oauth-normalize.js';
 import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../providers/oauth-server.js';
+import { forAuthorizationResponse, forTenantOf } from '../providers/oauth-tenant.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
 export interface OAuthChecks {
@@ -97,7 +98,7 @@ async function validatedParams(provider: InternalOAuthProvider, params: Record<s
     throw new OAuthCallbackError(`The provider's metadata could not be loaded: ${(err as Error).message}`, { err: err as Error, step: 'discovery' });
   });
   try {
-    return oauth.validateAuthResponse(as, clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
+    return oauth.validateAuthResponse(forAuthorizationResponse(as, params.iss), clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
   } catch (err) {
     if (err instanceof oauth.OperationProcessingError && /"state"/.test(err.message)) {
       throw new InvalidCheck(`State check failed: ${err.message}`, { err, expected: checks.state, actual: params.state ?? null });
@@ -110,6 +111,13 @@ async function validatedParams(provider: InternalOAuthProvider, params: Record<s
     }
     throw classifyOAuthError(err, 'authorization response');
   }
+}
+
+/** The `id_token` of a token response, read from a copy (the response itself is oauth4webapi's to consume). */
+async function idTokenOf(response: Response): Promise<unknown> {
+  if (!response.ok) return undefined;
+  const body: unknown = await response.clone().json().catch(() => undefined);
+  return body && typeof body === 'object' ? (body as { id_token?: unknown }).id_token : undefined;
 }
 
 /** Checks the authorization response (error=, state, iss) before anything is exchanged. */
@@ -138,12 +146,13 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
     let response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(provider), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
     const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+    const tenantAs = forTenantOf(as, await idTokenOf(response));
+    const tokens = await oauth.processAuthorizationCodeResponse(tenantAs, client, response, {
       expectedNonce: checks.nonce ?? oauth.expectNoNonce,
       requireIdToken: provider.type === 'oidc',
     });
     // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.
-    if (insecure && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(as, response, withTimeout(httpOptions(as.jwks_uri)));
+    if (insecure && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
   } catch (err) {
@@ -175,11 +184,12 @@ async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet,
   // oauth4webapi validates ID tokens as part of a token response: the tokens are handed to it as one. Only the
   // ID token is taken from the result; a missing token_type does not matter for that.
   const response = new Response(JSON.stringify({ token_type: 'bearer', ...tokens }), { status: 200, headers: { 'content-type': 'application/json' } });
-  const processed = await oauth.processAuthorizationCodeResponse(as, clientOf(provider), response, {
+  const tenantAs = forTenantOf(as, tokens.id_token);
+  const processed = await oauth.processAuthorizationCodeResponse(tenantAs, clientOf(provider), response, {
     expectedNonce: checks.nonce ?? oauth.expectNoNonce,
     requireIdToken: true,
   });
-  await oauth.validateApplicationLevelSignature(as, response, withTimeout(httpOptions(as.jwks_uri)));
+  await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
   return { ...oauth.getValidatedIdTokenClaims(processed)! } as Profile;
 }
 

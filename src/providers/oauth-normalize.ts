@@ -160,6 +160,7 @@ export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, optio
     userinfo,
     checks: normalizeChecks(provider.checks, proxyBase !== undefined),
     idToken,
+    issuerPerTenant: isOidc && (provider as { issuerPerTenant?: boolean }).issuerPerTenant === true,
     client: { ...provider.client, token_endpoint_auth_method: provider.client?.token_endpoint_auth_method ?? 'client_secret_basic' },
     profile: provider.profile ?? defaultProfile,
     account: provider.account ?? defaultAccount,

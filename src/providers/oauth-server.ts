@@ -3,6 +3,7 @@
 import * as oauth from 'oauth4webapi';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
+import { isTenantTemplateOf } from './oauth-tenant.js';
 
 /** Discovery results are reused for this long; providers rarely move their endpoints. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
@@ -26,15 +27,24 @@ function expectedIssuer(provider: InternalOAuthProvider): URL {
   return new URL(provider.wellKnown!.origin);
 }
 
+/** Metadata whose issuer is the configured one, or its multi-tenant template (see oauth-tenant.ts). */
+async function tenantTemplateOrIssuer(issuer: URL, response: Response): Promise<oauth.AuthorizationServer> {
+  const body: unknown = await response.clone().json().catch(() => undefined);
+  const named = body && typeof body === 'object' ? (body as { issuer?: unknown }).issuer : undefined;
+  // oauth4webapi still checks the document and its issuer, against the template when it is one of ours.
+  const expected = typeof named === 'string' && isTenantTemplateOf(named, issuer) ? new URL(named) : issuer;
+  return oauth.processDiscoveryResponse(expected, response);
+}
+
 async function discover(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = expectedIssuer(provider);
-  const key = `${provider.wellKnown?.href ?? ''}|${issuer.href}|${provider.type}`;
+  const key = `${provider.wellKnown?.href ?? ''}|${issuer.href}|${provider.type}|${provider.issuerPerTenant === true}`;
   const hit = discoveryCache.get(key);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.as;
   const response = provider.wellKnown
     ? await fetch(provider.wellKnown, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
     : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(10_000) });
-  const as = await oauth.processDiscoveryResponse(issuer, response);
+  const as = provider.issuerPerTenant ? await tenantTemplateOrIssuer(issuer, response) : await oauth.processDiscoveryResponse(issuer, response);
   discoveryCache.set(key, { at: Date.now(), as });
   return as;
 }

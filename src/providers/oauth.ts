@@ -120,6 +120,12 @@ export type OIDCConfig<P extends object = Profile> = CommonOAuthOptions<P> & {
   checks?: OAuthCheck[];
   /** Default true: the profile is the ID token's claims. False fetches the user-info endpoint. */
   idToken?: boolean;
+  /**
+   * For a multi-tenant issuer (Microsoft Entra ID's `common` or `organizations`), whose discovery document names
+   * `{tenantid}` in its issuer: each ID token is checked against that issuer with its own `tid` claim put in.
+   * Which tenants may sign in is the `signIn` callback's to decide (`profile.tid`).
+   */
+  issuerPerTenant?: boolean;
 };
 
 /** Either kind of OAuth provider. */
@@ -158,6 +164,8 @@ export type InternalOAuthProvider = {
   checks: Exclude<OAuthCheck, 'none'>[];
   /** True for OIDC unless `idToken: false`; always false for OAuth 2. */
   idToken: boolean;
+  /** See {@link OIDCConfig.issuerPerTenant}. */
+  issuerPerTenant: boolean;
   client: OAuthClientOptions & { token_endpoint_auth_method: TokenEndpointAuthMethod };
   profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
   account: (tokens: TokenSet) => TokenSet | undefined | void;

@@ -23,14 +23,16 @@ export interface MicrosoftEntraIDProfile {
   [claim: string]: unknown;
 }
 
-// No default issuer: `common`/`organizations` publish a templated issuer (`{tenantid}`) that no ID token
-// matches, so the tenant must be named, e.g. AUTH_MICROSOFT_ENTRA_ID_ISSUER=https://login.microsoftonline.com/<tenant-id>/v2.0
+// No default issuer: name one tenant (https://login.microsoftonline.com/<tenant-id>/v2.0), or `common` /
+// `organizations` for a multi-tenant app. Those publish a templated issuer (`{tenantid}`), and each ID token is
+// checked against it with its own `tid` put in; which tenants may sign in is the signIn callback's call.
 const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
   id: 'microsoft-entra-id',
   name: 'Microsoft Entra ID',
   type: 'oidc',
   authorization: { params: { scope: 'openid profile email' } },
   checks: ['pkce', 'nonce'],
+  issuerPerTenant: true,
   profile: (p) => ({ id: p.sub, name: p.name ?? p.preferred_username ?? null, email: p.email ?? null, image: null }),
   style: { brandColor: '#0072c6' },
 });
@@ -40,6 +42,8 @@ const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
  *
  * @example
  * MicrosoftEntraID({ issuer: `https://login.microsoftonline.com/${tenantId}/v2.0` })
+ * // Any work or school account; admit tenants in the signIn callback by `profile.tid`.
+ * MicrosoftEntraID({ issuer: 'https://login.microsoftonline.com/organizations/v2.0' })
  */
 export default function MicrosoftEntraID(options?: OIDCUserConfig<MicrosoftEntraIDProfile>): OIDCConfig<MicrosoftEntraIDProfile> {
   return preset(options);
