@@ -7,7 +7,7 @@ import type { InternalOAuthProvider } from '../providers/oauth.js';
 import { buildAuthorizationUrl } from '../providers/oauth-authorization-url.js';
 import { endpointUrl } from '../providers/oauth-normalize.js';
 import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../providers/oauth-server.js';
-import { forAuthorizationResponse, forTenantOf } from '../providers/oauth-tenant.js';
+import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../providers/oauth-tenant.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
 export interface OAuthChecks {
@@ -146,7 +146,7 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
     let response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(provider), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
     const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
-    const tenantAs = forTenantOf(as, await idTokenOf(response));
+    const tenantAs = isTenantTemplate(as.issuer) ? forTenantOf(as, await idTokenOf(response)) : as;
     const tokens = await oauth.processAuthorizationCodeResponse(tenantAs, client, response, {
       expectedNonce: checks.nonce ?? oauth.expectNoNonce,
       requireIdToken: provider.type === 'oidc',
