@@ -193,6 +193,25 @@ async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet,
   return { ...oauth.getValidatedIdTokenClaims(processed)! } as Profile;
 }
 
+/**
+ * The profile with the `user` form field of a form_post callback, as Sign in with Apple posts it on the first
+ * sign-in only (`{"name":{"firstName","lastName"},"email"}`): added as `profile.user`, a JSON object of strings.
+ * It is not signed, so it fills in a name at most; nothing that identifies the user may be read from it.
+ */
+export function withFormUser(provider: InternalOAuthProvider, profile: Profile, formUser: string | undefined): Profile {
+  if (formUser === undefined || provider.authorization.params.response_mode !== 'form_post' || 'user' in profile) return profile;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(formUser);
+  } catch {
+    return profile;
+  }
+  const name = (parsed as { name?: unknown } | null)?.name as { firstName?: unknown; lastName?: unknown } | undefined;
+  const text = (v: unknown) => (typeof v === 'string' && v.length <= 256 ? v : undefined);
+  const user = { name: { firstName: text(name?.firstName), lastName: text(name?.lastName) }, email: text((parsed as { email?: unknown } | null)?.email) };
+  return { ...profile, user };
+}
+
 /** The user's profile: the ID token's claims, or the user-info endpoint (or the provider's own request). */
 export async function readProfile(provider: InternalOAuthProvider, { tokens, claims }: TokenResult): Promise<Profile> {
   try {

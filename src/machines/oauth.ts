@@ -10,7 +10,7 @@ import { findAccountOwner, linkAccount, type LinkResult } from './account-linkin
 import type { FlowDefinition } from './contract.js';
 import type { FlowContextBase } from './context.js';
 import { placeholder, record, sharedGuards, signInTail, type Actor } from './shared.js';
-import { discoverProvider, exchangeCode, prepareAuthorization, readProfile, validateCallback, type OAuthChecks, type TokenResult } from './oauth-steps.js';
+import { discoverProvider, exchangeCode, prepareAuthorization, readProfile, validateCallback, withFormUser, type OAuthChecks, type TokenResult } from './oauth-steps.js';
 import type { FlowServices } from './services.js';
 import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
 
@@ -53,7 +53,7 @@ export const oauthMachine = setup({
     prepare: placeholder('prepare') as Actor<PreparedAuthorization, { extraParams: Record<string, string> }>,
     validate: placeholder('validate') as Actor<void, { params: Record<string, string>; checks: OAuthChecks }>,
     exchange: placeholder('exchange') as Actor<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>,
-    readProfile: placeholder('readProfile') as Actor<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult }>,
+    readProfile: placeholder('readProfile') as Actor<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult; formUser?: string }>,
     findOwner: placeholder('findOwner') as Actor<AdapterUser | null, { account: Account }>,
     checkSignIn: placeholder('checkSignIn') as Actor<SignInDecision, { user: User; account: Account; profile?: Profile }>,
     link: placeholder('link') as Actor<LinkResult, { user: User; account: Account; owner: AdapterUser | null }>,
@@ -159,7 +159,7 @@ export const oauthMachine = setup({
       invoke: {
         id: 'readProfile',
         src: 'readProfile',
-        input: ({ context }) => ({ tokens: context.tokens ?? { tokens: {} } }),
+        input: ({ context }) => ({ tokens: context.tokens ?? { tokens: {} }, formUser: context.params?.user }),
         onDone: {
           target: 'findingOwner',
           actions: assign(({ event }) => ({ user: event.output.user, account: event.output.account, profile: event.output.profile, tokens: undefined })),
@@ -268,8 +268,8 @@ export const oauthFlow: FlowDefinition<typeof oauthMachine> = {
         prepare: fromPromise<PreparedAuthorization, { extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(provider, input.extraParams)),
         validate: fromPromise<void, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => validateCallback(provider, input.params, input.checks)),
         exchange: fromPromise<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => exchangeCode(provider, input.params, input.checks)),
-        readProfile: fromPromise<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult }>(async ({ input }) => {
-          const profile = await readProfile(provider, input.tokens);
+        readProfile: fromPromise<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult; formUser?: string }>(async ({ input }) => {
+          const profile = withFormUser(provider, await readProfile(provider, input.tokens), input.formUser);
           return { ...(await mapProfile(provider, profile, input.tokens.tokens)), profile };
         }),
         findOwner: fromPromise<AdapterUser | null, { account: Account }>(({ input }) => findAccountOwner(s, input.account)),

@@ -9,7 +9,7 @@ import { clearDiscoveryCache } from '../../src/providers/oauth-server.js';
 import { TEST_SECRET, type TestAuth } from '../support/auth-app.js';
 import { createClient } from '../support/client.js';
 import type { OidcProviderHarness } from './peers/oidc.js';
-import { BASE, callbackOf, cookieLine, FLOW_COOKIE, flowCookieOf, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn } from './oauth/harness.js';
+import { BASE, callbackOf, cookieLine, FLOW_COOKIE, flowCookieOf, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn, withParam } from './oauth/harness.js';
 import { SECRET_A, startTestbed, strict, type Testbed } from './oauth/testbed.js';
 
 let bed: Testbed;
@@ -223,6 +223,24 @@ describe('response_mode=form_post', () => {
     expect(callback.location?.href).toBe(`${BASE}/dashboard`);
     expect(setsSession(callback)).toBe(true);
     expect((await session(t))?.user?.email).toBe('alice@example.test');
+  });
+
+  it("adds the posted `user` field (Apple's first sign-in) to the profile as a name, never as an identity", async () => {
+    const signIns: { profile?: Record<string, unknown> }[] = [];
+    const t = app({ signIns });
+    const nav = await op.login((await startSignIn(t, 'formpost')).location!.href, 'alice');
+    const user = JSON.stringify({ name: { firstName: 'Jane', lastName: 'Appleseed', extra: { nested: true } }, email: 'mallory@example.test', sub: 'someone-else' });
+    const callback = await t.client.submit({ ...nav, form: { ...nav.form, user } });
+    expect(setsSession(callback)).toBe(true);
+    expect(signIns[0].profile).toMatchObject({ sub: 'alice', email: 'alice@example.test', user: { name: { firstName: 'Jane', lastName: 'Appleseed' } } });
+    expect((signIns[0].profile!.user as { name: Record<string, unknown> }).name).toEqual({ firstName: 'Jane', lastName: 'Appleseed' });
+    expect((await session(t))?.user?.email).toBe('alice@example.test');
+
+    // A query callback (no form_post) carrying `user=` gets nothing from it.
+    const other = app({ signIns });
+    const plain = await op.login((await startSignIn(other, 'oidc')).location!.href, 'alice');
+    await other.client.get(withParam(plain.url, 'user', user));
+    expect(signIns[1].profile).not.toHaveProperty('user');
   });
 
   it('asks for form_post from the sign-in query too, and only then loosens the cookie', async () => {

@@ -19,7 +19,7 @@ export interface AppleProfile {
   /** 0 unsupported, 1 unknown, 2 likely real. */
   real_user_status?: 0 | 1 | 2;
   auth_time?: number;
-  /** The JSON `user` field of the first form_post callback, which the OAuth flow adds here. */
+  /** The JSON `user` field of the first form_post callback, which the OAuth flow adds here. Not signed: a name at most. */
   user?: { name?: { firstName?: string; lastName?: string }; email?: string };
   [claim: string]: unknown;
 }
@@ -38,7 +38,8 @@ const preset = /* @__PURE__ */ definePreset<AppleProfile>({
   checks: ['nonce', 'state'],
   profile: (p) => {
     const name = [p.user?.name?.firstName, p.user?.name?.lastName].filter(Boolean).join(' ');
-    return { id: p.sub, name: name || null, email: p.email ?? p.user?.email ?? null, image: null };
+    // The e-mail comes from the signed ID token only: the form field is whatever the browser posted.
+    return { id: p.sub, name: name || null, email: p.email ?? null, image: null };
   },
   style: { brandColor: '#000000' },
 });
