@@ -3,7 +3,7 @@
 import * as oauth from 'oauth4webapi';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
-import { isTenantTemplateOf } from './oauth-tenant.js';
+import { isTenantOf, isTenantTemplateOf } from './oauth-tenant.js';
 
 /** Discovery results are reused for this long; providers rarely move their endpoints. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
@@ -27,12 +27,12 @@ function expectedIssuer(provider: InternalOAuthProvider): URL {
   return new URL(provider.wellKnown!.origin);
 }
 
-/** Metadata whose issuer is the configured one, or its multi-tenant template (see oauth-tenant.ts). */
+/** Metadata whose issuer is the configured one, its multi-tenant template, or one tenant of it (see oauth-tenant.ts). */
 async function tenantTemplateOrIssuer(issuer: URL, response: Response): Promise<oauth.AuthorizationServer> {
   const body: unknown = await response.clone().json().catch(() => undefined);
   const named = body && typeof body === 'object' ? (body as { issuer?: unknown }).issuer : undefined;
   // oauth4webapi still checks the document and its issuer, against the template when it is one of ours.
-  const expected = typeof named === 'string' && isTenantTemplateOf(named, issuer) ? new URL(named) : issuer;
+  const expected = typeof named === 'string' && (isTenantTemplateOf(named, issuer) || isTenantOf(named, issuer)) ? new URL(named) : issuer;
   return oauth.processDiscoveryResponse(expected, response);
 }
 

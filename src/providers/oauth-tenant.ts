@@ -20,12 +20,30 @@ export function isTenantTemplate(issuer: string): boolean {
  * @example isTenantTemplateOf('https://login.microsoftonline.com/{tenantid}/v2.0', new URL('https://login.microsoftonline.com/common/v2.0')) // true
  */
 export function isTenantTemplateOf(discovered: string, configured: URL): boolean {
+  return tenantSegment(discovered, configured) === PLACEHOLDER;
+}
+
+/**
+ * The one path segment of `discovered` that differs from `configured`, when exactly one does and all else (scheme,
+ * host, the other segments) is the same.
+ */
+function tenantSegment(discovered: string, configured: URL): string | undefined {
   const theirs = discovered.split('/');
   const ours = configured.href.split('/');
-  if (theirs.length !== ours.length) return false;
-  // Segments 0-2 are the scheme and the host: only a path segment may differ, and only one.
+  if (theirs.length !== ours.length) return undefined;
+  // Segments 0-2 are the scheme and the host.
   const differing = theirs.flatMap((segment, i) => (segment === ours[i] ? [] : [i]));
-  return differing.length === 1 && differing[0] > 2 && theirs[differing[0]] === PLACEHOLDER;
+  return differing.length === 1 && differing[0] > 2 ? theirs[differing[0]] : undefined;
+}
+
+/**
+ * Whether `discovered` is the `configured` issuer with its tenant alias replaced by one tenant id, as Entra ID's
+ * `consumers` endpoint publishes the fixed tenant of personal accounts. Tokens are then checked against it as is.
+ *
+ * @example isTenantOf('https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0', new URL('https://login.microsoftonline.com/consumers/v2.0')) // true
+ */
+export function isTenantOf(discovered: string, configured: URL): boolean {
+  return TENANT_ID.test(tenantSegment(discovered, configured) ?? '');
 }
 
 /** The issuer of one tenant, or undefined when `tid` is not a tenant id. */

@@ -6,7 +6,7 @@ import { OIDC } from '../../src/providers/oauth.js';
 import { MicrosoftEntraID } from '../../src/providers/index.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import { expectFailure, lastError, setsSession, startSignIn } from './oauth/harness.js';
-import { startTenantOp, type TenantOp, type TenantUser } from './peers/tenant-op.js';
+import { CONSUMERS_TENANT, startTenantOp, type TenantOp, type TenantUser } from './peers/tenant-op.js';
 
 const CLIENT = { id: 'tenant-app', secret: 'tenant-app-secret-0123456789abcdefgh' };
 const CONTOSO = '72f988bf-86f1-41af-91ab-2d7cd011db47';
@@ -33,6 +33,7 @@ function app(extra: { signIn?: (p: { profile?: Profile }) => boolean } = {}): Te
       OIDC({ id: 'entra', name: 'Entra (common)', issuer: op.commonIssuer, issuerPerTenant: true, ...common }),
       // The same issuer without the option: a templated issuer is then just another issuer's document.
       OIDC({ id: 'plain', name: 'Without issuerPerTenant', issuer: op.commonIssuer, ...common }),
+      OIDC({ id: 'consumers', name: 'Entra (consumers)', issuer: op.consumersIssuer, issuerPerTenant: true, ...common }),
     ],
     callbacks: extra.signIn ? { signIn: extra.signIn } : undefined,
   });
@@ -108,6 +109,17 @@ describe('a multi-tenant issuer ({tenantid} in the discovery document)', () => {
     const res = await t.client.post('/auth/signin/plain', { csrfToken: await t.csrfToken(), callbackUrl: 'http://localhost:3000/' });
     expect(res.location?.searchParams.get('error')).toBe('Configuration');
     expect(t.logger.errorTypes().at(-1)).toBe('OAuthSignInError');
+  });
+
+  it('accepts the one tenant the consumers document names, and holds tokens to it', async () => {
+    op.user = { sub: 'carol-pairwise', tid: CONSUMERS_TENANT, email: 'carol@outlook.test', name: 'Carol' };
+    const t = app();
+    expect(setsSession(await signIn(t, 'consumers'))).toBe(true);
+    expect(await sessionUser(t)).toMatchObject({ email: 'carol@outlook.test' });
+    op.user = alice;
+    const work = app();
+    expectFailure(work, await signIn(work, 'consumers'), 'InvalidCheck', 'Configuration');
+    expect(lastError(work).message).toMatch(/"iss"/);
   });
 
   it('is on for the Microsoft Entra ID preset', () => {

@@ -1,7 +1,7 @@
 // The pieces of multi-tenant issuer handling that the end-to-end suite (oauth-tenants) cannot reach one by one.
 import { describe, expect, it } from 'vitest';
 import type * as oauth from 'oauth4webapi';
-import { forAuthorizationResponse, forTenantOf, isTenantTemplateOf, tenantIssuer } from '../../src/providers/oauth-tenant.js';
+import { forAuthorizationResponse, forTenantOf, isTenantOf, isTenantTemplateOf, tenantIssuer } from '../../src/providers/oauth-tenant.js';
 
 const TEMPLATE = 'https://login.microsoftonline.com/{tenantid}/v2.0';
 const TID = '72f988bf-86f1-41af-91ab-2d7cd011db47';
@@ -23,6 +23,16 @@ describe('isTenantTemplateOf', () => {
   it('refuses a template that is not one, or that templates the host', () => {
     expect(isTenantTemplateOf('https://login.microsoftonline.com/common/v2.0', new URL('https://login.microsoftonline.com/common/v2.0'))).toBe(false);
     expect(isTenantTemplateOf('https://{tenantid}/common/v2.0', new URL('https://login.microsoftonline.com/common/v2.0'))).toBe(false);
+  });
+});
+
+describe('isTenantOf', () => {
+  it('accepts one tenant id in place of the alias, and nothing else', () => {
+    const consumers = new URL('https://login.microsoftonline.com/consumers/v2.0');
+    expect(isTenantOf(`https://login.microsoftonline.com/${TID}/v2.0`, consumers)).toBe(true);
+    expect(isTenantOf('https://login.microsoftonline.com/other/v2.0', consumers)).toBe(false);
+    expect(isTenantOf(`https://evil.test/${TID}/v2.0`, consumers)).toBe(false);
+    expect(isTenantOf(`https://login.microsoftonline.com/${TID}/v1.0`, consumers)).toBe(false);
   });
 });
 

@@ -23,8 +23,8 @@ export interface MicrosoftEntraIDProfile {
   [claim: string]: unknown;
 }
 
-// No default issuer: name one tenant (https://login.microsoftonline.com/<tenant-id>/v2.0), or `common` /
-// `organizations` for a multi-tenant app. Those publish a templated issuer (`{tenantid}`), and each ID token is
+// No default issuer: name one tenant (https://login.microsoftonline.com/<tenant-id>/v2.0), `consumers` for
+// personal accounts, or `common` / `organizations` for a multi-tenant app. Those publish a templated issuer (`{tenantid}`), and each ID token is
 // checked against it with its own `tid` put in; which tenants may sign in is the signIn callback's call.
 const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
   id: 'microsoft-entra-id',

@@ -19,6 +19,8 @@ export interface TenantOp {
   origin: string;
   /** What an app configures: `<origin>/common/v2.0`. */
   commonIssuer: string;
+  /** `<origin>/consumers/v2.0`, whose document names the one tenant of personal accounts ({@link CONSUMERS_TENANT}). */
+  consumersIssuer: string;
   /** The issuer of one tenant: `<origin>/<tid>/v2.0`. */
   issuerOf(tid: string): string;
   /** Who the next authorization request signs in as. */
@@ -38,6 +40,9 @@ interface PendingCode {
   nonce?: string;
   challenge?: string;
 }
+
+/** The tenant Entra ID's `consumers` endpoint names as its issuer. */
+export const CONSUMERS_TENANT = '9188040d-6c67-4c5b-b112-36a304b66dad';
 
 const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
@@ -68,6 +73,7 @@ export async function startTenantOp(client: { id: string; secret: string }, firs
   const op: TenantOp = {
     origin,
     commonIssuer: `${base}/v2.0`,
+    consumersIssuer: `${origin}/consumers/v2.0`,
     issuerOf: (tid) => `${origin}/${tid}/v2.0`,
     user: firstUser,
     mint: (claims) => claims,
@@ -81,9 +87,10 @@ export async function startTenantOp(client: { id: string; secret: string }, firs
 
   handle = async (req, res) => {
     const url = new URL(req.url ?? '/', origin);
-    if (url.pathname === '/common/v2.0/.well-known/openid-configuration') {
+    const documentOf = /^\/(common|consumers)\/v2\.0\/\.well-known\/openid-configuration$/.exec(url.pathname)?.[1];
+    if (documentOf) {
       return json(res, 200, {
-        issuer: `${origin}/{tenantid}/v2.0`,
+        issuer: documentOf === 'common' ? `${origin}/{tenantid}/v2.0` : op.issuerOf(CONSUMERS_TENANT),
         authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
         token_endpoint: `${base}/oauth2/v2.0/token`,
         jwks_uri: `${base}/discovery/v2.0/keys`,
