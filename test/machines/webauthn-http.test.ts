@@ -201,6 +201,20 @@ describe('the challenge and the flow cookie', () => {
     expect(added[0]).not.toContain(challenge);
   });
 
+  it.each(['useVerificationToken', 'createVerificationToken'])('fails closed when recording the challenge fails (%s): no session, not a 500', async (method) => {
+    const { t, data } = await pendingAuthentication();
+    world.faults.add(method);
+    try {
+      const res = await postCredential(t, t.client, 'authenticate', data);
+      expect(res.status).toBe(302);
+      expect(res.location?.href).toBe(`${ORIGIN}/auth/error?error=Configuration`);
+      expect(t.logger.errorTypes()).toEqual(['AdapterError']);
+      expect(sessionWrites(res.setCookie)).toEqual([]);
+    } finally {
+      world.faults.delete(method);
+    }
+  });
+
   it('deletes the flow cookie once used, so the browser cannot send it twice', async () => {
     const { t, data } = await pendingAuthentication();
     const res = await postCredential(t, t.client, 'authenticate', data);
