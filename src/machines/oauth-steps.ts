@@ -200,15 +200,16 @@ async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet,
  */
 export function withFormUser(provider: InternalOAuthProvider, profile: Profile, formUser: string | undefined): Profile {
   if (formUser === undefined || provider.authorization.params.response_mode !== 'form_post' || 'user' in profile) return profile;
-  let parsed: unknown;
+  let parsed: { name?: { firstName?: unknown; lastName?: unknown }; email?: unknown };
   try {
     parsed = JSON.parse(formUser);
   } catch {
     return profile;
   }
-  const name = (parsed as { name?: unknown } | null)?.name as { firstName?: unknown; lastName?: unknown } | undefined;
+  // Anything but a JSON object (a number, a list, null) is no user field at all.
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return profile;
   const text = (v: unknown) => (typeof v === 'string' && v.length <= 256 ? v : undefined);
-  const user = { name: { firstName: text(name?.firstName), lastName: text(name?.lastName) }, email: text((parsed as { email?: unknown } | null)?.email) };
+  const user = { name: { firstName: text(parsed.name?.firstName), lastName: text(parsed.name?.lastName) }, email: text(parsed.email) };
   return { ...profile, user };
 }
 

@@ -236,11 +236,20 @@ describe('response_mode=form_post', () => {
     expect((signIns[0].profile!.user as { name: Record<string, unknown> }).name).toEqual({ firstName: 'Jane', lastName: 'Appleseed' });
     expect((await session(t))?.user?.email).toBe('alice@example.test');
 
+    // A field that is not a JSON object is no user field: the sign-in goes on without one.
+    for (const junk of ['{not json', '42', '["Jane"]', 'null']) {
+      const before = signIns.length;
+      const again = app({ signIns });
+      const posted = await op.login((await startSignIn(again, 'formpost')).location!.href, 'alice');
+      expect(setsSession(await again.client.submit({ ...posted, form: { ...posted.form, user: junk } }))).toBe(true);
+      expect(signIns[before].profile).not.toHaveProperty('user');
+    }
+
     // A query callback (no form_post) carrying `user=` gets nothing from it.
     const other = app({ signIns });
     const plain = await op.login((await startSignIn(other, 'oidc')).location!.href, 'alice');
     await other.client.get(withParam(plain.url, 'user', user));
-    expect(signIns[1].profile).not.toHaveProperty('user');
+    expect(signIns.at(-1)!.profile).not.toHaveProperty('user');
   });
 
   it('asks for form_post from the sign-in query too, and only then loosens the cookie', async () => {
