@@ -145,16 +145,9 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
     const validated = await validatedParams(provider, params, checks);
     let response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(provider), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
-    const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
-    const tenantAs = isTenantTemplate(as.issuer) ? forTenantOf(as, await idTokenOf(response)) : as;
-    const tokens = await oauth.processAuthorizationCodeResponse(tenantAs, client, response, {
-      expectedNonce: checks.nonce ?? oauth.expectNoNonce,
-      requireIdToken: provider.type === 'oidc',
-    });
     // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.
-    if (insecure && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
-    const claims = oauth.getValidatedIdTokenClaims(tokens);
-    return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
+    const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
+    return await processTokenResponse(provider, as, response, checks, { requireIdToken: provider.type === 'oidc', checkSignature: insecure });
   } catch (err) {
     // The code is bound to this client, this redirect URI and (with PKCE) this flow's verifier; the provider
     // refusing the grant means it was replayed, injected from another sign-in, or has expired.
@@ -171,11 +164,32 @@ export async function exchangeCode(provider: InternalOAuthProvider, params: Reco
 }
 
 /**
- * The claims of an ID token a provider's own token request handed back. It gets every check one from the token
- * endpoint gets (issuer, audience, expiry, nonce), and its signature is always verified: no TLS connection of
- * ours vouches for where the provider's code found it.
+ * Validates a token response, the ID token included (issuer, audience, expiry, nonce; per tenant for a
+ * multi-tenant issuer), and checks the ID token's signature when asked to.
  */
-async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet, checks: OAuthChecks): Promise<Profile> {
+async function processTokenResponse(
+  provider: InternalOAuthProvider,
+  as: oauth.AuthorizationServer,
+  response: Response,
+  checks: OAuthChecks,
+  options: { requireIdToken: boolean; checkSignature: boolean },
+): Promise<TokenResult> {
+  const tenantAs = isTenantTemplate(as.issuer) ? forTenantOf(as, await idTokenOf(response)) : as;
+  const tokens = await oauth.processAuthorizationCodeResponse(tenantAs, clientOf(provider), response, {
+    expectedNonce: checks.nonce ?? oauth.expectNoNonce,
+    requireIdToken: options.requireIdToken,
+  });
+  if (options.checkSignature && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
+  const claims = oauth.getValidatedIdTokenClaims(tokens);
+  return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
+}
+
+/**
+ * The claims of an ID token a provider's own token request handed back. It gets every check one from the token
+ * endpoint gets, and its signature is always verified: no TLS connection of ours vouches for where the
+ * provider's code found it.
+ */
+async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet, checks: OAuthChecks): Promise<Profile | undefined> {
   if (typeof tokens.id_token !== 'string') throw new OAuthCallbackError("The provider's token request returned no ID token.", { expected: 'id_token', actual: null });
   const as = await authorizationServer(provider);
   if (!as.jwks_uri) {
@@ -184,13 +198,7 @@ async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet,
   // oauth4webapi validates ID tokens as part of a token response: the tokens are handed to it as one. Only the
   // ID token is taken from the result; a missing token_type does not matter for that.
   const response = new Response(JSON.stringify({ token_type: 'bearer', ...tokens }), { status: 200, headers: { 'content-type': 'application/json' } });
-  const tenantAs = forTenantOf(as, tokens.id_token);
-  const processed = await oauth.processAuthorizationCodeResponse(tenantAs, clientOf(provider), response, {
-    expectedNonce: checks.nonce ?? oauth.expectNoNonce,
-    requireIdToken: true,
-  });
-  await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
-  return { ...oauth.getValidatedIdTokenClaims(processed)! } as Profile;
+  return (await processTokenResponse(provider, as, response, checks, { requireIdToken: true, checkSignature: true })).claims;
 }
 
 /**
