@@ -1,36 +1,85 @@
-// Who a credentials sign-in is, in storage terms: as returned by `authorize` for JWT sessions,
-// or an adapter user (found by id or e-mail, else created) when sessions live in the database.
+// Who a credentials sign-in is, in storage terms: as returned by `authorize` for JWT sessions, or, when sessions
+// live in the database, the user its `credentials` account row names (created with that row on first sign-in).
 import { randomUUID } from 'node:crypto';
-import type { AdapterUser, User } from '../core/types.js';
+import { createUserWithAccount } from '../adapters/create-user.js';
+import type { Adapter } from '../adapters/types.js';
+import { storedEmailOf } from '../core/email-address.js';
+import { AccountNotLinked } from '../core/errors.js';
+import type { Account, AdapterAccount, AdapterUser, User } from '../core/types.js';
+import type { CredentialsConfig } from '../providers/credentials.js';
 import type { FlowServices } from './services.js';
 
+/** The user a credentials sign-in stands for, and what was written to find it (for the events). */
+export interface CredentialsUser {
+  user: User | AdapterUser;
+  /** A user row was created (emit `createUser`). */
+  isNewUser: boolean;
+  /** A `credentials` account row was linked (emit `linkAccount`). */
+  linked: boolean;
+  /** The `credentials` account the user is stored under; absent with JWT sessions. */
+  account?: Account;
+}
+
 /**
- * The user a credentials sign-in stands for. With database sessions (which Auth.js refuses for credentials)
- * the session row needs a stored user: the one with `authorize`'s id, else the one with its e-mail, else a new
- * one made of the standard fields only (an adapter may reject columns it does not have).
+ * The user a credentials sign-in stands for. With JWT sessions: the user as `authorize` returned it. With database
+ * sessions (which Auth.js refuses for credentials) a stored user, found through a `credentials` account row keyed
+ * by `authorize`'s id (else its e-mail, all it vouched for), so a sign-in never lands in a user it did not create:
+ * 1. the owner of that account row;
+ * 2. else the user whose id is `authorize`'s id (users made before account rows existed, or an app whose
+ *    `authorize` returns the users table's own id): the account row is linked to it now, unless both sides name
+ *    an e-mail address and the two differ (an id from another system that collides with a stored id);
+ * 3. else, when another user holds the e-mail address (an OAuth, e-mail or passkey user): `AccountNotLinked`,
+ *    unless the provider sets `allowDangerousEmailAccountLinking`, which links the row to that user;
+ * 4. else a new user with the row, in one unit.
+ *
+ * `authorize` is the app's code: whoever signs in chooses their credentials, never the id or address returned.
  *
  * @example
  * const { user, isNewUser } = await resolveCredentialsUser(services, { id: '42', email: 'ada@example.com' })
  */
-export async function resolveCredentialsUser(s: FlowServices, user: User): Promise<{ user: User | AdapterUser; isNewUser: boolean }> {
+export async function resolveCredentialsUser(s: FlowServices, user: User): Promise<CredentialsUser> {
   const { adapter, session } = s.req.config;
   const id = user.id === undefined || user.id === null || user.id === '' ? undefined : String(user.id);
-  if (session.strategy !== 'database' || !adapter) return { user: { ...user, id: id ?? randomUUID() }, isNewUser: false };
+  if (session.strategy !== 'database' || !adapter) return { user: { ...user, id: id ?? randomUUID() }, isNewUser: false, linked: false };
+
+  const email = user.email ? storedEmailOf(user.email) : null;
+  const key = id ?? email ?? undefined;
+  const accountFor = (providerAccountId: string): Account => ({ provider: s.provider.id, type: 'credentials', providerAccountId });
+  const link = async (owner: AdapterUser): Promise<CredentialsUser> => {
+    const account = { ...accountFor(key!), userId: String(owner.id) };
+    await adapter.linkAccount(account as AdapterAccount);
+    return { user: owner, isNewUser: false, linked: true, account };
+  };
+
+  if (key) {
+    const owner = (await adapter.getUserByAccount({ provider: s.provider.id, providerAccountId: key })) as AdapterUser | null;
+    if (owner) return { user: owner, isNewUser: false, linked: false, account: { ...accountFor(key), userId: String(owner.id) } };
+  }
   if (id) {
-    const byId = await adapter.getUser(id);
-    if (byId) return { user: byId, isNewUser: false };
+    const byId = (await adapter.getUser(id)) as AdapterUser | null;
+    if (byId) {
+      if (email && byId.email && storedEmailOf(byId.email).toLowerCase() !== email.toLowerCase()) {
+        throw new AccountNotLinked('The user with the id authorize returned has another e-mail address.', { expected: email, actual: byId.email });
+      }
+      return link(byId);
+    }
   }
-  if (user.email) {
-    const byEmail = await adapter.getUserByEmail(user.email);
-    if (byEmail) return { user: byEmail, isNewUser: false };
+  if (email) {
+    const byEmail = (await adapter.getUserByEmail(email)) as AdapterUser | null;
+    if (byEmail) {
+      if ((s.provider as unknown as CredentialsConfig).allowDangerousEmailAccountLinking !== true) {
+        throw new AccountNotLinked('Another user already has the e-mail address authorize returned.', { expected: 'an address no other user has', actual: s.provider.id });
+      }
+      return link(byEmail);
+    }
   }
-  const created = await adapter.createUser({
-    id: id ?? randomUUID(),
-    name: user.name ?? null,
+  const newId = id ?? randomUUID();
+  const { user: created, account } = await createUserWithAccount(
+    adapter as unknown as Adapter,
     // No address is stored as NULL, not '': e-mail columns are unique, and '' would fit only one user.
-    email: (user.email || null) as string,
-    emailVerified: null,
-    image: user.image ?? null,
-  });
-  return { user: created, isNewUser: true };
+    { id: newId, name: user.name ?? null, email: email as string, emailVerified: null, image: user.image ?? null } as AdapterUser,
+    // Neither id nor e-mail: nothing to find this user by again, so its own id keys the row.
+    accountFor(key ?? newId),
+  );
+  return { user: created, isNewUser: true, linked: true, account };
 }

@@ -1,15 +1,15 @@
 // The credentials flow: authorize -> signIn callback -> resolve the user -> issue the session.
 // It completes within one request (POST {basePath}/callback/:id), so it never pauses.
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { CredentialsSignin } from '../core/errors.js';
-import type { Account, AdapterUser, User } from '../core/types.js';
+import type { Account, User } from '../core/types.js';
 import type { CredentialsConfig } from '../providers/credentials.js';
 import type { FlowDefinition } from './contract.js';
 import { evidenceFrom, type FlowContextBase } from './context.js';
 import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
 import type { FlowServices } from './services.js';
 import { placeholder, record, sharedGuards, signInTail } from './shared.js';
-import { resolveCredentialsUser } from './credentials-user.js';
+import { resolveCredentialsUser, type CredentialsUser } from './credentials-user.js';
 
 export interface CredentialsContext extends FlowContextBase {
   providerId: string;
@@ -21,7 +21,8 @@ export type CredentialsEvent = { type: 'SUBMIT'; credentials: Record<string, unk
 
 type Emitted =
   | { type: 'signIn'; user: User; account: Account | null; isNewUser?: boolean }
-  | { type: 'createUser'; user: User };
+  | { type: 'createUser'; user: User }
+  | { type: 'linkAccount'; user: User; account: Account; profile: User };
 
 export const credentialsMachine = setup({
   types: {
@@ -33,18 +34,20 @@ export const credentialsMachine = setup({
   actors: {
     authorize: placeholder<User | null, Record<string, unknown>>('authorize'),
     checkSignIn: placeholder<SignInDecision, { user: User; account: Account; credentials?: Record<string, unknown> }>('checkSignIn'),
-    resolveUser: placeholder<{ user: User | AdapterUser; isNewUser: boolean }, { user: User }>('resolveUser'),
+    resolveUser: placeholder<CredentialsUser, { user: User }>('resolveUser'),
     issueSession: placeholder<void, { user: User; account: Account | null; isNewUser?: boolean }>('issueSession'),
   },
   guards: {
     userReturned: ({ event }) => Boolean((event as unknown as { output: User | null }).output),
     ...sharedGuards,
-    createdUser: ({ event }) => Boolean((event as unknown as { output: { isNewUser: boolean } }).output.isNewUser),
   },
   actions: {
-    recordUser: assign(({ event }) => {
-      const { user, isNewUser } = (event as unknown as { output: { user: User; isNewUser: boolean } }).output;
-      return { user, isNewUser };
+    // The stored user replaces authorize's answer; with database sessions, so does the account row it is found by.
+    recordUser: enqueueActions(({ enqueue, context, event }) => {
+      const { user, isNewUser, linked, account } = (event as unknown as { output: CredentialsUser }).output;
+      if (isNewUser) enqueue(emit({ type: 'createUser', user }));
+      if (linked && account) enqueue(emit({ type: 'linkAccount', user, account, profile: context.user! }));
+      enqueue(assign({ user, isNewUser, account: account ?? context.account }));
     }),
     recordError: assign(record.error),
     recordCredentialsError: assign({
@@ -105,15 +108,11 @@ export const credentialsMachine = setup({
         id: 'resolveUser',
         src: 'resolveUser',
         input: ({ context }) => ({ user: context.user! }),
-        onDone: [
-          {
-            guard: 'createdUser',
-            target: 'issuingSession',
-            actions: ['recordUser', emit(({ event }) => ({ type: 'createUser' as const, user: event.output.user }))],
-          },
-          { target: 'issuingSession', actions: 'recordUser' },
+        onDone: { target: 'issuingSession', actions: 'recordUser' },
+        onError: [
+          { guard: { type: 'errorIs', params: { type: 'AccountNotLinked' } }, target: 'failed.accountNotLinked', actions: 'recordError' },
+          { target: 'failed.callbackRoute', actions: 'recordError' },
         ],
-        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
     },
     ...signInTail(),
@@ -122,6 +121,7 @@ export const credentialsMachine = setup({
       states: {
         credentialsSignin: { type: 'final', meta: { error: 'CredentialsSignin' } },
         accessDenied: { type: 'final', meta: { error: 'AccessDenied' } },
+        accountNotLinked: { type: 'final', meta: { error: 'AccountNotLinked' } },
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },
     },
@@ -141,7 +141,7 @@ export const credentialsFlow: FlowDefinition<typeof credentialsMachine> = {
       actors: {
         authorize: fromPromise<User | null, Record<string, unknown>>(async ({ input }) => (await provider.authorize(input, s.req.request)) ?? null),
         checkSignIn: fromPromise<SignInDecision, { user: User; account: Account; credentials?: Record<string, unknown> }>(({ input }) => checkSignIn(s, input)),
-        resolveUser: fromPromise<{ user: User | AdapterUser; isNewUser: boolean }, { user: User }>(({ input }) => resolveCredentialsUser(s, input.user)),
+        resolveUser: fromPromise<CredentialsUser, { user: User }>(({ input }) => resolveCredentialsUser(s, input.user)),
         issueSession: fromPromise<void, { user: User; account: Account | null; isNewUser?: boolean }>(({ input }) => issueSession(s, input)),
       },
     };

@@ -12,6 +12,14 @@ export interface CredentialsConfig extends CommonProviderOptions {
    * its `code` in the error URL; any other throw is reported as `Configuration`.
    */
   authorize: (credentials: Record<string, unknown>, request: Request) => Awaitable<User | null>;
+  /**
+   * Database sessions only. A credentials sign-in is stored as a `credentials` account (keyed by `authorize`'s id)
+   * and never joins a user it did not create: when another user (OAuth, e-mail, passkey) already has the e-mail
+   * address `authorize` returns, it fails with `AccountNotLinked`. `true` links it to that user instead, which is
+   * safe only when every address `authorize` returns was verified by the app (whoever holds the password then
+   * owns the other user's account).
+   */
+  allowDangerousEmailAccountLinking?: boolean;
 }
 
 export type CredentialsUserConfig = Partial<Omit<CredentialsConfig, 'type'>> & Pick<CredentialsConfig, 'authorize'>;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
-import { AccessDenied, CredentialsSignin } from '../../src/core/errors.js';
+import { AccessDenied, AccountNotLinked, CredentialsSignin } from '../../src/core/errors.js';
 import { credentialsMachine } from '../../src/machines/credentials.js';
 import type { TraceEntry } from '../../src/machines/graph.js';
 import { Credentials } from '../../src/providers/credentials.js';
@@ -55,10 +55,15 @@ const jwtOutcomes = [
   failed('issueSession', 'jwt returns null', new AccessDenied('The jwt callback returned no token at sign-in.')),
   failed('issueSession', 'jwt throws', new Error('jwt callback crashed')),
 ];
-// With database sessions the user is looked up or created in PostgreSQL, and the session is a row.
+// With database sessions the user is found through its credentials account row, or created with one, in
+// PostgreSQL, and the session is a row. A user it did not create is never joined by e-mail.
+const modelAccount = { provider: 'credentials', type: 'credentials', providerAccountId: modelUser.id, userId: modelUser.id };
 const databaseOutcomes = [
-  done('resolveUser', 'created in the database', { user: modelUser, isNewUser: true }),
-  done('resolveUser', 'found in the database', { user: modelUser, isNewUser: false }),
+  done('resolveUser', 'created in the database', { user: modelUser, isNewUser: true, linked: true, account: modelAccount }),
+  done('resolveUser', 'found in the database', { user: modelUser, isNewUser: false, linked: false, account: modelAccount }),
+  // Its own user value, so the model keeps it apart from 'found in the database' all the way to `done`.
+  done('resolveUser', 'found by id, account linked now', { user: { ...modelUser, name: 'Ada (by id)' }, isNewUser: false, linked: true, account: modelAccount }),
+  failed('resolveUser', 'the address belongs to another user', new AccountNotLinked('taken')),
   failed('resolveUser', 'the database refuses the id', new Error('invalid byte sequence for encoding "UTF8": 0x00')),
   done('issueSession', 'session issued', undefined),
 ];
@@ -141,7 +146,12 @@ async function play(strategy: Strategy, path: ModelPath): Promise<Run> {
   const config: Partial<AuthConfig> = { callbacks, events: { signIn: record('signIn'), createUser: record('createUser'), linkAccount: record('linkAccount') } };
   if (strategy === 'database') {
     const adapter = PostgresAdapter(db);
-    if (b.resolveUser === 'found in the database') await adapter.createUser({ id: userId, name: 'Ada (stored)', email, emailVerified: null, image: null });
+    if (b.resolveUser === 'found in the database' || b.resolveUser === 'found by id, account linked now') {
+      await adapter.createUser({ id: userId, name: 'Ada (stored)', email, emailVerified: null, image: null });
+    }
+    if (b.resolveUser === 'found in the database') await adapter.linkAccount({ provider: 'credentials', type: 'credentials', providerAccountId: userId, userId });
+    // Someone else (an OAuth or e-mail user, say) already has the address authorize returns.
+    if (b.resolveUser === 'the address belongs to another user') await adapter.createUser({ id: randomUUID(), name: 'Someone', email, emailVerified: null, image: null });
     Object.assign(config, { adapter, session: { strategy: 'database' } });
   }
 
@@ -158,14 +168,18 @@ async function play(strategy: Strategy, path: ModelPath): Promise<Run> {
 function expectedFor(path: ModelPath, b: Record<string, string>) {
   const signInError = (code: string) => `${ORIGIN}/auth/signin?error=CredentialsSignin&code=${code}`;
   switch (path.finalState) {
-    case 'done':
-      return { status: 'signedIn', location: `${ORIGIN}/dashboard`, session: true, events: b.resolveUser === 'created in the database' ? ['createUser', 'signIn'] : ['signIn'], logged: [] };
+    case 'done': {
+      const stored = { 'created in the database': ['createUser', 'linkAccount'], 'found by id, account linked now': ['linkAccount'] }[b.resolveUser ?? ''] ?? [];
+      return { status: 'signedIn', location: `${ORIGIN}/dashboard`, session: true, events: [...stored, 'signIn'], logged: [] };
+    }
     case 'redirected':
       return { status: 'redirected', location: `${ORIGIN}/blocked`, session: false, events: [], logged: [] };
     case 'failed.credentialsSignin':
       return { status: 'failed', location: signInError(b.authorize === 'throws CredentialsSignin' ? 'invalid_login' : 'credentials'), session: false, events: [], logged: ['CredentialsSignin'] };
     case 'failed.accessDenied':
       return { status: 'failed', location: `${ORIGIN}/auth/error?error=AccessDenied`, session: false, events: [], logged: ['AccessDenied'] };
+    case 'failed.accountNotLinked':
+      return { status: 'failed', location: `${ORIGIN}/auth/signin?error=AccountNotLinked`, session: false, events: [], logged: ['AccountNotLinked'] };
     case 'failed.callbackRoute':
       // A database failure keeps its own type in the log; the browser sees only `Configuration`.
       return { status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, session: false, events: [], logged: [b.resolveUser === 'the database refuses the id' ? 'AdapterError' : 'CallbackRouteError'] };
@@ -187,7 +201,9 @@ describe.each(strategies)('credentials flow, model paths with %s sessions', (str
 
   it('has a path to every final state the strategy can reach', () => {
     const finals = new Set(paths.map((p) => p.finalState));
-    expect([...finals].sort()).toEqual(['done', 'failed.accessDenied', 'failed.callbackRoute', 'failed.credentialsSignin', 'redirected']);
+    // Only a stored user can belong to someone else.
+    const stored = strategy === 'database' ? ['failed.accountNotLinked'] : [];
+    expect([...finals].sort()).toEqual(['done', 'failed.accessDenied', ...stored, 'failed.callbackRoute', 'failed.credentialsSignin', 'redirected']);
   });
 
   it.each(paths.map((p) => [`${p.description} [${Object.values(branchesOf(p)).join(', ')}]`, p] as const))('%s', async (_name, path) => {
@@ -220,7 +236,16 @@ describe.each(strategies)('credentials flow, model paths with %s sessions', (str
       const rows = await db.query<{ name: string }>('SELECT name FROM users WHERE id = $1', [run.userId]);
       expect(rows.rows).toEqual([{ name: 'Ada' }]);
     }
-    if (b.resolveUser === 'found in the database') {
+    if (want.session && strategy === 'database') {
+      // Whichever way the user was found, its credentials account row names it now.
+      const rows = await db.query('SELECT user_id FROM accounts WHERE provider = $1 AND provider_account_id = $2', ['credentials', run.userId]);
+      expect(rows.rows).toEqual([{ user_id: run.userId }]);
+    }
+    if (b.resolveUser === 'the address belongs to another user') {
+      const rows = await db.query('SELECT id FROM users WHERE id = $1', [run.userId]);
+      expect(rows.rows, 'no user made for the refused sign-in').toEqual([]);
+    }
+    if (b.resolveUser === 'found in the database' || b.resolveUser === 'found by id, account linked now') {
       // The stored user is the one signed in (its name), not a second row made from authorize's answer.
       const session = (await (await run.t.client.get('/auth/session')).json()) as { user: { name: string } };
       expect(session.user.name).toBe('Ada (stored)');

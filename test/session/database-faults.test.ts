@@ -78,7 +78,8 @@ describe('a database that cannot be reached (pg Pool on a closed port)', () => {
     expect(res.location?.searchParams.get('error')).toBe('Configuration');
     expect(writes(res)).toEqual([]);
     expect(t.logger.errorTypes()).toEqual(['AdapterError']);
-    expect((t.logger.errors[0] as AuthError).cause).toMatchObject({ method: 'getUserByEmail', state: 'failed.callbackRoute' });
+    // The first read of a credentials sign-in: its `credentials` account row.
+    expect((t.logger.errors[0] as AuthError).cause).toMatchObject({ method: 'getUserByAccount', state: 'failed.callbackRoute' });
   });
 
   it('sign-out still clears the cookie and redirects; the signOut event gets no session', async () => {
@@ -122,7 +123,7 @@ describe('on PGlite', () => {
       expect(sessionCookies(res)).toEqual([]);
       expect(adapterFailures(t.logger.errors)).toEqual(['createSession']);
       expect(await sessionCount()).toBe(before);
-      // The user row is complete on its own (credentials users have no account); the next sign-in reuses it.
+      // The user and its credentials account were written together; the next sign-in finds the user through it.
       const ok = auth();
       const again = await signIn(ok, email, ok.client);
       expect(again.location?.pathname).toBe('/home');

@@ -79,24 +79,39 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
         expect(signedIn).toEqual([expect.objectContaining({ isNewUser: true })]);
       });
 
-      it('finds an existing user by the id authorize returns, and creates nothing', async () => {
+      it('finds an existing user by the id authorize returns, links its credentials account once, and creates nothing', async () => {
         const stored = await d.adapter.createUser({ id: `id-${++serial}`, email: address('by-id'), name: 'Stored Name', emailVerified: null });
         // authorize knows the user by id only; the stored row is who signs in.
         const created: unknown[] = [];
-        const t = auth({ providers: [passwordProvider(() => ({ id: stored.id }))], events: { createUser: (m) => void created.push(m) } });
+        const linked: unknown[] = [];
+        const t = auth({ providers: [passwordProvider(() => ({ id: stored.id }))], events: { createUser: (m) => void created.push(m), linkAccount: (m) => void linked.push(m.account) } });
         t.logger.debugs.length = 0;
         const res = await signIn(t, 'ignored@example.test');
         expect(res.location?.pathname).toBe('/home');
-        expect(adapterCalls(t)).toEqual(['getUser', 'createSession']);
+        expect(adapterCalls(t)).toEqual(['getUserByAccount', 'getUser', 'linkAccount', 'createSession']);
         expect(created).toEqual([]);
+        expect(linked).toEqual([{ provider: 'credentials', type: 'credentials', providerAccountId: stored.id, userId: stored.id }]);
         const { body } = await readSession(t.client);
         expect(body).toEqual({ user: { name: 'Stored Name', email: stored.email }, expires: new Date(T0.getTime() + 30 * DAY).toISOString() });
+        // From then on the account row names the user.
+        const from = t.logger.debugs.length;
+        await signIn(t, 'ignored@example.test', t.newClient());
+        expect(adapterCalls(t, from)).toEqual(['getUserByAccount', 'createSession']);
+        expect(linked).toHaveLength(1);
       });
 
-      it('finds an existing user by e-mail when the id is unknown, and signs that user in again and again', async () => {
+      it('never joins a user it did not create by e-mail alone (AccountNotLinked), unless the provider opts in', async () => {
         const email = address('by-email');
         const stored = await d.adapter.createUser({ id: `id-${++serial}`, email, name: 'By Email', emailVerified: null });
-        const t = auth({ providers: [passwordProvider((e) => ({ id: 'external-42', email: e }))] });
+        const refusing = auth({ providers: [passwordProvider((e) => ({ id: 'external-42', email: e }))] });
+        const refused = await signIn(refusing, email);
+        expect(refused.location?.href).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`);
+        expect(writes(refused)).toEqual([]);
+        expect(refusing.logger.errorTypes()).toEqual(['AccountNotLinked']);
+
+        const externalId = `external-${serial}`;
+        const opted = { ...passwordProvider((e) => ({ id: externalId, email: e })), allowDangerousEmailAccountLinking: true };
+        const t = auth({ providers: [opted] });
         const first = await signIn(t, email);
         const second = await signIn(t, email, t.newClient());
         for (const res of [first, second]) expect((await sessionRow(writes(res)[0]!.value))?.user_id).toBe(stored.id);
