@@ -1,5 +1,6 @@
 // Everything authchart needs to know about one HTTP request: where it came from, what it carries,
 // and the cookies and headers its response will get. Bodies are read with a size limit.
+import { randomBytes } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import type { InternalConfig } from '../core/config.js';
 import { defaultCookies, mergeCookies, type CookiesOptions, type CookieToSet } from '../core/cookies.js';
@@ -26,6 +27,8 @@ export interface AuthRequest {
   /** Cookies to write on the response, in order. */
   setCookies: CookieToSet[];
   headers: Headers;
+  /** The nonce of the page this response carries, made by {@link pageNonce}; `html()` names it in the policy. */
+  nonce?: string;
 }
 
 export class BodyTooLarge extends InvalidRequest {
@@ -156,6 +159,17 @@ export function cookieOptionsFor(config: InternalConfig, secure: boolean): Cooki
   if (!entry) cookieCache.set(config, (entry = {}));
   const key = secure ? 'secure' : 'plain';
   return (entry[key] ??= mergeCookies(defaultCookies(secure), config.cookies));
+}
+
+/**
+ * The Content-Security-Policy nonce of the page this request answers with: made on first use, the same for every
+ * script and style of that page. Only markup that authchart writes itself may carry it.
+ *
+ * @example
+ * const nonce = pageNonce(req); return html(req, renderSignIn({ ...params, nonce }))
+ */
+export function pageNonce(req: AuthRequest): string {
+  return (req.nonce ??= randomBytes(16).toString('base64'));
 }
 
 /** String value of a body field, or undefined (arrays, objects and numbers are not accepted as strings). */

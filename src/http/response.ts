@@ -28,7 +28,43 @@ const noCache: [string, string][] = [['cache-control', 'private, no-cache, no-st
 const JSON_TYPE: [string, string] = ['content-type', 'application/json'];
 const JSON_HEADERS = header(JSON_TYPE);
 const JSON_NO_CACHE_HEADERS = header(JSON_TYPE, ...noCache);
-const HTML_HEADERS = header(['content-type', 'text/html; charset=utf-8'], ...noCache);
+const HTML_TYPE: [string, string] = ['content-type', 'text/html; charset=utf-8'];
+
+/**
+ * Which policy a page gets. `page`: the built-in pages, whose only inline code is authchart's own `<style>` and
+ * passkey script, both by nonce; images from anywhere (provider logos); forms unrestricted, because a sign-in form
+ * posts to a route that redirects to the provider and browsers apply `form-action` to that redirect too.
+ * `devtools`: the inspector, whose Mermaid diagrams need inline styles, and which has no form and sends no referrer.
+ */
+export type PageKind = 'page' | 'devtools';
+
+/**
+ * The Content-Security-Policy of a page. Without a nonce no script or style of the page may run at all.
+ *
+ * @example
+ * contentSecurityPolicy('page', pageNonce(req)) // "default-src 'none'; script-src 'nonce-…'; …; frame-ancestors 'none'"
+ */
+export function contentSecurityPolicy(kind: PageKind, nonce: string | undefined): string {
+  const own = nonce ? `'nonce-${nonce}'` : "'none'";
+  const directives =
+    kind === 'page'
+      ? ["default-src 'none'", `script-src ${own}`, `style-src ${own}`, 'img-src * data:', "connect-src 'self'"]
+      : ["default-src 'none'", `script-src ${own}`, "style-src 'unsafe-inline'", "img-src 'self' data:", "form-action 'none'"];
+  return [...directives, "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+}
+
+/** Every header of an HTML page: its type, no caching, its policy, and no framing, sniffing or cross-site referrer. */
+function pageHeaders(kind: PageKind, nonce: string | undefined): HeaderList {
+  return [
+    HTML_TYPE,
+    ...noCache,
+    ['content-security-policy', contentSecurityPolicy(kind, nonce)],
+    ['x-frame-options', 'DENY'],
+    ['x-content-type-options', 'nosniff'],
+    // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on the page's own form posts.
+    ['referrer-policy', kind === 'page' ? 'same-origin' : 'no-referrer'],
+  ];
+}
 
 function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: HeaderList): Response {
   // Usually no route added headers of its own: then the response's list is built in one go, without copying an
@@ -49,8 +85,15 @@ export function json(req: AuthRequest, body: unknown, status = 200, options: { n
   return finish(req, JSON.stringify(body), status, options.noCache ? JSON_NO_CACHE_HEADERS : JSON_HEADERS);
 }
 
-export function html(req: AuthRequest, body: string, status = 200): Response {
-  return finish(req, body, status, HTML_HEADERS);
+/**
+ * An HTML page with its security headers. Its scripts and styles must carry the request's nonce
+ * ({@link pageNonce}): the policy allows nothing else.
+ *
+ * @example
+ * const nonce = pageNonce(req); return html(req, renderSignOut({ ...params, nonce }))
+ */
+export function html(req: AuthRequest, body: string, status = 200, kind: PageKind = 'page'): Response {
+  return finish(req, body, status, pageHeaders(kind, req.nonce));
 }
 
 /** A 302, or `200 {url}` when the client asked for redirects as data (X-Auth-Return-Redirect). */

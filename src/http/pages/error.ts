@@ -16,6 +16,8 @@ export interface ErrorPageParams {
   homeUrl: string;
   /** Preformatted debug trace; shown in a collapsed block when present. Never pass it outside debug mode. */
   trace?: string;
+  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  nonce?: string;
 }
 
 interface Entry {
@@ -84,5 +86,5 @@ export function renderError(params: ErrorPageParams): { html: string; status: nu
 ${code}
 ${link}
 ${trace}`;
-  return { html: layout({ title: entry.heading, theme: params.theme, body }), status: errorPageStatus(params.error) };
+  return { html: layout({ title: entry.heading, theme: params.theme, body, nonce: params.nonce }), status: errorPageStatus(params.error) };
 }

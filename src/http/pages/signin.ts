@@ -30,6 +30,8 @@ export interface SignInPageParams {
   basePath: string;
   /** Prefills e-mail inputs. */
   email?: string;
+  /** The response's Content-Security-Policy nonce, put on the page's style and passkey script. */
+  nonce?: string;
 }
 
 const defaultMessage = 'Unable to sign in. Try again, or choose a different way to sign in.';
@@ -172,6 +174,6 @@ export function renderSignIn(params: SignInPageParams): string {
   const body = html`<h1>Sign in</h1>
 ${params.error ? errorBox(params.error) : ''}
 ${sections.length ? sections.map((s, i) => (i ? html`${divider}${s}` : s)) : html`<p class="muted center">No sign-in methods are configured.</p>`}
-${script ? html`<script${attr('src', script)} defer></script>` : ''}`;
-  return layout({ title: 'Sign in', theme: params.theme, body, css });
+${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;
+  return layout({ title: 'Sign in', theme: params.theme, body, css, nonce: params.nonce });
 }

@@ -12,6 +12,8 @@ export interface SignOutPageParams {
   basePath: string;
   /** Full URL of `POST {basePath}/signout`. */
   signoutUrl: string;
+  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  nonce?: string;
 }
 
 /**
@@ -29,5 +31,5 @@ export function renderSignOut(params: SignOutPageParams): string {
 <input type="hidden" name="csrfToken" value="${params.csrfToken}"><input type="hidden" name="callbackUrl" value="${params.callbackUrl}">
 <button type="submit" class="button">Sign out</button>
 </form>`;
-  return layout({ title: 'Sign out', theme: params.theme, body });
+  return layout({ title: 'Sign out', theme: params.theme, body, nonce: params.nonce });
 }

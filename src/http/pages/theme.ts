@@ -1,5 +1,6 @@
 // The page frame shared by every built-in page: document head, theme colours as CSS variables, logo.
-// No external resources and no inline event handlers, so a strict Content-Security-Policy only has to allow one inline <style>.
+// No external resources and no inline event handlers: under the pages' Content-Security-Policy the one inline
+// <style> (and the sign-in page's script) run by the response's nonce.
 
 import { readableTextOn, safeColor } from './color.js';
 import { attr, html, raw, safeUrl, type SafeHtml } from './escape.js';
@@ -24,6 +25,8 @@ export interface LayoutParams {
   body: SafeHtml;
   /** Page-specific CSS appended to the shared sheet; must only contain validated values. */
   css?: string;
+  /** The response's Content-Security-Policy nonce, put on the page's `<style>`. */
+  nonce?: string;
 }
 
 type Palette = Record<'bg' | 'surface' | 'text' | 'muted' | 'border' | 'input' | 'accent' | 'focus' | 'error-bg' | 'error-text' | 'error-border', string>;
@@ -113,7 +116,7 @@ pre{overflow:auto;background:var(--input);border:1px solid var(--border);border-
  * @example
  * layout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
  */
-export function layout({ title, theme, body, css = '' }: LayoutParams): string {
+export function layout({ title, theme, body, css = '', nonce }: LayoutParams): string {
   const logo = safeUrl(theme.logo, { allowSvgData: true });
   // `<` is the only character that could end the <style> element early; escape it for CSS.
   const sheet = `${themeCss(theme)}\n${baseCss}\n${css}`.replace(/</g, '\\3c ');
@@ -127,7 +130,7 @@ export function layout({ title, theme, body, css = '' }: LayoutParams): string {
 <meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex">
 <title>${title}</title>
-<style>${raw(sheet)}</style>
+<style${attr('nonce', nonce)}>${raw(sheet)}</style>
 </head>
 <body>
 <main class="page">

@@ -11,6 +11,8 @@ export interface VerifyRequestPageParams {
   homeUrl: string;
   /** The address the link went to, when known. */
   email?: string;
+  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  nonce?: string;
 }
 
 /** "Back to example.com" reads better than a bare link, when the host can be read from the URL. */
@@ -35,5 +37,5 @@ export function renderVerifyRequest(params: VerifyRequestPageParams): string {
 <p class="muted center">A sign in link has been sent to ${sentTo}.</p>
 <p class="muted center">Open the link in that email to finish signing in. You can close this page.</p>
 ${home ? html`<p class="center"><a${attr('href', home)}>${homeLinkText(params.homeUrl)}</a></p>` : ''}`;
-  return layout({ title: 'Check your email', theme: params.theme, body });
+  return layout({ title: 'Check your email', theme: params.theme, body, nonce: params.nonce });
 }

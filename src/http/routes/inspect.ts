@@ -1,13 +1,12 @@
 // GET {basePath}/_inspect, /_inspect/:id and /_inspect/mermaid.js: the development inspector. The routes exist
 // only with `debug: true` outside production (app.ts registers them then), and each checks again per request.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UnknownAction } from '../../core/errors.js';
 import { FLOW_LOG_SIZE, flowLogFor, tracesKept } from '../../machines/trace-log.js';
 import { isFlowId } from '../../machines/trace.js';
 import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
-import type { AuthRequest } from '../request.js';
+import { pageNonce, type AuthRequest } from '../request.js';
 import { html } from '../response.js';
 import { AuthResponse } from '../fast-response.js';
 
@@ -41,19 +40,6 @@ export function mermaidBundlePath(): string | null {
   return bundle.path;
 }
 
-// Anything the pages draw comes from this server: the bundle runs by nonce, Mermaid's SVG needs inline styles.
-function csp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    "style-src 'unsafe-inline'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
 /** Answers like any unknown action, for a request that reaches the inspector when it must not exist. */
 function unavailable(req: AuthRequest): Response {
   req.config.logger.error(new UnknownAction(`Unsupported action: GET ${req.url.pathname}`));
@@ -61,13 +47,12 @@ function unavailable(req: AuthRequest): Response {
 }
 
 function page(req: AuthRequest, render: (ctx: InspectPageContext) => string, status = 200): Response {
-  const nonce = randomBytes(16).toString('base64');
+  // The `devtools` policy of html(): the Mermaid bundle runs by nonce, its SVG needs inline styles, no referrer.
+  const nonce = pageNonce(req);
   const inspectPath = `${req.config.basePath}/${INSPECT_SEGMENT}`;
   const ctx: InspectPageContext = { inspectPath, mermaidUrl: mermaidBundlePath() ? `${inspectPath}/mermaid.js` : null, nonce, capacity: FLOW_LOG_SIZE };
-  req.headers.set('content-security-policy', csp(nonce));
-  req.headers.set('referrer-policy', 'no-referrer');
   req.headers.set('x-robots-tag', 'noindex');
-  return html(req, render(ctx), status);
+  return html(req, render(ctx), status, 'devtools');
 }
 
 export function inspectListRoute(req: AuthRequest): Response {

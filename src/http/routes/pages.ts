@@ -1,7 +1,7 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
 import { failedFlowTrace } from '../inspect-trace.js';
 import { renderError, renderVerifyRequest } from '../pages/index.js';
-import type { AuthRequest } from '../request.js';
+import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 
 /** Error types are identifiers; anything else in `?error=` is shown as the default error. */
@@ -16,7 +16,7 @@ export function errorPage(req: AuthRequest): Response {
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: failedFlowTrace(req, error) });
+  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: failedFlowTrace(req, error), nonce: pageNonce(req) });
   return html(req, page.html, page.status);
 }
 
@@ -26,5 +26,5 @@ export function verifyRequestPage(req: AuthRequest): Response {
     for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
     return redirect(req, url.href);
   }
-  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email: req.query.email }));
+  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email: req.query.email, nonce: pageNonce(req) }));
 }

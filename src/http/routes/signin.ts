@@ -6,7 +6,7 @@ import { csrf, requireCsrf } from '../csrf.js';
 import { handleFlow } from '../flow.js';
 import { renderSignIn } from '../pages/index.js';
 import { publicProviders } from '../providers.js';
-import type { AuthRequest } from '../request.js';
+import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 
 export async function signInPage(req: AuthRequest): Promise<Response> {
@@ -27,6 +27,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     theme: req.config.theme,
     basePath: req.config.basePath,
     email: req.query.email,
+    nonce: pageNonce(req),
   });
   return html(req, page);
 }

@@ -2,7 +2,7 @@
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
 import { renderSignOut } from '../pages/index.js';
-import type { AuthRequest } from '../request.js';
+import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
 
@@ -14,7 +14,7 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
     return redirect(req, url.href);
   }
   const { token } = csrf(req);
-  return html(req, renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout` }));
+  return html(req, renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, nonce: pageNonce(req) }));
 }
 
 export async function signOutAction(req: AuthRequest): Promise<Response> {
