@@ -92,12 +92,25 @@ function parseForm(text: string): Record<string, string> {
   return out;
 }
 
+/**
+ * The essence of a Content-Type (`type/subtype`, lower case, parameters dropped), or '' when there is none.
+ * Bodies are told apart by it alone: `text/plain; x=application/json` is what a cross-site page may send without
+ * a preflight, so a substring match on the whole header would let it pass for JSON.
+ *
+ * @example
+ * mediaType('Application/JSON; charset=utf-8') // 'application/json'
+ * mediaType('text/plain; application/json') // 'text/plain'
+ */
+export function mediaType(contentType: string | null | undefined): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
 /** Reads the body of a POST: url-encoded forms and JSON objects; anything else is an empty body. */
 export async function readBody(request: Request): Promise<Record<string, unknown>> {
   if (request.method !== 'POST') return {};
-  const type = (request.headers.get('content-type') ?? '').toLowerCase();
-  const isForm = type.includes('application/x-www-form-urlencoded');
-  const isJson = type.includes('application/json');
+  const type = mediaType(request.headers.get('content-type'));
+  const isForm = type === 'application/x-www-form-urlencoded';
+  const isJson = type === 'application/json';
   if (!isForm && !isJson) return {};
   const text = await readLimited(request);
   if (isForm) return parseForm(text);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
 import { AuthResponse } from '../fast-response.js';
+import { mediaType } from '../request.js';
 import { instanceFor } from './instances.js';
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
@@ -39,10 +40,14 @@ function withParsedBody(req: NodeRequest, method: string): Request {
     else if (value !== undefined) headers.set(key, value);
   }
   headers.delete('content-length');
-  if (req.body === undefined) return new Request(url, { method, headers });
-  const type = headers.get('content-type') ?? '';
-  const body = typeof req.body === 'string' ? req.body : type.includes('json') ? JSON.stringify(req.body) : new URLSearchParams(req.body as Record<string, string>).toString();
-  return new Request(url, { method, headers, body });
+  // Re-encoded only in the form its Content-Type names (the essence, as readBody judges it): a parser that turned a
+  // `text/plain` body into an object must not make it reach authchart as JSON or as a form.
+  const type = mediaType(headers.get('content-type'));
+  if (typeof req.body === 'string' || req.body instanceof Uint8Array) return new Request(url, { method, headers, body: req.body as BodyInit });
+  if (!req.body || typeof req.body !== 'object') return new Request(url, { method, headers });
+  if (type === 'application/json') return new Request(url, { method, headers, body: JSON.stringify(req.body) });
+  if (type === 'application/x-www-form-urlencoded') return new Request(url, { method, headers, body: new URLSearchParams(req.body as Record<string, string>).toString() });
+  return new Request(url, { method, headers });
 }
 
 /** Writes a web Response to a Node response, keeping every Set-Cookie line. A string body is sent as it is. */
