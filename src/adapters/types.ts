@@ -78,6 +78,16 @@ export interface Adapter {
    * of two concurrent calls with the same token, at most one may return it.
    */
   useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
+  /**
+   * authchart extension, absent from Auth.js adapters: returns the token matching both `identifier` and `token`,
+   * or `null`, **without** deleting it (expired ones too: expiry is core's check). Opening a magic link uses it to
+   * name the address on the confirmation page only when a stored token backs the link; without it the page names
+   * no address.
+   *
+   * @example
+   * const pending = await adapter.getVerificationToken?.({ identifier: 'ada@example.com', token: hashed });
+   */
+  getVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
   /** The account `(providerAccountId, provider)`, or `null` (WebAuthn authentication). */
   getAccount?(
     providerAccountId: AdapterAccount['providerAccountId'],
@@ -108,8 +118,11 @@ export interface Adapter {
   withTransaction?<T>(fn: (tx: Adapter) => Promise<T>): Promise<T>;
 }
 
-/** Names of the data methods of {@link Adapter} (everything except the `withTransaction` extension). */
-export type AdapterMethod = Exclude<keyof Adapter, 'withTransaction'>;
+/** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
+export type AdapterExtension = 'withTransaction' | 'getVerificationToken';
+
+/** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
+export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;
 
 /** Every data method of the contract, in the order of the reference table. */
 export const adapterMethods = [

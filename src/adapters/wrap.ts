@@ -2,18 +2,20 @@
 // and the methods the configured features need are checked once at start.
 
 import { AdapterError, MissingAdapter, MissingAdapterMethods } from '../core/errors.js';
-import { adapterMethods, type Adapter, type AdapterMethod } from './types.js';
+import { adapterMethods, type Adapter, type AdapterMethod, type VerificationToken } from './types.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
 /**
  * An adapter as the rest of authchart sees it: every data method present and returning a promise that rejects
- * only with `AdapterError`. `withTransaction` is present only when the underlying adapter has it.
+ * only with `AdapterError`. The extensions (`withTransaction`, `getVerificationToken`) are present only when the
+ * underlying adapter has them.
  */
 export type WrappedAdapter = {
   [K in AdapterMethod]: (...args: Parameters<MethodOf<K>>) => Promise<Awaited<ReturnType<MethodOf<K>>>>;
 } & {
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
+  getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -120,6 +122,18 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
         return await fn.apply(adapter, args);
       } catch (e) {
         throw adapterError(method, e);
+      }
+    };
+  }
+  // Optional: a caller tells "cannot look" (absent) from "found nothing" (null).
+  const getVerificationToken = adapter.getVerificationToken;
+  if (typeof getVerificationToken === 'function') {
+    wrapped.getVerificationToken = async (params: { identifier: string; token: string }) => {
+      logger.debug('adapter_getVerificationToken', [params]);
+      try {
+        return await getVerificationToken.call(adapter, params);
+      } catch (e) {
+        throw adapterError('getVerificationToken', e);
       }
     };
   }

@@ -98,6 +98,24 @@ export async function consumeToken(s: FlowServices, input: { email: string; toke
   return null;
 }
 
+/**
+ * Looks the link's token up without using it: its expiry when a stored token matches `email`, null when none does,
+ * or 'unchecked' when the adapter has no `getVerificationToken` (an Auth.js adapter) and so cannot tell.
+ */
+export async function peekToken(s: FlowServices, input: { email: string; token: string }): Promise<{ expires: number } | null | 'unchecked'> {
+  const adapter = adapterOf(s);
+  if (!adapter.getVerificationToken) return 'unchecked';
+  const tried = new Set<string>();
+  for (const secret of tokenSecrets(s)) {
+    const hash = hashToken(input.token, secret);
+    if (tried.has(hash)) continue;
+    tried.add(hash);
+    const found = await adapter.getVerificationToken({ identifier: input.email, token: hash });
+    if (found) return { expires: new Date(found.expires).getTime() };
+  }
+  return null;
+}
+
 /** The stored user with this address, if any. */
 export async function findUser(s: FlowServices, email: string): Promise<AdapterUser | null> {
   return (await adapterOf(s).getUserByEmail(email)) as AdapterUser | null;

@@ -1,18 +1,20 @@
 // The e-mail (magic link) flow. Request: normalise the address -> signIn callback -> store a hashed token ->
-// send the link -> verify-request page. Callback: open the link -> confirmation page (the only persisted state;
-// GET consumes nothing) -> confirm -> consume the token -> create or verify the user -> signIn -> session.
+// send the link -> verify-request page. Callback: open the link -> look the token up (without using it) ->
+// confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token -> create or
+// verify the user -> signIn -> session.
 import { assign, emit, fromPromise, not, setup } from 'xstate';
 import type { Account, AdapterUser, User } from '../core/types.js';
 import { csrf } from '../http/csrf.js';
 import { flowCookieName } from '../http/flow-cookie.js';
 import { renderConfirmEmail } from '../http/pages/confirm-email.js';
-import { bodyString } from '../http/request.js';
+import { bodyString, pageNonce } from '../http/request.js';
 import { normalizeEmailAddress } from '../providers/email.js';
 import type { FlowDefinition } from './contract.js';
 import { evidenceFrom, type FlowContextBase } from './context.js';
 import {
   consumeToken,
   createEmailUser,
+  peekToken,
   emailProviderOf,
   findUser,
   issueEmailSession,
@@ -39,6 +41,8 @@ export interface EmailContext extends FlowContextBase {
   token?: string;
   /** When the stored token expires (ms). */
   expires?: number;
+  /** A stored, unexpired token backs the opened link: only then does the confirmation page name its address. */
+  linkChecked?: boolean;
   /** The stored user with this address, when there is one. */
   owner?: AdapterUser | null;
   /** Where the browser goes once the link is sent (the verify-request page). */
@@ -76,6 +80,7 @@ export const emailMachine = setup({
     storeToken: placeholder('storeToken') as Actor<{ token: string; expires: number }, { email: string }>,
     sendLink: placeholder('sendLink') as Actor<void, { email: string; token: string; expires: number }>,
     revokeToken: placeholder('revokeToken') as Actor<void, { email: string; token: string }>,
+    peekToken: placeholder('peekToken') as Actor<{ expires: number } | null | 'unchecked', { email: string; token: string }>,
     consumeToken: placeholder('consumeToken') as Actor<{ expires: number } | null, { email: string; token: string }>,
     createUser: placeholder('createUser') as Actor<AdapterUser, { email: string }>,
     markVerified: placeholder('markVerified') as Actor<AdapterUser, { user: AdapterUser }>,
@@ -89,6 +94,8 @@ export const emailMachine = setup({
     },
     confirmRequired: ({ context }) => context.confirm,
     userFound: ({ event }) => output<AdapterUser | null>(event) !== null,
+    // The adapter cannot look a token up without using it (an Auth.js adapter): the page names no address.
+    linkUnchecked: ({ event }) => output<unknown>(event) === 'unchecked',
     tokenFound: ({ event }) => output<{ expires: number } | null>(event) !== null,
     tokenExpired: ({ event }) => output<{ expires: number }>(event).expires <= Date.now(),
     ...sharedGuards,
@@ -101,6 +108,14 @@ export const emailMachine = setup({
     recordNotRevoked: assign({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom((event as unknown as Errored).error).message ?? 'unknown error'}` }),
     }),
+    recordLinkUnknown: assign({
+      token: undefined,
+      failure: () => ({ message: 'No stored token matches this link: it was used already, or is for another address.', expected: 'a stored token for this address', actual: null }),
+    }),
+    recordLinkExpired: assign(({ event }) => ({
+      token: undefined,
+      failure: { message: 'The sign-in link has expired.', expected: `before ${new Date(output<{ expires: number }>(event).expires).toISOString()}`, actual: new Date().toISOString() },
+    })),
     /** Puts the confirmation page in `response`; provided per request (it needs the CSRF token and the theme). */
     presentConfirmation: () => {},
   },
@@ -118,7 +133,7 @@ export const emailMachine = setup({
             target: 'failed.linkMalformed',
             actions: assign({ failure: () => ({ message: 'The sign-in link lacks its token or address.', expected: 'token and email', actual: 'missing or oversized' }) }),
           },
-          { guard: 'confirmRequired', target: 'awaitingConfirmation', actions: [assign(({ event }) => ({ token: event.token, email: event.email })), 'presentConfirmation'] },
+          { guard: 'confirmRequired', target: 'checkingLink', actions: assign(({ event }) => ({ token: event.token, email: event.email })) },
           { target: 'consumingToken', actions: assign(({ event }) => ({ token: event.token, email: event.email })) },
         ],
         CONFIRM: {
@@ -198,6 +213,22 @@ export const emailMachine = setup({
     linkSent: { type: 'final', meta: { outcome: 'redirected' } },
 
     // ---- callback: GET, then POST {basePath}/callback/:id ------------------------------------------------
+    // Anyone can write a link with any address in it: the page says "Sign in as <address>?" only once a stored
+    // token for that address backs it, and a used or expired link says so at once. Nothing is consumed here.
+    checkingLink: {
+      invoke: {
+        id: 'peekToken',
+        src: 'peekToken',
+        input: ({ context }) => ({ email: context.email!, token: context.token! }),
+        onDone: [
+          { guard: 'linkUnchecked', target: 'awaitingConfirmation', actions: 'presentConfirmation' },
+          { guard: not('tokenFound'), target: 'failed.linkUnknown', actions: 'recordLinkUnknown' },
+          { guard: 'tokenExpired', target: 'failed.linkExpired', actions: 'recordLinkExpired' },
+          { target: 'awaitingConfirmation', actions: [assign({ linkChecked: true }), 'presentConfirmation'] },
+        ],
+        onError: { target: 'failed.callbackRoute', actions: ['recordError', assign({ token: undefined })] },
+      },
+    },
     // The confirmation page is a paused state of the machine, not a page outside it: confirming is a step of the
     // protocol, the flow cookie ties the POST to the browser that opened the link, and the token never has to
     // travel in the form.
@@ -211,19 +242,8 @@ export const emailMachine = setup({
         src: 'consumeToken',
         input: ({ context }) => ({ email: context.email!, token: context.token! }),
         onDone: [
-          {
-            guard: not('tokenFound'),
-            target: 'failed.linkUnknown',
-            actions: assign({ token: undefined, failure: () => ({ message: 'No stored token matches this link: it was used already, or is for another address.', expected: 'a stored token for this address', actual: null }) }),
-          },
-          {
-            guard: 'tokenExpired',
-            target: 'failed.linkExpired',
-            actions: assign(({ event }) => ({
-              token: undefined,
-              failure: { message: 'The sign-in link has expired.', expected: `before ${new Date(event.output!.expires).toISOString()}`, actual: new Date().toISOString() },
-            })),
-          },
+          { guard: not('tokenFound'), target: 'failed.linkUnknown', actions: 'recordLinkUnknown' },
+          { guard: 'tokenExpired', target: 'failed.linkExpired', actions: 'recordLinkExpired' },
           { target: 'findingUser', actions: assign({ token: undefined }) },
         ],
         onError: { target: 'failed.callbackRoute', actions: ['recordError', assign({ token: undefined })] },
@@ -338,6 +358,7 @@ export const emailFlow: FlowDefinition<typeof emailMachine> = {
       storeToken: fromPromise<{ token: string; expires: number }, { email: string }>(({ input }) => storeToken(s, input.email)),
       sendLink: fromPromise<void, { email: string; token: string; expires: number }>(({ input }) => sendLink(s, input)),
       revokeToken: fromPromise<void, { email: string; token: string }>(({ input }) => revokeToken(s, input)),
+      peekToken: fromPromise<{ expires: number } | null | 'unchecked', { email: string; token: string }>(({ input }) => peekToken(s, input)),
       consumeToken: fromPromise<{ expires: number } | null, { email: string; token: string }>(({ input }) => consumeToken(s, input)),
       createUser: fromPromise<AdapterUser, { email: string }>(({ input }) => createEmailUser(s, input.email)),
       markVerified: fromPromise<AdapterUser, { user: AdapterUser }>(({ input }) => markVerified(s, input.user)),
@@ -351,7 +372,8 @@ export const emailFlow: FlowDefinition<typeof emailMachine> = {
             theme: s.req.config.theme,
             actionUrl: `${s.req.authUrl}/callback/${encodeURIComponent(s.provider.id)}`,
             hiddenFields: { csrfToken: csrf(s.req).token },
-            email: context.email ?? '',
+            email: context.linkChecked ? context.email : undefined,
+            nonce: pageNonce(s.req),
           }),
         },
       })),

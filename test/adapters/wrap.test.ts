@@ -108,6 +108,25 @@ describe('wrapAdapter', () => {
     expect(calls.map(([code]) => code)).toEqual(adapterMethods.map((m) => `adapter_${m}`));
   });
 
+  describe('getVerificationToken', () => {
+    it('is absent when the adapter has none (an Auth.js adapter), so a caller can tell "cannot look" from "none"', () => {
+      expect(wrapAdapter(fullAdapter(), recorder().logger).getVerificationToken).toBeUndefined();
+    });
+
+    it('logs, reads through, and wraps failures as AdapterError', async () => {
+      const { calls, logger } = recorder();
+      const token = { identifier: 'a@example.test', token: 'h', expires: new Date(0) };
+      const adapter = wrapAdapter({ getVerificationToken: ({ token: t }) => (t === 'h' ? token : null) }, logger);
+      expect(await adapter.getVerificationToken!({ identifier: 'a@example.test', token: 'h' })).toEqual(token);
+      expect(await adapter.getVerificationToken!({ identifier: 'a@example.test', token: 'x' })).toBeNull();
+      expect(calls.map(([code]) => code)).toEqual(['adapter_getVerificationToken', 'adapter_getVerificationToken']);
+      const broken = wrapAdapter({ getVerificationToken: () => { throw new Error('down'); } }, logger);
+      const error = await broken.getVerificationToken!({ identifier: 'a', token: 'b' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AdapterError);
+      expect((error as AdapterError).cause).toMatchObject({ method: 'getVerificationToken' });
+    });
+  });
+
   describe('withTransaction', () => {
     const tx = (inner: Adapter): Adapter['withTransaction'] =>
       async function <T>(fn: (tx: Adapter) => Promise<T>) {

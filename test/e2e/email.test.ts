@@ -157,8 +157,9 @@ describe('e-mail sign-in over real SMTP', () => {
     const link = await mailedLink(t, 'twice@example.test');
     expect(setsSession(await openAndConfirm(t.client, link))).toBe(true);
 
+    // A used link says so as soon as it is opened: no confirmation page for a token that is gone.
     const other = t.newClient();
-    const again = await openAndConfirm(other, link);
+    const again = await other.get(link);
     expect(again.status).toBe(302);
     expect(again.location?.href).toBe(`${ORIGIN}/auth/error?error=Verification`);
     expect(setsSession(again)).toBe(false);
@@ -182,14 +183,25 @@ describe('e-mail sign-in over real SMTP', () => {
 
     vi.setSystemTime(t0 + day + 1000);
     const client = t.newClient();
-    const expired = await openAndConfirm(client, late);
+    // Refused when opened, before any confirmation page: opening consumes nothing, so the dead row stays.
+    const expired = await client.get(late);
     expect(expired.location?.href).toBe(`${ORIGIN}/auth/error?error=Verification`);
     expect(setsSession(expired)).toBe(false);
     expect(await sessionOf(client)).toBeNull();
-    // An expired token is used up all the same: nothing is left to retry with.
-    expect(await tokensFor('clock@example.test')).toBe(0);
+    expect(await tokensFor('clock@example.test')).toBe(1);
     const error = t.logger.errors.find((e) => (e as { type?: string }).type === 'Verification') as { cause?: { state?: string } };
     expect(error.cause?.state).toBe('failed.linkExpired');
+    // Opened in time but confirmed too late: refused too, and used up all the same.
+    vi.setSystemTime(t0);
+    const slow = await mailedLink(t, 'slow@example.test');
+    vi.setSystemTime(t0 + day - 1000);
+    const page = await client.get(slow);
+    const [form] = readForms(await page.text());
+    vi.setSystemTime(t0 + day + 1000);
+    const tooLate = await client.post(new URL(form.action, page.requestUrl), form.fields);
+    expect(tooLate.location?.href).toBe(`${ORIGIN}/auth/error?error=Verification`);
+    expect(setsSession(tooLate)).toBe(false);
+    expect(await tokensFor('slow@example.test')).toBe(0);
   });
 
   it('refuses a token presented for another address, and leaves it usable by its owner', async () => {
@@ -198,7 +210,8 @@ describe('e-mail sign-in over real SMTP', () => {
     const forged = new URL(link);
     forged.searchParams.set('email', 'intruder@example.test');
     const intruder = t.newClient();
-    const refused = await openAndConfirm(intruder, forged.href);
+    // Refused on opening: the page never says "Sign in as intruder@…?" for a token that is not theirs.
+    const refused = await intruder.get(forged.href);
     expect(refused.location?.href).toBe(`${ORIGIN}/auth/error?error=Verification`);
     expect(await sessionOf(intruder)).toBeNull();
     expect(await adapter.getUserByEmail('intruder@example.test')).toBeNull();

@@ -39,6 +39,8 @@ export interface PostgresAdapterInstance extends Adapter {
   createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
   /** Single statement `DELETE … RETURNING`: of concurrent uses of one token, exactly one gets it. */
   useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
+  /** See {@link Adapter.getVerificationToken}: a plain read, the token stays usable. */
+  getVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
   getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
@@ -222,6 +224,9 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
         `DELETE FROM verification_token WHERE identifier = $1 AND token = $2 RETURNING *`,
         [identifier, token],
       ),
+
+    getVerificationToken: ({ identifier, token }) =>
+      one(toToken, `SELECT * FROM verification_token WHERE identifier = $1 AND token = $2`, [identifier, token]),
 
     getAccount: (providerAccountId, provider) =>
       one(

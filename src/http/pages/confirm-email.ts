@@ -1,5 +1,6 @@
 // The magic-link confirmation page. Opening a link (GET) only shows this page; the token is consumed by
-// the POST its button sends, so mail scanners that prefetch links cannot use it up.
+// the POST its button sends, so mail scanners that prefetch links cannot use it up. It names the address only
+// when the flow found a stored token for it: the address in a link is whatever its writer put there.
 
 import { attr, html, safeUrl } from './escape.js';
 import { layout, type Theme } from './theme.js';
@@ -11,11 +12,15 @@ export interface ConfirmEmailPageParams {
   actionUrl: string;
   /** Sent back as they are (token, email, callbackUrl, ...). */
   hiddenFields: Record<string, string>;
-  email: string;
+  /** The address a stored token backs; without it the page asks to continue signing in, naming no one. */
+  email?: string;
+  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  nonce?: string;
 }
 
 /**
- * Renders "Sign in as {email}?" with one button that POSTs the hidden fields to `actionUrl`.
+ * Renders "Sign in as {email}?" (or "Continue signing in?" without a checked address) with one button that POSTs
+ * the hidden fields to `actionUrl`.
  *
  * @example
  * renderConfirmEmail({ theme: {}, actionUrl: '/auth/callback/email', hiddenFields: { token, email }, email })
@@ -25,7 +30,8 @@ export function renderConfirmEmail(params: ConfirmEmailPageParams): string {
   const hidden = Object.entries(params.hiddenFields).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
   );
-  const body = html`<h1>Sign in as <span class="email">${params.email}</span>?</h1>
+  const heading = params.email ? html`Sign in as <span class="email">${params.email}</span>?` : 'Continue signing in?';
+  const body = html`<h1>${heading}</h1>
 <p class="muted center">Confirm to finish signing in. If you did not ask to sign in, you can close this page.</p>
 ${
   action
@@ -35,5 +41,5 @@ ${hidden}
 </form>`
     : html`<p class="muted center">This sign-in link cannot be used. Request a new one.</p>`
 }`;
-  return layout({ title: 'Confirm sign in', theme: params.theme, body, css: '.email{overflow-wrap:anywhere}' });
+  return layout({ title: 'Confirm sign in', theme: params.theme, body, css: '.email{overflow-wrap:anywhere}', nonce: params.nonce });
 }

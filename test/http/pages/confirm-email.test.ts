@@ -34,6 +34,13 @@ describe('renderConfirmEmail', () => {
     expect(text(page)).toContain('Sign in as <svg onload=alert(1)>@example.com?');
   });
 
+  it('asks to continue without naming anyone when no checked address is given', () => {
+    const page = renderConfirmEmail({ ...base, email: undefined });
+    expect(text(page)).toContain('Continue signing in?');
+    expect(text(page)).not.toContain('Sign in as');
+    expect(forms(page)).toHaveLength(1);
+  });
+
   it('renders no form when the action is not http(s) or relative', () => {
     const page = renderConfirmEmail({ ...base, actionUrl: 'javascript:alert(1)' });
     expect(forms(page)).toHaveLength(0);
