@@ -170,7 +170,8 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
     status(section, 'Continue in your browser\u2019s passkey dialog\u2026');
     stopConditional()
       .then(function () {
-        return fetchOptions(section, action, email);
+        // The address only labels a new passkey; signing in uses the passkeys the device offers.
+        return fetchOptions(section, action, action === 'register' ? email : '');
       })
       .then(function (body) {
         if (!body) return;

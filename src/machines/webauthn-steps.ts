@@ -2,6 +2,7 @@
 // @simplewebauthn/server, and the adapter writes. Each step throws one of our typed errors; the machine decides.
 import { randomUUID } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { storedEmailOf } from '../core/email-address.js';
 import { AccountNotLinked, InvalidCheck, WebAuthnVerificationError } from '../core/errors.js';
 import type { Account, AdapterAuthenticator, AdapterUser } from '../core/types.js';
 import type { WrappedAdapter } from '../adapters/wrap.js';
@@ -12,23 +13,32 @@ import type { FlowServices } from './services.js';
 
 export type Ceremony = 'register' | 'authenticate';
 
-/** What the options request asked for (`?action=&email=`). */
+/** What the options request asked for (`?action=&email=`). The address only labels a new passkey. */
 export interface OptionsRequest {
   action?: Ceremony;
   email?: string;
 }
 
-/** Who is asking: the signed-in user, and the user owning the e-mail address given, if any. */
+/**
+ * Who is asking: the signed-in user, if any. Nobody is looked up by the address given: which addresses have a
+ * user must not show in the answer (account enumeration), and a signed-out registration never depends on it.
+ */
 export interface Subject {
   sessionUser: AdapterUser | null;
-  emailUser: AdapterUser | null;
 }
 
-/** Whom a new passkey is for: an existing (signed-in) user, or a new user with this e-mail address. */
+/**
+ * Whom a new passkey is for: the signed-in user, or (signed out) a new user that owns no e-mail address. An
+ * address belongs to a user only once it is proven (a magic link, a provider's profile): a passkey registered
+ * while signed out proves none, so the typed address only labels the passkey in the authenticator.
+ */
 export interface Registrant {
   userId?: string;
-  email: string;
+  /** The signed-in user's address; a new user has none. */
+  email?: string | null;
   name?: string | null;
+  /** The user name the authenticator shows for this passkey. */
+  label?: string;
 }
 
 /** A ceremony's options, as the browser gets them, and the challenge the flow keeps. */
@@ -57,32 +67,27 @@ export interface CredentialOwner {
 }
 
 /** What the flow decides to do with an options request. */
-export type Choice = Ceremony | 'accountNotLinked' | 'invalidRequest';
+export type Choice = Ceremony | 'invalidRequest';
 
 /**
- * The registration rules: authenticate is always allowed; register is allowed for the signed-in user, or when
- * signed out for an e-mail address no user has (registering a passkey onto someone's existing account without
- * being signed in as them is refused). Without an action: a signed-out new e-mail registers, anything else
- * signed out authenticates, and a signed-in caller must say what it wants.
+ * The ceremony rules, which never depend on whether an address has a user: authenticate is always allowed (with
+ * discoverable credentials when signed out); register adds a passkey to the signed-in user, or, signed out,
+ * makes a new user without an address, labelled with the address given (one is required). Without an action a
+ * signed-out caller authenticates, and a signed-in caller must say what it wants.
  */
 export function chooseCeremony(request: OptionsRequest, subject: Subject): Choice {
   const signedIn = subject.sessionUser !== null;
   if (request.action === 'authenticate') return 'authenticate';
-  if (request.action === 'register') {
-    if (signedIn) return 'register';
-    if (subject.emailUser) return 'accountNotLinked';
-    return request.email ? 'register' : 'invalidRequest';
-  }
-  if (signedIn) return 'invalidRequest';
-  return request.email && !subject.emailUser ? 'register' : 'authenticate';
+  if (request.action === 'register') return signedIn || request.email ? 'register' : 'invalidRequest';
+  return signedIn ? 'invalidRequest' : 'authenticate';
 }
 
 /** `?action=` and `?email=` of an options request; undefined when the action is not one we know. */
 export function optionsRequestOf(query: Record<string, string>): OptionsRequest | undefined {
   const action = query.action || undefined;
   if (action !== undefined && action !== 'register' && action !== 'authenticate') return undefined;
-  const email = query.email?.trim().toLowerCase() || undefined;
-  return { action, email };
+  const typed = query.email?.trim().toLowerCase() || undefined;
+  return { action, email: typed && storedEmailOf(typed) };
 }
 
 /** The credential of a callback body: a JSON object, or a JSON string of one (forms); anything else is none. */
@@ -117,17 +122,15 @@ async function currentUser(s: FlowServices): Promise<AdapterUser | null> {
   return id ? ((await adapterOf(s).getUser(id)) as AdapterUser | null) : null;
 }
 
-/** Looks up the session's user and, when signed out, the owner of the given e-mail address. */
-export async function resolveSubject(s: FlowServices, request: OptionsRequest): Promise<Subject> {
-  const sessionUser = await currentUser(s);
-  const emailUser = !sessionUser && request.email ? ((await adapterOf(s).getUserByEmail(request.email)) as AdapterUser | null) : null;
-  return { sessionUser, emailUser };
+/** Looks up the session's user; the e-mail address of the request is never looked up. */
+export async function resolveSubject(s: FlowServices, _request: OptionsRequest): Promise<Subject> {
+  return { sessionUser: await currentUser(s) };
 }
 
 /** Whom a registration is for, from the subject the flow chose `register` for. */
 export function registrantOf(request: OptionsRequest, subject: Subject): Registrant {
   const u = subject.sessionUser;
-  return u ? { userId: String(u.id), email: u.email, name: u.name ?? null } : { email: request.email ?? '' };
+  return u ? { userId: String(u.id), email: u.email, name: u.name ?? null } : { email: null, label: request.email };
 }
 
 const descriptors = (list: AdapterAuthenticator[]) => list.map((a) => ({ id: toBase64Url(a.credentialID), transports: transportsOf(a.transports) }));
@@ -138,7 +141,7 @@ export async function registrationOptions(s: FlowServices, registrant: Registran
   const rp = relyingPartyFor(provider, s.req.origin);
   const existing = registrant.userId ? await adapterOf(s).listAuthenticatorsByUserId(registrant.userId) : [];
   const lib = await loadSimpleWebAuthn();
-  const userName = registrant.email || registrant.name || registrant.userId || 'user';
+  const userName = registrant.email || registrant.label || registrant.name || registrant.userId || 'user';
   const options = await lib.generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -224,9 +227,9 @@ export async function verifyRegistration(s: FlowServices, input: { credential: u
 }
 
 /**
- * Creates the user (when new), links the passkey's account and stores the authenticator, all in one transaction
- * when the adapter has them. Refuses (AccountNotLinked) when who is signed in no longer matches the options:
- * someone else signed in, or the e-mail address was taken in the meantime.
+ * Creates the user (when new, without an e-mail address: see {@link Registrant}), links the passkey's account and
+ * stores the authenticator, all in one transaction when the adapter has them. Refuses (AccountNotLinked) when who
+ * is signed in no longer matches the options: someone else signed in, or the user signed out.
  */
 export async function storeRegistration(s: FlowServices, input: { registrant: Registrant; registered: RegisteredCredential }): Promise<StoredRegistration> {
   const adapter = adapterOf(s);
@@ -237,12 +240,10 @@ export async function storeRegistration(s: FlowServices, input: { registrant: Re
   if (currentId !== registrant.userId) {
     throw new AccountNotLinked('The passkey was requested for another user than the one signed in now.', { expected: registrant.userId ?? null, actual: currentId ?? null });
   }
-  if (!current && (await adapter.getUserByEmail(registrant.email))) {
-    throw new AccountNotLinked('Another user already uses this e-mail address.', { expected: 'an unused e-mail address', actual: registrant.email });
-  }
   let createdId: string | undefined;
   const write = async (a: WrappedAdapter): Promise<StoredRegistration> => {
-    const user = current ?? ((await a.createUser({ id: randomUUID(), email: registrant.email, emailVerified: null } as AdapterUser)) as AdapterUser);
+    // No address for a new user: the one typed was never proven, and holding it would keep it from its owner.
+    const user = current ?? ((await a.createUser({ id: randomUUID(), email: null, emailVerified: null } as unknown as AdapterUser)) as AdapterUser);
     if (!current) createdId = String(user.id);
     const owned = { ...account, userId: String(user.id) };
     await a.linkAccount(owned);

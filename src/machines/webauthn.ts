@@ -113,13 +113,6 @@ export const webauthnMachine = setup({
       return { credential: e.credential, callbackUrl: e.callbackUrl };
     }),
     recordError: assign(record.error),
-    recordEmailTaken: assign({
-      failure: ({ context }) => ({
-        message: 'A passkey for an e-mail address that already has a user can only be added by that user, signed in.',
-        expected: 'signed in as the owner of the address',
-        actual: context.request?.email,
-      }),
-    }),
     recordInvalidRequest: assign({
       failure: ({ context, event }) => ({
         message: output<Subject>(event).sessionUser
@@ -173,7 +166,6 @@ export const webauthnMachine = setup({
             target: 'registration',
             actions: assign(({ context, event }) => ({ subject: event.output, registrant: registrantOf(context.request ?? {}, event.output) })),
           },
-          { guard: { type: 'choiceIs', params: { choice: 'accountNotLinked' } }, target: 'failed.accountNotLinked', actions: 'recordEmailTaken' },
           { target: 'failed.invalidRequest', actions: 'recordInvalidRequest' },
         ],
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
@@ -253,7 +245,8 @@ export const webauthnMachine = setup({
           invoke: {
             id: 'authenticationOptions',
             src: 'authenticationOptions',
-            input: ({ context }) => ({ userId: context.subject?.sessionUser?.id ?? context.subject?.emailUser?.id }),
+            // Signed out, nobody's credentials are listed (discoverable credentials): the answer tells no address apart.
+            input: ({ context }) => ({ userId: context.subject?.sessionUser?.id }),
             onDone: { target: 'awaiting', actions: assign(({ event }) => pause('authenticate', event.output)) },
             onError: { target: '#webauthn.failed.callbackRoute', actions: 'recordError' },
           },

@@ -102,6 +102,8 @@ export function authOn(world: World, config: Partial<AuthConfig> = {}): WorldAut
         return knobs.signIn === 'allow' ? true : knobs.signIn === 'redirect' ? REDIRECT_ELSEWHERE : false;
       },
       jwt: ({ token }) => (knobs.refuseJwt ? null : token),
+      // A passkey registered signed out makes a user without an address: the session names users by id.
+      session: ({ session, user, token }) => ({ ...session, user: { ...session.user, id: String(user?.id ?? token?.sub) } }),
       ...config.callbacks,
     },
   });
@@ -113,6 +115,20 @@ export async function signInAs(t: TestAuth, client: TestClient, email: string): 
   const csrfToken = await t.csrfToken(client);
   const res = await client.post('/auth/callback/credentials', { csrfToken, email });
   if (res.status !== 302 || res.location?.searchParams.has('error')) throw new Error(`signing in as ${email} failed: ${res.location?.href}`);
+}
+
+/** The signed-in user's id, as the session (see `authOn`) names it; null when signed out. */
+export async function sessionUserId(client: TestClient): Promise<string | null> {
+  const session = (await (await client.get('/auth/session')).json()) as { user?: { id?: string } } | null;
+  return session?.user?.id ?? null;
+}
+
+/** The user a stored passkey signs in: the owner of its `passkey` account. */
+export async function passkeyOwner(world: World, credentialIdBase64: string): Promise<AdapterUser> {
+  const account = await world.adapter.getAccount(credentialIdBase64, 'passkey');
+  const user = account ? await world.adapter.getUser(String(account.userId)) : null;
+  if (!user) throw new Error(`no user owns passkey ${credentialIdBase64}`);
+  return user;
 }
 
 /** GET the options of a ceremony; the query is given as it would be typed. */
