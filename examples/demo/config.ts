@@ -23,6 +23,17 @@ export interface DemoServices {
   close(): Promise<void>;
 }
 
+/**
+ * The demo's `trustHost`: outside production it believes the Host header (any port, a LAN address); in production it
+ * leaves the host to AUTH_URL or an AUTH_TRUST_HOST allow-list, so a forged Host cannot name a sign-in mail's link.
+ *
+ * @example
+ * demoTrustHost({ NODE_ENV: 'production' }) // undefined: AUTH_URL or AUTH_TRUST_HOST decide
+ */
+export function demoTrustHost(env: NodeJS.ProcessEnv = process.env): true | undefined {
+  return env.NODE_ENV === 'production' ? undefined : true;
+}
+
 export async function createDemoConfig(port: number): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
   const origin = `http://localhost:${port}`;
   const idpPort = Number(process.env.DEMO_IDP_PORT ?? port + 1);
@@ -37,7 +48,7 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
   const secret = process.env.AUTH_SECRET ?? randomBytes(32).toString('base64url');
   const config: AuthConfig = {
     secret,
-    trustHost: true,
+    trustHost: demoTrustHost(),
     // AUTH_DEBUG=1 logs every flow and opens the flow inspector at /auth/_inspect (never in production).
     debug: process.env.AUTH_DEBUG === '1',
     adapter: database.adapter,
@@ -72,6 +83,9 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
     config.experimental = { ...config.experimental, enableWebAuthn: true };
     config.providers.push(Passkey());
     services.notes.push(`Passkeys: "Sign in with a passkey" on the sign-in page (open ${origin}, not 127.0.0.1: WebAuthn needs a domain).`);
+  }
+  if (config.trustHost === undefined && !process.env.AUTH_URL && !process.env.AUTH_TRUST_HOST) {
+    services.notes.push('NODE_ENV=production: no host is trusted; set AUTH_URL (or AUTH_TRUST_HOST=your.host) or every request is refused.');
   }
   const describe = () => [...services.notes, ...(process.env.AUTH_SECRET ? [] : ['AUTH_SECRET is not set: a random secret is used, so sign-ins in progress end on restart (stored sessions survive).'])];
   return { config, services, describe };

@@ -139,19 +139,24 @@ article{border:1px solid #e5e7eb;border-radius:.75rem;padding:1rem 1.25rem;margi
 
 /**
  * Adds e-mail sign-in to the demo: the `Email` provider (when the demo has a database) and, unless
- * AUTH_EMAIL_SERVER points at a real server, the catcher and its /dev/mailbox page. Returns the closer.
+ * AUTH_EMAIL_SERVER points at a real server, the catcher and its /dev/mailbox page. The page shows every live
+ * sign-in link to whoever opens it, so it exists only outside production. Returns the closer.
  *
  * @example
  * closers.push(await addEmailSignIn(config, services));
  */
-export async function addEmailSignIn(config: AuthConfig, services: DemoServices): Promise<() => Promise<void>> {
+export async function addEmailSignIn(config: AuthConfig, services: DemoServices, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
   if (!config.adapter) {
     services.notes.push('E-mail sign-in is off: it needs the demo database.');
     return async () => {};
   }
-  if (process.env.AUTH_EMAIL_SERVER) {
+  if (env.AUTH_EMAIL_SERVER) {
     config.providers.push(Email());
     services.notes.push('E-mail sign-in: links are sent through AUTH_EMAIL_SERVER.');
+    return async () => {};
+  }
+  if (env.NODE_ENV === 'production') {
+    services.notes.push('E-mail sign-in is off: in production it needs AUTH_EMAIL_SERVER (the /dev/mailbox catcher is for development only).');
     return async () => {};
   }
   const catcher = await startMailCatcher();

@@ -3,7 +3,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../adapters/wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret } from './errors.js';
-import { envFlag, secretsFromEnv, type Env } from './env.js';
+import { secretsFromEnv, type Env } from './env.js';
+import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
 import { skipCSRFCheck } from './options.js';
@@ -30,8 +31,12 @@ export interface InternalConfig {
   theme: Theme;
   logger: Logger;
   debug: boolean;
-  /** Whether Host / X-Forwarded-* may be believed. */
+  /** Whose flows the development inspector and error-page trace show (`debug: { inspector }`). */
+  inspector: 'own' | 'shared';
+  /** Whether Host / X-Forwarded-* may be believed (an allow-list counts as true). */
   trustHost: boolean;
+  /** With `trustHost: [...]`: the only hosts believed; any other is refused with UntrustedHost. */
+  trustedHosts?: TrustedHosts;
   /** AUTH_URL, when set: the origin (and possibly base path) of the deployment. */
   url?: URL;
   redirectProxyUrl?: string;
@@ -113,7 +118,13 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     }
   }
   const basePath = normalizeBasePath(config.basePath ?? (url && url.pathname !== '/' ? url.pathname : options.defaultBasePath ?? '/auth'));
-  const trustHost = config.trustHost ?? envFlag(env.AUTH_TRUST_HOST) ?? (url ? false : !production);
+  const trust = config.trustHost ?? trustHostFromEnv(env.AUTH_TRUST_HOST) ?? (url ? false : !production);
+  // An empty list trusts no host, as `false` does.
+  const trustedHosts = Array.isArray(trust) && trust.length > 0 ? parseTrustedHosts(trust) : undefined;
+  const trustHost = Array.isArray(trust) ? trustedHosts !== undefined : trust === true;
+  if (production && trust === true && !url) {
+    logger.warn('trust-host-any', 'trustHost is true without AUTH_URL: any Host or X-Forwarded-Host is believed, and it names the links in sign-in mails. List your hosts instead: trustHost: ["app.example.com"] or AUTH_TRUST_HOST=app.example.com.');
+  }
 
   return {
     providers,
@@ -136,7 +147,9 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     theme: config.theme ?? {},
     logger,
     debug: Boolean(config.debug),
+    inspector: typeof config.debug === 'object' && config.debug?.inspector === 'shared' ? 'shared' : 'own',
     trustHost,
+    trustedHosts,
     url,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,

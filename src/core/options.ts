@@ -110,11 +110,41 @@ export interface AuthConfig {
   pages?: Partial<PagesOptions>;
   theme?: Theme;
   logger?: Partial<LoggerInstance>;
-  debug?: boolean;
-  trustHost?: boolean;
+  /**
+   * Debug output: `logger.debug` gets every adapter call and every flow record. Outside production it also opens
+   * the flow inspector at `{basePath}/_inspect` and a failed flow's trace on the built-in error page, each showing a
+   * browser only the flows that browser ran. `{ inspector: 'shared' }` shows every browser every flow (one
+   * developer's machine, a demo): only where nobody else can reach the server. Never in production, whatever it says.
+   *
+   * @example
+   * debug: process.env.NODE_ENV !== 'production'
+   * debug: { inspector: 'shared' }
+   */
+  debug?: boolean | DebugOptions;
+  /**
+   * Whether the Host and X-Forwarded-Host / X-Forwarded-Proto headers may be believed when AUTH_URL is not set.
+   * `true` believes any host (fine behind a proxy that sets them); a list believes only those hosts and refuses
+   * any other with UntrustedHost (400): exact hosts (`app.example.com`, `localhost:3000`) or `*.parent.domain`
+   * (exactly one label in place of `*`). Of several comma-separated X-Forwarded-* values, the last (the one your
+   * nearest proxy added) is used. Defaults to AUTH_TRUST_HOST (true/false or a comma-separated list), else true
+   * outside production.
+   *
+   * @example
+   * trustHost: ['app.example.com', '*.preview.example.com']
+   */
+  trustHost?: boolean | string[];
   redirectProxyUrl?: string;
   skipCSRFCheck?: typeof skipCSRFCheck;
   experimental?: { enableWebAuthn?: boolean };
+}
+
+/** The object form of {@link AuthConfig.debug}: debug output on, with these choices. */
+export interface DebugOptions {
+  /**
+   * Whose flows the inspector and the error page's trace show: `own` (default) only the flows this browser ran,
+   * told by a random id in an HttpOnly cookie; `shared` every flow any browser ran on this server.
+   */
+  inspector?: 'own' | 'shared';
 }
 
 export type ServerAuthConfig = AuthConfig;

@@ -5,7 +5,7 @@ import type { InternalConfig } from '../core/config.js';
 import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
 import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
-import { BodyTooLarge, createAuthRequest, type AuthRequest } from './request.js';
+import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
 import { INSPECT_SEGMENT, inspectFlowRoute, inspectListRoute, inspectMermaidRoute, inspectorEnabled } from './routes/inspect.js';
@@ -28,6 +28,11 @@ function plainJson(body: unknown, status: number): Response {
 function earlyFailure(config: InternalConfig, err: unknown): Response {
   if (err instanceof BodyTooLarge) return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
   if (err instanceof InvalidRequest) return plainJson({ error: 'InvalidRequest', message: err.message }, 400);
+  // A host that is malformed or not on the allow-list: logged for the operator, a plain 400 for the client.
+  if (err instanceof RefusedHost) {
+    config.logger.error(err);
+    return plainJson({ error: 'UntrustedHost', message: 'Bad request.' }, 400);
+  }
   config.logger.error(err instanceof Error ? err : new Error(String(err)));
   return plainJson(configurationErrorBody, 500);
 }

@@ -7,7 +7,7 @@ import type { AuthConfig } from '../core/options.js';
 import type { Awaitable, Session } from '../core/types.js';
 import { strategyFor } from '../session/strategy.js';
 import { createAuthApp } from './app.js';
-import { createAuthRequest, detectOrigin, type AuthRequest } from './request.js';
+import { createAuthRequest, detectOrigin, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody } from './response.js';
 import { AuthResponse } from './fast-response.js';
 
@@ -85,7 +85,15 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath: strin
       const answer = await authorized({ auth: session, request });
       if (answer instanceof Response) return { session, setCookie, verdict: answer };
       if (answer === false) {
-        const origin = detectOrigin(request, config);
+        let origin: string;
+        try {
+          origin = detectOrigin(request, config);
+        } catch (err) {
+          // A forged host gets no sign-in redirect naming it: a 400, as authchart's own routes answer.
+          if (!(err instanceof RefusedHost)) throw err;
+          config.logger.error(err);
+          return { session, setCookie, verdict: new AuthResponse(JSON.stringify({ error: 'UntrustedHost', message: 'Bad request.' }), { status: 400, headers: { 'content-type': 'application/json' } }) };
+        }
         const signin = new URL(config.pages.signIn ?? `${config.basePath}/signin`, origin);
         // The page as the browser sees it (behind a proxy request.url names the internal host).
         const here = new URL(request.url);

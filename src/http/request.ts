@@ -5,6 +5,7 @@ import { parseCookie } from 'cookie';
 import type { InternalConfig } from '../core/config.js';
 import { defaultCookies, mergeCookies, type CookiesOptions, type CookieToSet } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
+import { isTrustedHost, parseHost } from '../core/hosts.js';
 
 /** Bodies larger than this are refused with 413. Auth forms are a few hundred bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -35,29 +36,43 @@ export class BodyTooLarge extends InvalidRequest {
   static override type = 'BodyTooLarge';
 }
 
-function firstHeaderValue(value: string | null): string | undefined {
-  return value?.split(',')[0]?.trim() || undefined;
+/**
+ * A request whose host is malformed or not on the `trustHost` allow-list: the client's fault, answered 400. Its
+ * `type` stays `UntrustedHost`; the subclass only tells it apart from a deployment that trusts no host at all.
+ */
+export class RefusedHost extends UntrustedHost {}
+
+/**
+ * The last entry of a comma-separated X-Forwarded-* header: each proxy appends what it saw, so the last entry
+ * is the nearest proxy's, while the first is whatever the client sent.
+ */
+function lastHeaderValue(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  const comma = value.lastIndexOf(',');
+  return (comma < 0 ? value : value.slice(comma + 1)).trim() || undefined;
 }
 
 /**
- * The origin of the deployment, or UntrustedHost when it cannot be known safely. `url` is `request.url` already
- * parsed, when the caller has it.
+ * The origin of the deployment, or UntrustedHost when it cannot be known safely: no AUTH_URL and `trustHost` off
+ * (a configuration error), or a host that is malformed or not on the allow-list (RefusedHost). The host is the
+ * last X-Forwarded-Host entry, else Host; the scheme the last X-Forwarded-Proto entry. `url` is `request.url`
+ * already parsed, when the caller has it.
  */
 export function detectOrigin(request: Request, config: InternalConfig, url = new URL(request.url)): string {
   if (config.url) return config.url.origin;
   if (!config.trustHost) {
-    throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost: true\` or AUTH_URL.`);
+    throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost\` (true or a list of hosts) or AUTH_URL.`);
   }
-  const host = firstHeaderValue(request.headers.get('x-forwarded-host')) ?? firstHeaderValue(request.headers.get('host')) ?? url.host;
-  const protoHeader = firstHeaderValue(request.headers.get('x-forwarded-proto'));
-  const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol.replace(':', '');
-  // The usual case, a Host header naming the URL's own host: its origin is already parsed (this runs on every request).
-  if (host === url.host && `${proto}:` === url.protocol) return url.origin;
-  try {
-    return new URL(`${proto}://${host}`).origin;
-  } catch {
-    return url.origin;
+  const raw = lastHeaderValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host')?.trim() ?? url.host;
+  const protoHeader = lastHeaderValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+  const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol === 'https:' ? 'https' : 'http';
+  // The usual case, a Host header naming the URL's own host: already parsed (this runs on every request).
+  const parsed = raw === url.host && `${proto}:` === url.protocol ? { host: url.host, origin: url.origin } : parseHost(raw, proto);
+  if (!parsed) throw new RefusedHost(`The request's host is not a valid host.`, { actual: raw.slice(0, 100) });
+  if (config.trustedHosts && !isTrustedHost(config.trustedHosts, parsed.host)) {
+    throw new RefusedHost(`The host "${parsed.host}" is not on the trustHost list.`, { actual: parsed.host, expected: config.trustedHosts.patterns });
   }
+  return parsed.origin;
 }
 
 async function readLimited(request: Request): Promise<string> {
