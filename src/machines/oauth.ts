@@ -4,7 +4,7 @@
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { Account, AdapterUser, Profile, TokenSet, User } from '../core/types.js';
 import { mapProfile } from '../providers/oauth-authorization-url.js';
-import { normalizeOAuthProvider } from '../providers/oauth-normalize.js';
+import { normalizeOAuthProvider, withCallbackUrl } from '../providers/oauth-normalize.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../providers/oauth.js';
 import { findAccountOwner, linkAccount, type LinkResult } from './account-linking.js';
 import type { FlowDefinition } from './contract.js';
@@ -223,19 +223,19 @@ export const oauthMachine = setup({
   },
 });
 
-const normalized = new WeakMap<object, Map<string, InternalOAuthProvider>>();
+// One normalised provider per provider object, whatever the host: the callback URL is swapped in per request,
+// so Host headers (any number of them, under `trustHost: true`) never add an entry.
+const normalized = new WeakMap<object, InternalOAuthProvider>();
 
-/** The provider with every default resolved for this deployment's callback URL (cached). */
+/** The provider with every default resolved, for this request's callback URL. */
 export function oauthProviderFor(s: FlowServices): InternalOAuthProvider {
   const callbackUrl = `${s.req.authUrl}/callback/${s.provider.id}`;
-  let byUrl = normalized.get(s.provider);
-  if (!byUrl) normalized.set(s.provider, (byUrl = new Map()));
-  let p = byUrl.get(callbackUrl);
+  let p = normalized.get(s.provider);
   if (!p) {
     p = normalizeOAuthProvider(s.provider as unknown as OAuthProviderConfig, { env: s.req.config.env, redirectProxyUrl: s.req.config.redirectProxyUrl, callbackUrl });
-    byUrl.set(callbackUrl, p);
+    normalized.set(s.provider, p);
   }
-  return p;
+  return withCallbackUrl(p, callbackUrl);
 }
 
 /** Parameters of the callback request: the query of a GET, the form of a `form_post` POST. */

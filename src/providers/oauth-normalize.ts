@@ -174,6 +174,19 @@ export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, optio
 }
 
 /**
+ * The provider for another callback URL (another trusted host): the same resolved options with `callbackUrl`
+ * and, unless a redirect proxy fixes it, `redirect_uri` replaced. Lets one normalised provider serve every host
+ * without keeping a copy per host.
+ *
+ * @example
+ * const forHost = withCallbackUrl(github, 'https://pr-7.preview.example.com/auth/callback/github')
+ */
+export function withCallbackUrl(provider: InternalOAuthProvider, callbackUrl: string): InternalOAuthProvider {
+  if (provider.callbackUrl === callbackUrl) return provider;
+  return { ...provider, callbackUrl, redirectUri: provider.redirectProxyUrl !== undefined ? provider.redirectUri : callbackUrl };
+}
+
+/**
  * An endpoint's URL with its `params` as the query (for GET requests such as user info).
  *
  * @example
