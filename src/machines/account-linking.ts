@@ -1,6 +1,7 @@
 // Who a provider sign-in is, in storage terms: the rules that link a provider account to a user.
 // Without an adapter nothing is stored and the provider's user is used as it is.
 import { randomUUID } from 'node:crypto';
+import { storedEmailOf } from '../core/email-address.js';
 import { OAuthAccountNotLinked } from '../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser, User } from '../core/types.js';
 import type { Adapter } from '../adapters/types.js';
@@ -51,8 +52,11 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
       return { user: current, isNewUser: false, created: false, linked: true };
     }
   }
-  if (user.email) {
-    const sameEmail = await adapter.getUserByEmail(user.email);
+  // The provider's address with its domain in ASCII: the form the e-mail flow stores, so an IDN spelling finds
+  // the user the other spelling made instead of becoming a second user.
+  const email = user.email ? storedEmailOf(user.email) : null;
+  if (email) {
+    const sameEmail = await adapter.getUserByEmail(email);
     if (sameEmail) {
       if (!input.allowEmailLinking) {
         throw new OAuthAccountNotLinked('Another account already uses this e-mail address.', { expected: 'an account linked to this user', actual: account.provider });
@@ -62,7 +66,7 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
     }
   }
   // No e-mail is stored as NULL: '' would let only one such user exist under a unique e-mail column.
-  const newUser = { ...user, id: randomUUID(), email: user.email ?? null, emailVerified: null } as unknown as AdapterUser;
+  const newUser = { ...user, id: randomUUID(), email, emailVerified: null } as unknown as AdapterUser;
   const { user: created } = await createUserWithAccount(adapter as unknown as Adapter, newUser, account);
   return { user: created, isNewUser: true, created: true, linked: true };
 }

@@ -8,6 +8,7 @@ import { csrf } from '../http/csrf.js';
 import { flowCookieName } from '../http/flow-cookie.js';
 import { renderConfirmEmail } from '../http/pages/confirm-email.js';
 import { bodyString, pageNonce } from '../http/request.js';
+import { asciiEmailDomain } from '../core/email-address.js';
 import { normalizeEmailAddress } from '../providers/email.js';
 import type { FlowDefinition } from './contract.js';
 import { evidenceFrom, type FlowContextBase } from './context.js';
@@ -316,10 +317,15 @@ export const emailMachine = setup({
   },
 });
 
-/** Runs the provider's address normaliser; anything but a non-empty string is an unusable address. */
+/**
+ * Runs the provider's address normaliser; anything but a non-empty string is an unusable address. An address a
+ * custom normaliser returns still gets its domain in ASCII, so its Unicode and punycode spellings are one user.
+ */
 function normalizeWith(s: FlowServices, email: string): string {
   const normalize = emailProviderOf(s).normalizeIdentifier ?? normalizeEmailAddress;
-  const value = normalize(email);
+  let value = normalize(email);
+  // An identifier without "@" (a phone number, say) is the custom normaliser's own business.
+  if (typeof value === 'string' && value.includes('@')) value = asciiEmailDomain(value) ?? '';
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LINK_PARAM) throw new TypeError('normalizeIdentifier returned no usable address.');
   return value;
 }

@@ -1,5 +1,6 @@
 // The e-mail (magic link) provider: how addresses are normalised, how long a link lives and who sends it.
 // The flow itself is machines/email.ts; the default mail is plain HTML + text sent with nodemailer, when installed.
+import { asciiEmailDomain } from '../core/email-address.js';
 import type { Env } from '../core/env.js';
 import type { Awaitable } from '../core/types.js';
 import { escapeHtml } from '../http/pages/escape.js';
@@ -62,13 +63,15 @@ const domainPattern = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(?:\.[\p{L}\p
 
 /**
  * The default address normaliser: Unicode NFKC (so a full-width `＠` or ligature becomes its plain form), trim,
- * lower-case, then exactly one `@` with a non-empty local part and a well-formed domain. Quotes, commas,
- * whitespace, angle brackets and control characters are refused rather than repaired, so two spellings of one
- * mailbox can never become two accounts, and one string can never name two mailboxes.
+ * lower-case, then exactly one `@` with a non-empty local part and a well-formed domain, which is returned in its
+ * ASCII form (`bücher.example` becomes `xn--bcher-kva.example`). Quotes, commas, whitespace, angle brackets and
+ * control characters are refused rather than repaired, so two spellings of one mailbox can never become two
+ * accounts, and one string can never name two mailboxes.
  *
  * @throws TypeError naming what is wrong.
  * @example
  * normalizeEmailAddress('  Ada＠Example.COM ') // 'ada@example.com'
+ * normalizeEmailAddress('idn@bücher.example') // 'idn@xn--bcher-kva.example'
  */
 export function normalizeEmailAddress(input: string): string {
   if (typeof input !== 'string') throw new TypeError('An e-mail address must be a string.');
@@ -82,7 +85,10 @@ export function normalizeEmailAddress(input: string): string {
   if (!local || local.length > MAX_LOCAL) throw new TypeError('The part before "@" is empty or too long.');
   if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) throw new TypeError('The part before "@" has a misplaced dot.');
   if (!domainPattern.test(domain)) throw new TypeError('The part after "@" is not a domain name.');
-  return value;
+  const ascii = asciiEmailDomain(value);
+  if (!ascii) throw new TypeError('The part after "@" is not a valid internationalised domain name.');
+  if (ascii.length > MAX_ADDRESS) throw new TypeError(`The e-mail address is longer than ${MAX_ADDRESS} characters.`);
+  return ascii;
 }
 
 /**

@@ -13,13 +13,15 @@ describe('normalizeEmailAddress', () => {
     ['ａｄａ@ｅｘａｍｐｌｅ.ｃｏｍ', 'ada@example.com'], // full-width letters
     ['o\'brien+tag@mail.example.org', "o'brien+tag@mail.example.org"],
     ['user@localhost', 'user@localhost'],
-    ['jörg@bücher.de', 'jörg@bücher.de'],
+    // The domain in its one ASCII form, so the Unicode and punycode spellings are one address.
+    ['jörg@bücher.de', 'jörg@xn--bcher-kva.de'],
+    ['idn@XN--BCHER-KVA.example', 'idn@xn--bcher-kva.example'],
   ])('normalises %j to %j', (input, expected) => {
     expect(normalizeEmailAddress(input)).toBe(expected);
   });
 
   it('is idempotent', () => {
-    for (const input of ['Ada＠Example.COM ', ' x.y@z.example ']) {
+    for (const input of ['Ada＠Example.COM ', ' x.y@z.example ', 'idn@bücher.example']) {
       const once = normalizeEmailAddress(input);
       expect(normalizeEmailAddress(once)).toBe(once);
     }
@@ -51,6 +53,7 @@ describe('normalizeEmailAddress', () => {
     ['ada@example.com.', /not a domain/],
     [`${'a'.repeat(65)}@example.com`, /too long/],
     [`ada@${'a'.repeat(250)}.com`, /longer than 254/],
+    ['ada@xn--zz.example', /internationalised domain/], // punycode that decodes to nothing valid
   ])('rejects %j', (input, message) => {
     expect(() => normalizeEmailAddress(input)).toThrow(message);
   });
