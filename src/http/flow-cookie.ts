@@ -3,6 +3,8 @@
 // (`<flow cookie name>.<provider id>`), so one provider's flow never replaces or clears another's paused flow
 // (a WebAuthn conditional-UI options request on every sign-in page view must not spoil an OAuth flow in another
 // tab). The name is also the key-derivation salt, so a value sealed for one provider cannot be opened as another's.
+// A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
+// servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
 import { InvalidCheck } from '../core/errors.js';
 import type { FlowDefinition } from '../machines/contract.js';
 import type { PausedFlow } from '../machines/runtime.js';
@@ -13,6 +15,13 @@ import type { AuthRequest } from './request.js';
 import { clearCookie, setCookie } from './response.js';
 
 export const FLOW_MAX_AGE = 15 * 60;
+
+/**
+ * How many sign-ins a user started (OAuth, e-mail, custom flows: every kind but WebAuthn) one browser keeps
+ * paused at once. Sealing one more clears the oldest of the others. At ~1.2 KB per OIDC flow this keeps the
+ * flow cookies near 4 KB, and three sign-ins left half-way in three tabs still all complete.
+ */
+export const MAX_STARTED_FLOWS = 3;
 
 interface FlowClaims {
   /** provider id */
@@ -56,6 +65,7 @@ export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
     c: paused.context,
     exp: Math.floor(Date.now() / 1000) + FLOW_MAX_AGE,
   };
+  evictOldestFlows(req, providerId);
   const { key } = deriveSessionKey(req.config.secrets[0], name);
   const value = encryptJwe(Buffer.from(JSON.stringify(claims), 'utf8'), key);
   // `Secure` is what browsers demand of `SameSite=None`; they accept it on http://localhost too.
@@ -91,4 +101,44 @@ export function clearFlow(req: AuthRequest, providerId: string): void {
   const { options } = req.cookieOptions.flow;
   const name = flowCookieName(req, providerId);
   if (req.cookies[name] !== undefined) clearCookie(req, name, options);
+}
+
+/**
+ * The expiry sealed inside a flow cookie (seconds), or -Infinity when it does not open (expired, tampered, or
+ * sealed with a secret no longer configured). Read from the authenticated claims, never from anything a client
+ * could set in the clear, so a planted cookie cannot make itself look younger than a real flow.
+ */
+function sealedExpiry(req: AuthRequest, name: string): number {
+  try {
+    const claims = decodeSync({ token: req.cookies[name], secret: req.config.secrets, salt: name }) as { exp?: unknown } | null;
+    return typeof claims?.exp === 'number' ? claims.exp : -Infinity;
+  } catch {
+    return -Infinity;
+  }
+}
+
+/**
+ * Before `providerId`'s flow is sealed: clears the flow cookies of other started sign-ins beyond
+ * MAX_STARTED_FLOWS - 1, those that no longer open first, then the oldest by sealed expiry (ties, within one
+ * second, go in provider order). Only the cookies of this configuration's providers are counted or cleared, so
+ * an attacker's made-up names cost no key derivation, and another app's flows on the same host are left alone.
+ *
+ * WebAuthn flows stand apart. The sign-in page asks for passkey options on every view (conditional UI), and that
+ * request replaces its own cookie and never clears another: opening a sign-in page in one tab cannot spoil an
+ * OAuth sign-in waiting in another. Nor does a sign-in start clear a WebAuthn cookie. They add at most one
+ * cookie per WebAuthn provider, a number the configuration fixes.
+ */
+function evictOldestFlows(req: AuthRequest, providerId: string): void {
+  if (req.config.providersById.get(providerId)?.type === 'webauthn') return;
+  const held: string[] = [];
+  for (const p of req.config.providers) {
+    if (p.id === providerId || p.type === 'webauthn') continue;
+    const name = flowCookieName(req, p.id);
+    if (req.cookies[name] !== undefined) held.push(name);
+  }
+  const surplus = held.length - (MAX_STARTED_FLOWS - 1);
+  if (surplus <= 0) return;
+  const { options } = req.cookieOptions.flow;
+  const byAge = held.map((name) => ({ name, exp: sealedExpiry(req, name) })).sort((a, b) => a.exp - b.exp);
+  for (const { name } of byAge.slice(0, surplus)) clearCookie(req, name, options);
 }
