@@ -43,6 +43,18 @@ export class BodyTooLarge extends InvalidRequest {
 export class RefusedHost extends UntrustedHost {}
 
 /**
+ * `request.url`, parsed. Node servers build it from the Host header, so a Host no URL can hold (`host:99999`) makes
+ * it unparseable: that is a refused host too, not a server error.
+ */
+export function requestUrl(request: Request): URL {
+  try {
+    return new URL(request.url);
+  } catch {
+    throw new RefusedHost('The request URL cannot be parsed: its Host header is malformed.');
+  }
+}
+
+/**
  * The last entry of a comma-separated X-Forwarded-* header: each proxy appends what it saw, so the last entry
  * is the nearest proxy's, while the first is whatever the client sent.
  */
@@ -58,7 +70,7 @@ function lastHeaderValue(value: string | null): string | undefined {
  * last X-Forwarded-Host entry, else Host; the scheme the last X-Forwarded-Proto entry. `url` is `request.url`
  * already parsed, when the caller has it.
  */
-export function detectOrigin(request: Request, config: InternalConfig, url = new URL(request.url)): string {
+export function detectOrigin(request: Request, config: InternalConfig, url = requestUrl(request)): string {
   if (config.url) return config.url.origin;
   if (!config.trustHost) {
     throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost\` (true or a list of hosts) or AUTH_URL.`);
@@ -156,7 +168,7 @@ export interface AuthRequestOptions {
 
 /** Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. */
 export async function createAuthRequest(request: Request, config: InternalConfig, options: AuthRequestOptions = {}): Promise<AuthRequest> {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const origin = detectOrigin(request, config, url);
   const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
   const cookieHeader = request.headers.get('cookie');

@@ -2,12 +2,17 @@
 // redirect_uri, or a callback URL. With an allow-list (`trustHost: [...]`) any other host is refused
 // (UntrustedHost, 400); of several X-Forwarded-* entries the nearest proxy's (the last) counts; a malformed host
 // is a 400, never a 500; and the demo trusts no host in production and serves no mailbox there.
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
+import { H3, serve } from 'h3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addEmailSignIn } from '../../examples/demo/mailbox.js';
 import { demoTrustHost, type DemoServices } from '../../examples/demo/config.js';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { resolveConfig } from '../../src/core/config.js';
+import { createAuthHandler } from '../../src/http/integrations/h3.js';
+import { ServerAuth } from '../../src/http/integrations/node.js';
 import { isTrustedHost, parseHost, parseTrustedHosts } from '../../src/core/hosts.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { Credentials } from '../../src/providers/credentials.js';
@@ -184,6 +189,46 @@ describe('the shape of a host', () => {
   it('checks the last X-Forwarded-Host entry the same way', async () => {
     const t = app(true);
     await expectRefused(t, await t.client.get('/auth/session', { headers: { 'x-forwarded-host': `${APP}, ${ATTACKER}/x` } }));
+  });
+
+  /** Sends `GET /auth/session` with this Host line as raw HTTP/1.1 (no client library would send such a host). */
+  function rawGet(port: number, host: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`GET /auth/session HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('error', reject);
+      socket.on('end', () => resolve({ status: Number(data.split(' ')[1]), body: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+    });
+  }
+
+  const rawHosts = ['evil.test:99999', 'evil.test/x', 'user@evil.test', 'a b', '[::1'];
+
+  it.each([
+    ['ServerAuth (Node)', async () => {
+      const server = createServer(ServerAuth({ providers: [Credentials({ authorize: async () => null })], secret: TEST_SECRET, trustHost: true, logger: recordingLogger() }));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    }],
+    ['createAuthHandler (h3 on srvx)', async () => {
+      const h3 = new H3();
+      h3.all('/auth/**', createAuthHandler({ providers: [Credentials({ authorize: async () => null })], secret: TEST_SECRET, trustHost: true, logger: recordingLogger() }));
+      const server = serve(h3, { port: 0, hostname: '127.0.0.1', silent: true });
+      await server.ready();
+      return { port: Number(new URL(server.url!).port), close: () => server.close(true) };
+    }],
+  ])('answers malformed Host lines over raw HTTP with 400 through %s', async (_name, listen) => {
+    const { port, close } = await listen();
+    try {
+      for (const host of rawHosts) {
+        const res = await rawGet(port, host);
+        expect(res.status, host).toBe(400);
+        expect(res.body, host).toContain('UntrustedHost');
+      }
+      expect((await rawGet(port, APP)).status).toBe(200);
+    } finally {
+      await close();
+    }
   });
 
   it('compares hosts in ASCII and lower case (IDN)', () => {

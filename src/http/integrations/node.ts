@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
 import { AuthResponse } from '../fast-response.js';
-import { mediaType } from '../request.js';
+import { mediaType, requestUrl } from '../request.js';
 import { instanceFor } from './instances.js';
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
@@ -71,10 +71,20 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
 export function ServerAuth(config: AuthConfig) {
   const instance = instanceFor(config, '/auth');
   return async (req: NodeRequest, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> => {
+    let request: Request;
+    let path: string;
     try {
-      const request = toWebRequest(req);
+      request = toWebRequest(req);
+      path = requestUrl(request).pathname;
+    } catch {
+      // A Host header no URL can hold: no route, authchart's or the app's, can serve this request.
+      res.statusCode = 400;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ error: 'UntrustedHost', message: 'Bad request.' }));
+      return;
+    }
+    try {
       const { config: resolved } = await instance.resolve(request);
-      const path = new URL(request.url).pathname;
       if (path !== resolved.basePath && !path.startsWith(`${resolved.basePath}/`)) {
         next?.();
         return;
