@@ -6,7 +6,7 @@ export { getSession, requireSession, type AnyRequest } from './http/integrations
 export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js';
 export { skipCSRFCheck } from './core/options.js';
 export type {
-  AuthConfig, AuthInitConfig, ServerAuthConfig, CallbacksOptions, EventsOptions, JWTOptions, LoggerInstance, PagesOptions,
+  AuthConfig, AuthInitConfig, ServerAuthConfig, CallbacksOptions, DebugOptions, EventsOptions, JWTOptions, LoggerInstance, PagesOptions,
   SessionOptions, SessionStrategy, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
 } from './core/options.js';
 export type * from './core/types.js';

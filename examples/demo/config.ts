@@ -49,8 +49,9 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
   const config: AuthConfig = {
     secret,
     trustHost: demoTrustHost(),
-    // AUTH_DEBUG=1 logs every flow and opens the flow inspector at /auth/_inspect (never in production).
-    debug: process.env.AUTH_DEBUG === '1',
+    // AUTH_DEBUG=1 logs every flow and opens the flow inspector at /auth/_inspect (never in production), where each
+    // browser sees the flows it ran; AUTH_DEBUG=shared shows every browser every flow (your own machine only).
+    debug: process.env.AUTH_DEBUG === 'shared' ? { inspector: 'shared' } : process.env.AUTH_DEBUG === '1',
     adapter: database.adapter,
     providers: [
       OIDC({ id: 'demo-idp', name: 'Demo IdP', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, checks: ['pkce', 'state', 'nonce'], style: { brandColor: '#4f46e5' } }),
@@ -71,7 +72,9 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
     routes: [],
     database,
     notes: [`Users, accounts and sessions: ${database.where}.`, `Demo IdP (OpenID Provider) at ${idp.issuer}: sign in as "alice" or "bob", any password.`, `Demo account: ${DEMO_EMAIL} / ${DEMO_PASSWORD}.`,
-      config.debug ? `Flow inspector: ${origin}/auth/_inspect (AUTH_DEBUG=1).` : 'AUTH_DEBUG=1 opens the flow inspector at /auth/_inspect.'],
+      config.debug
+        ? `Flow inspector: ${origin}/auth/_inspect (AUTH_DEBUG=${process.env.AUTH_DEBUG}: ${process.env.AUTH_DEBUG === 'shared' ? "every browser's flows" : "each browser's own flows"}).`
+        : 'AUTH_DEBUG=1 opens the flow inspector at /auth/_inspect (AUTH_DEBUG=shared: every browser sees every flow).'],
     close: async () => {
       for (const close of closers) await close().catch(() => {});
     },

@@ -9,7 +9,7 @@ import type { ResolvedProvider } from '../providers/types.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { requireCsrf } from './csrf.js';
 import { clearFlow, openFlow, sealFlow } from './flow-cookie.js';
-import { rememberFailedFlow } from './inspect-trace.js';
+import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
 import type { AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
 
@@ -37,17 +37,19 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     throw new UnknownAction(`Provider "${provider.id}" does not take ${req.method} ${route}.`);
   }
 
+  // Development only: which browser ran this request, so the inspector shows each browser its own flows.
+  const browser = flowBrowser(req, { mint: !entry.resume });
   let paused: PausedFlow | undefined;
   if (entry.resume) {
     try {
       paused = openFlow(req, provider.id, flow);
     } catch (err) {
       clearFlow(req, provider.id);
-      rememberFailedFlow(req, recordRejectedFlow(req.config, provider.id, flow.machine, err));
+      rememberFailedFlow(req, recordRejectedFlow(req.config, provider.id, flow.machine, err, browser));
       return errorRedirect(req, err);
     }
   }
-  const result = await runFlow(flow, services, entry, paused);
+  const result = await runFlow(flow, services, entry, paused, { browser });
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, provider.id);

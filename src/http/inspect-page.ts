@@ -17,6 +17,8 @@ export interface InspectPageContext {
   nonce: string;
   /** How many flows the log keeps. */
   capacity: number;
+  /** Every browser's flows are listed (`debug: { inspector: 'shared' }`), not only this browser's. */
+  shared?: boolean;
 }
 
 const CSS = `
@@ -54,7 +56,7 @@ function layout(title: string, body: SafeHtml, ctx: InspectPageContext, withDiag
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${title}</title><style>${raw(CSS)}</style></head>
 <body><main>
-<p class="muted"><a${attr('href', ctx.inspectPath)}>authchart inspector</a> · development only: <code>debug: true</code> and not production</p>
+<p class="muted"><a${attr('href', ctx.inspectPath)}>authchart inspector</a> · development only: <code>debug</code> on and not production · ${ctx.shared ? html`every browser's flows (<code>debug: { inspector: 'shared' }</code>)` : 'the flows this browser ran'}</p>
 ${body}
 </main>${scripts}</body></html>`.value;
 }
@@ -90,11 +92,11 @@ export function renderInspectList(flows: LoggedFlow[], ctx: InspectPageContext):
   });
   const table =
     flows.length === 0
-      ? html`<p>No flows yet. Sign in once and reload this page.</p>`
+      ? html`<p>No flows yet${ctx.shared ? '' : ' from this browser'}. Sign in once and reload this page.</p>`
       : html`<table><thead><tr><th>started (UTC)</th><th>flow</th><th>provider</th><th>machine</th><th>result</th><th>failed in</th><th>requests</th><th>duration</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
   const body = html`<h1>Flows</h1>
-<p class="muted">The last ${flows.length} of at most ${ctx.capacity} flows this server ran, newest first. Kept in memory only; a restart forgets them. <a${attr('href', ctx.inspectPath)}>Reload</a></p>
+<p class="muted">The last ${flows.length} of at most ${ctx.capacity} flows this server ran${ctx.shared ? '' : ' that this browser took part in'}, newest first. Kept in memory only; a restart forgets them. <a${attr('href', ctx.inspectPath)}>Reload</a></p>
 ${table}`;
   return layout('authchart inspector', body, ctx);
 }
@@ -172,6 +174,6 @@ ${traceTable(flow)}
 /** The page for an id the log does not hold (never existed, or dropped as older than the last flows). */
 export function renderInspectMissing(ctx: InspectPageContext): string {
   const body = html`<h1>No such flow</h1>
-<p>The inspector keeps the last ${ctx.capacity} flows in memory; this one is not among them.</p>`;
+<p>The inspector keeps the last ${ctx.capacity} flows in memory; this one is not among them${ctx.shared ? '' : ', or another browser ran it'}.</p>`;
   return layout('No such flow · authchart inspector', body, ctx);
 }

@@ -41,6 +41,8 @@ export const SETTLE_TIMEOUT_MS = 30_000;
 export interface RunFlowOptions {
   /** Overrides SETTLE_TIMEOUT_MS (tests use a short one). */
   settleTimeoutMs?: number;
+  /** The opaque id of the browser running this request, for the development flow log (see trace-log.ts). */
+  browser?: string;
 }
 
 const awaitingInvokes = new WeakMap<AnyStateMachine, string[]>();
@@ -136,7 +138,7 @@ export async function runFlow(flow: FlowDefinition, services: FlowServices, entr
     trace: result.trace,
     error: result.status === 'failed' ? result.error : undefined,
   });
-  completeFlow(services.req.config, record, flow.machine);
+  completeFlow(services.req.config, record, flow.machine, options.browser);
   return { ...result, record };
 }
 

@@ -1,5 +1,6 @@
 // Where finished flow records go: `logger.debug` whenever debug output is wanted, and, only with `debug: true`
-// outside production, a bounded in-memory log per configuration that the inspector and the error page read.
+// outside production, a bounded in-memory log per configuration that the inspector and the error page read. Each
+// logged flow remembers the browsers that ran it, so those pages can show a browser its own flows only.
 import type { AnyStateMachine } from 'xstate';
 import type { InternalConfig } from '../core/config.js';
 import { flowRecord, newFlowId, type FlowRecord } from './trace.js';
@@ -24,6 +25,11 @@ export interface LoggedFlow {
   runs: FlowRecord[];
   /** The machine the flow ran, kept so a custom provider's machine can be drawn too. */
   machine: AnyStateMachine;
+  /**
+   * The ids of the browsers whose requests ran it (the HTTP layer's random per-browser id). Never part of the
+   * record: `logger.debug` does not get them.
+   */
+  browsers: ReadonlySet<string>;
 }
 
 // A flow is a handful of requests; a bound on one flow keeps a looping client from growing an entry forever.
@@ -31,20 +37,24 @@ const MAX_RUNS = 20;
 
 /**
  * A ring buffer of the last `capacity` flows, newest last. A run with the id of a logged flow (a callback
- * resuming a paused sign-in) joins that flow and makes it the newest.
+ * resuming a paused sign-in) joins that flow and makes it the newest; the browser that ran it, when known, joins
+ * the flow's browsers.
  *
  * @example
- * const log = new FlowLog(100); log.add(record, machine); log.get(record.id)?.runs.length // 1
+ * const log = new FlowLog(100); log.add(record, machine, browserId); log.get(record.id)?.browsers.has(browserId) // true
  */
 export class FlowLog {
   readonly #flows = new Map<string, LoggedFlow>();
 
   constructor(readonly capacity: number = FLOW_LOG_SIZE) {}
 
-  add(run: FlowRecord, machine: AnyStateMachine): LoggedFlow {
+  add(run: FlowRecord, machine: AnyStateMachine, browser?: string): LoggedFlow {
     const previous = this.#flows.get(run.id);
-    const runs = previous && previous.record.machine === run.machine ? [...previous.runs, run].slice(-MAX_RUNS) : [run];
-    const flow: LoggedFlow = { record: merge(runs), runs, machine };
+    const joins = previous !== undefined && previous.record.machine === run.machine;
+    const runs = joins ? [...previous.runs, run].slice(-MAX_RUNS) : [run];
+    const browsers = new Set(joins ? previous.browsers : []);
+    if (browser !== undefined) browsers.add(browser);
+    const flow: LoggedFlow = { record: merge(runs), runs, machine, browsers };
     this.#flows.delete(run.id);
     this.#flows.set(run.id, flow);
     for (const id of this.#flows.keys()) {
@@ -92,19 +102,20 @@ export function flowLogFor(config: InternalConfig): FlowLog | undefined {
 
 /**
  * Hands a finished run to its consumers: `logger.debug('flow <machine> <status>', record)` when debug output
- * is wanted (the record carries `provider` and `trace` at its top level), and the development log when kept.
+ * is wanted (the record carries `provider` and `trace` at its top level), and the development log when kept,
+ * as run by `browser` (an opaque id the HTTP layer gives each browser; absent when it has none).
  */
-export function completeFlow(config: InternalConfig, record: FlowRecord, machine: AnyStateMachine): void {
+export function completeFlow(config: InternalConfig, record: FlowRecord, machine: AnyStateMachine, browser?: string): void {
   if (config.logger.debugEnabled) config.logger.debug(`flow ${record.machine} ${record.status}`, record);
-  flowLogFor(config)?.add(record, machine);
+  flowLogFor(config)?.add(record, machine, browser);
 }
 
 /**
  * Records a flow that failed before its machine could run (the flow cookie was missing, tampered with or
  * from another version): an empty trace and the error's evidence, so the inspector lists it with the rest.
  */
-export function recordRejectedFlow(config: InternalConfig, provider: string, machine: AnyStateMachine, error: unknown): FlowRecord {
+export function recordRejectedFlow(config: InternalConfig, provider: string, machine: AnyStateMachine, error: unknown, browser?: string): FlowRecord {
   const record = flowRecord({ id: newFlowId(), provider, machine: machine.id, startedAt: Date.now(), durationMs: 0, status: 'failed', trace: [], error });
-  completeFlow(config, record, machine);
+  completeFlow(config, record, machine, browser);
   return record;
 }

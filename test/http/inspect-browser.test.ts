@@ -26,9 +26,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Opens an inspector page in Chromium; the requests are answered by the in-process instance, nothing else. */
+/**
+ * Opens an inspector page in Chromium; the requests are answered by the in-process instance, nothing else. The
+ * browser holds the test client's cookies: it is the browser that ran the flows, the only one shown them.
+ */
 async function open(t: TestAuth, path: string) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.addCookies(t.client.cookies.all().map((c) => ({ name: c.name, value: c.value, url: ORIGIN })));
   const problems: string[] = [];
   const loaded: string[] = [];
   await context.route('**/*', async (route) => {

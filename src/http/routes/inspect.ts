@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UnknownAction } from '../../core/errors.js';
-import { FLOW_LOG_SIZE, flowLogFor, tracesKept } from '../../machines/trace-log.js';
-import { isFlowId } from '../../machines/trace.js';
+import { FLOW_LOG_SIZE, tracesKept } from '../../machines/trace-log.js';
+import { visibleFlow, visibleFlows } from '../inspect-trace.js';
 import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html } from '../response.js';
@@ -14,7 +14,7 @@ import { AuthResponse } from '../fast-response.js';
 export const INSPECT_SEGMENT = '_inspect';
 
 /**
- * True when the inspector is served: `debug: true` and not production (see `tracesKept`).
+ * True when the inspector is served: `debug` on and not production (see `tracesKept`).
  *
  * @example
  * inspectorEnabled(resolveConfig({ providers, debug: true })) // true unless NODE_ENV=production
@@ -50,21 +50,22 @@ function page(req: AuthRequest, render: (ctx: InspectPageContext) => string, sta
   // The `devtools` policy of html(): the Mermaid bundle runs by nonce, its SVG needs inline styles, no referrer.
   const nonce = pageNonce(req);
   const inspectPath = `${req.config.basePath}/${INSPECT_SEGMENT}`;
-  const ctx: InspectPageContext = { inspectPath, mermaidUrl: mermaidBundlePath() ? `${inspectPath}/mermaid.js` : null, nonce, capacity: FLOW_LOG_SIZE };
+  const ctx: InspectPageContext = { inspectPath, mermaidUrl: mermaidBundlePath() ? `${inspectPath}/mermaid.js` : null, nonce, capacity: FLOW_LOG_SIZE, shared: req.config.inspector === 'shared' };
   req.headers.set('x-robots-tag', 'noindex');
   return html(req, render(ctx), status, 'devtools');
 }
 
+// Each browser sees the flows it ran (or all with `debug: { inspector: 'shared' }`); another browser's flow is
+// answered exactly like one that never existed.
 export function inspectListRoute(req: AuthRequest): Response {
-  const log = flowLogFor(req.config);
-  if (!log) return unavailable(req);
-  return page(req, (ctx) => renderInspectList(log.list(), ctx));
+  const flows = visibleFlows(req);
+  if (!flows) return unavailable(req);
+  return page(req, (ctx) => renderInspectList(flows, ctx));
 }
 
 export function inspectFlowRoute(req: AuthRequest, id: string): Response {
-  const log = flowLogFor(req.config);
-  if (!log) return unavailable(req);
-  const flow = isFlowId(id) ? log.get(id) : undefined;
+  if (!tracesKept(req.config)) return unavailable(req);
+  const flow = visibleFlow(req, id);
   if (!flow) return page(req, renderInspectMissing, 404);
   return page(req, (ctx) => renderInspectFlow(flow, ctx));
 }
