@@ -1,6 +1,7 @@
 // The record one flow run leaves behind: who ran it, how it ended, the path it took, and for a failure the
-// evidence (type, message, state, expected vs. actual) as plain JSON, so a logger can ship it anywhere.
-import { randomBytes } from 'node:crypto';
+// evidence (type, message, state, expected vs. actual) as plain JSON, so a logger can ship it anywhere. Secrets
+// (tokens, codes, states, nonces, challenges, passwords) are redacted from the evidence before anyone sees it.
+import { createHmac, randomBytes } from 'node:crypto';
 import { AuthError } from '../core/errors.js';
 import type { TraceEntry } from './graph.js';
 
@@ -87,19 +88,58 @@ export function plainValue(value: unknown): unknown {
   return json.length > MAX_JSON ? clip(json, MAX_JSON) : (JSON.parse(json) as unknown);
 }
 
-/** The evidence of a failed flow's error, as plain JSON. */
+// Field names whose values are secrets wherever they appear (OAuth parameters and token responses, WebAuthn
+// responses, cookies, credentials forms).
+const SECRET_KEY = /token|secret|passw|verifier|nonce|challenge|assertion|signature|cookie|authorization|csrf|otp|private|^code$|^state$|^pin$/i;
+// What a generated secret looks like: a long run of base64url or hex characters. An identifier-like word
+// ("WebAuthnVerificationError") has no digit and is shorter than 32, so it is left readable.
+const SECRET_RUN = /[A-Za-z0-9_-]{20,}/g;
+const looksRandom = (run: string) => run.length >= 32 || /\d/.test(run);
+// `"code":"…"` in a clipped JSON string, `?code=…&state=…` in a URL or a message.
+const SECRET_JSON_FIELD = /("([^"\\]{1,64})"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+const SECRET_PARAM = /([?&#;\s]|^)([A-Za-z_][\w.-]{0,63})=([^&#\s"']+)/g;
+
+// Fingerprints let the evidence show whether two redacted values are equal (expected vs. actual state) without
+// showing either; keyed per process, so a guessable value cannot be confirmed offline from its fingerprint.
+const fingerprintKey = randomBytes(32);
+const fingerprint = (value: string) => `[redacted #${createHmac('sha256', fingerprintKey).update(value).digest('hex').slice(0, 8)}]`;
+
+/**
+ * A text with every secret-looking part replaced: long random-looking runs by a fingerprint, values of secret
+ * fields and query parameters by `[redacted]`.
+ *
+ * @example
+ * redactText('state mismatch: expected 3kq…(43 chars)') // 'state mismatch: expected [redacted #1a2b3c4d]'
+ */
+export function redactText(text: string): string {
+  return text
+    .replace(SECRET_JSON_FIELD, (whole, head: string, key: string) => (SECRET_KEY.test(key) ? `${head}"[redacted]"` : whole))
+    .replace(SECRET_PARAM, (whole, lead: string, key: string) => (SECRET_KEY.test(key) ? `${lead}${key}=[redacted]` : whole))
+    .replace(SECRET_RUN, (run) => (looksRandom(run) ? fingerprint(run) : run));
+}
+
+/** A plain JSON value with its secrets redacted: secret fields wholly, other strings as {@link redactText} does. */
+export function redactValue(value: unknown, key?: string): unknown {
+  if (key !== undefined && SECRET_KEY.test(key) && value !== null && value !== undefined && value !== '') return '[redacted]';
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, k)]));
+  return value;
+}
+
+/** The evidence of a failed flow's error, as plain JSON, its secrets redacted. */
 export function errorEvidence(error: unknown): FlowErrorEvidence {
-  if (!(error instanceof Error)) return { type: 'Error', message: clip(String(error)) };
+  if (!(error instanceof Error)) return { type: 'Error', message: redactText(clip(String(error))) };
   const type = error instanceof AuthError ? error.type : error.name;
-  const evidence: FlowErrorEvidence = { type, message: clip(error.message) };
+  const evidence: FlowErrorEvidence = { type, message: redactText(clip(error.message)) };
   const cause = (error as { cause?: unknown }).cause;
   if (!cause || typeof cause !== 'object') return evidence;
   const { state, event, expected, actual, err } = cause as Record<string, unknown>;
   if (typeof state === 'string') evidence.state = state;
   if (typeof event === 'string') evidence.event = event;
-  if (expected !== undefined) evidence.expected = plainValue(expected);
-  if (actual !== undefined) evidence.actual = plainValue(actual);
-  if (err instanceof Error && err !== error) evidence.cause = clip(`${err.name}: ${err.message}`);
+  if (expected !== undefined) evidence.expected = redactValue(plainValue(expected));
+  if (actual !== undefined) evidence.actual = redactValue(plainValue(actual));
+  if (err instanceof Error && err !== error) evidence.cause = redactText(clip(`${err.name}: ${err.message}`));
   return evidence;
 }
 

@@ -46,7 +46,8 @@ describe('flow records', () => {
       state: 'failed.invalidCheck',
       event: 'xstate.error.actor.validate',
       expected: 'abc',
-      actual: { state: 'xyz' },
+      // An OAuth `state` field is a secret: the evidence says one was there, never what it was.
+      actual: { state: '[redacted]' },
       cause: 'TypeError: boom',
     });
     expect(errorEvidence('plain string')).toEqual({ type: 'Error', message: 'plain string' });
