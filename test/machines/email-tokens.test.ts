@@ -1,13 +1,12 @@
 // The e-mail flow's tokens and options through the HTTP layer: hashing at rest, secret rotation, the provider's
 // own secret, custom token generators and normalisers, what the sender receives, and where the raw token goes.
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { AuthConfig } from '../../src/core/options.js';
 import { hashToken } from '../../src/machines/email-steps.js';
 import { Email, type EmailUserConfig, type SendVerificationRequestParams } from '../../src/providers/email.js';
 import { readForms } from '../e2e/peers/html-form.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
+import { useMigratedPGlite } from '../support/pglite.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
 
 /** The Email provider's flow cookie (one per provider: `authchart.flow.<provider id>`). */
@@ -15,22 +14,13 @@ const EMAIL_FLOW_COOKIE = 'authchart.flow.email';
 const OLD_SECRET = 'an-older-secret-that-is-also-long-enough-0123';
 const NEW_SECRET = 'the-newest-secret-which-is-long-enough-987654';
 
-let db: PGlite;
-let adapter: PostgresAdapterInstance;
+const pg = useMigratedPGlite();
 const outbox: SendVerificationRequestParams[] = [];
 
-beforeAll(async () => {
-  db = await PGlite.create();
-  adapter = PostgresAdapter(db);
-  await adapter.migrate();
-}, 30_000);
-afterAll(async () => {
-  if (db && !db.closed) await db.close();
-});
 
 function app(options: EmailUserConfig = {}, config: Partial<AuthConfig> = {}): TestAuth {
   const provider = Email({ sendVerificationRequest: (params) => void outbox.push(params), ...options });
-  return testAuth({ providers: [provider], adapter, ...config });
+  return testAuth({ providers: [provider], adapter: pg.adapter, ...config });
 }
 
 async function request(t: TestAuth, email: string, client: TestClient = t.client): Promise<ClientResponse> {
@@ -53,7 +43,7 @@ async function confirm(client: TestClient, link: string): Promise<ClientResponse
 }
 
 async function storedTokens(email: string): Promise<string[]> {
-  const { rows } = await db.query<{ token: string }>('SELECT token FROM verification_token WHERE identifier = $1', [email]);
+  const { rows } = await pg.db.query<{ token: string }>('SELECT token FROM verification_token WHERE identifier = $1', [email]);
   return rows.map((r) => r.token);
 }
 
@@ -74,7 +64,7 @@ describe('e-mail tokens', () => {
       expect([...url.searchParams.keys()]).toEqual(['callbackUrl', 'token', 'email']);
       expect(url.searchParams.get('token')).toBe(sent.token);
       expect(url.searchParams.get('callbackUrl')).toBe(`${ORIGIN}/dashboard`);
-      const { rows } = await db.query<{ expires: Date }>('SELECT expires FROM verification_token WHERE identifier = $1', ['sender@example.test']);
+      const { rows } = await pg.db.query<{ expires: Date }>('SELECT expires FROM verification_token WHERE identifier = $1', ['sender@example.test']);
       expect(rows[0].expires.toISOString()).toBe('2031-05-06T08:08:09.000Z');
     } finally {
       vi.useRealTimers();

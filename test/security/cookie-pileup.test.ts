@@ -4,14 +4,13 @@
 // first; the WebAuthn options a sign-in page asks for on every view never clear an OAuth flow.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuthConfig } from '../../src/core/options.js';
 import { MAX_STARTED_FLOWS } from '../../src/http/flow-cookie.js';
 import { ServerAuth } from '../../src/http/integrations/node.js';
 import { Passkey } from '../../src/providers/webauthn.js';
 import { recordingLogger, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
+import { useMigratedPGlite } from '../support/pglite.js';
 import { createClient, type ClientResponse, type TestClient } from '../support/client.js';
 import { OFFLINE_PROFILE, offlineOAuthAt } from '../support/offline-oauth.js';
 
@@ -20,17 +19,10 @@ const ids = Array.from({ length: PROVIDERS }, (_, i) => `acme-${i}`);
 const FLOW_PREFIX = 'authchart.flow.';
 
 let server: Server | undefined;
-let db: PGlite;
-let adapter: PostgresAdapterInstance;
+const pg = useMigratedPGlite();
 
-beforeAll(async () => {
-  db = await PGlite.create();
-  adapter = PostgresAdapter(db);
-  await adapter.migrate();
-}, 30_000);
 afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  if (db && !db.closed) await db.close();
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -122,7 +114,7 @@ describe('which flow cookies are cleared', () => {
 
 describe('the WebAuthn options every sign-in page view asks for', () => {
   function withPasskey(): TestAuth {
-    return testAuth(config({ adapter, experimental: { enableWebAuthn: true }, providers: [...ids.slice(0, 5).map(offlineOAuthAt), Passkey()] }));
+    return testAuth(config({ adapter: pg.adapter, experimental: { enableWebAuthn: true }, providers: [...ids.slice(0, 5).map(offlineOAuthAt), Passkey()] }));
   }
   const pageView = (client: TestClient) => client.get('/auth/webauthn-options/passkey');
 

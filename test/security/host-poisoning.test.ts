@@ -4,12 +4,10 @@
 // is a 400, never a 500; and the demo trusts no host in production and serves no mailbox there.
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
 import { H3, serve } from 'h3';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { addEmailSignIn } from '../../examples/demo/mailbox.js';
 import { demoTrustHost, type DemoServices } from '../../examples/demo/config.js';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { createAuthHandler } from '../../src/http/integrations/h3.js';
 import { ServerAuth } from '../../src/http/integrations/node.js';
@@ -18,23 +16,15 @@ import type { AuthConfig } from '../../src/core/options.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { Email, type SendVerificationRequestParams } from '../../src/providers/email.js';
 import { ORIGIN, recordingLogger, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
+import { useMigratedPGlite } from '../support/pglite.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 
 const APP = 'app.example.com';
 const ATTACKER = 'attacker.example';
 
-let db: PGlite;
-let adapter: PostgresAdapterInstance;
+const pg = useMigratedPGlite();
 const outbox: SendVerificationRequestParams[] = [];
 
-beforeAll(async () => {
-  db = await PGlite.create();
-  adapter = PostgresAdapter(db);
-  await adapter.migrate();
-}, 30_000);
-afterAll(async () => {
-  if (db && !db.closed) await db.close();
-});
 afterEach(() => {
   outbox.length = 0;
   vi.unstubAllEnvs();
@@ -42,7 +32,7 @@ afterEach(() => {
 
 function app(trustHost: AuthConfig['trustHost']): TestAuth {
   const email = Email({ sendVerificationRequest: (params) => void outbox.push(params) });
-  return testAuth({ providers: [email, offlineOAuth], adapter, trustHost });
+  return testAuth({ providers: [email, offlineOAuth], adapter: pg.adapter, trustHost });
 }
 
 /** The CSRF token and cookie as seen through `headers` (the cookie names depend on the believed scheme). */
@@ -58,7 +48,7 @@ async function requestLink(t: TestAuth, email: string, headers: Record<string, s
 }
 
 async function tokensFor(email: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1', [email]);
+  const { rows } = await pg.db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1', [email]);
   return rows[0].n;
 }
 
@@ -304,7 +294,7 @@ describe('the demo in production', () => {
 
   it('serves no /dev/mailbox and starts no mail catcher', async () => {
     const services: DemoServices = { routes: [], notes: [], database: undefined as never, close: async () => {} };
-    const config: AuthConfig = { providers: [], adapter };
+    const config: AuthConfig = { providers: [], adapter: pg.adapter };
     const close = await addEmailSignIn(config, services, production);
     await close();
     expect(services.routes.map((r) => r.path)).not.toContain('/dev/mailbox');
@@ -313,7 +303,7 @@ describe('the demo in production', () => {
 
     // Outside production the catcher and its page are there (the demo's development convenience).
     const dev: DemoServices = { routes: [], notes: [], database: undefined as never, close: async () => {} };
-    const closeDev = await addEmailSignIn({ providers: [], adapter }, dev, { NODE_ENV: 'development' });
+    const closeDev = await addEmailSignIn({ providers: [], adapter: pg.adapter }, dev, { NODE_ENV: 'development' });
     await closeDev();
     expect(dev.routes.map((r) => r.path)).toContain('/dev/mailbox');
   });

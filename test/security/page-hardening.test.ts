@@ -3,10 +3,8 @@
 // victim@…?" for a link anyone can write), and a cross-site `text/plain` POST whose body looks like JSON.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
 import { H3 } from 'h3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { skipCSRFCheck } from '../../src/core/options.js';
 import { AuthInit } from '../../src/http/integrations/fetch.js';
@@ -18,27 +16,19 @@ import { readForms } from '../e2e/peers/html-form.js';
 import { ADA, adaProvider, PASSWORD, sessionWrites } from '../http/helpers.js';
 import { tags, text } from '../http/pages/dom.js';
 import { ORIGIN, recordingLogger, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
+import { useMigratedPGlite } from '../support/pglite.js';
 import { createClient, type ClientResponse, type TestClient } from '../support/client.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 
-let db: PGlite;
-let adapter: PostgresAdapterInstance;
+const pg = useMigratedPGlite();
 const outbox: { identifier: string; url: string }[] = [];
 
-beforeAll(async () => {
-  db = await PGlite.create();
-  adapter = PostgresAdapter(db);
-  await adapter.migrate();
-}, 30_000);
-afterAll(async () => {
-  if (db && !db.closed) await db.close();
-});
 
 const email = Email({ sendVerificationRequest: async ({ identifier, url }) => void outbox.push({ identifier, url }) });
 
 /** Every kind of sign-in the page can show, so its one script and every section are rendered. */
 function everything(config: Partial<AuthConfig> = {}): TestAuth {
-  return testAuth({ providers: [offlineOAuth, email, adaProvider(), Passkey()], adapter, experimental: { enableWebAuthn: true }, ...config });
+  return testAuth({ providers: [offlineOAuth, email, adaProvider(), Passkey()], adapter: pg.adapter, experimental: { enableWebAuthn: true }, ...config });
 }
 
 async function mailedLink(t: TestAuth, address: string): Promise<string> {
@@ -162,7 +152,7 @@ describe('the magic-link confirmation page names only an address a stored token 
     expect(await res.text()).not.toContain('victim');
     expect(sessionWrites(res)).toHaveLength(0);
     // The victim's own link still works: opening a forged one used nothing up.
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1', ['victim@example.test']);
+    const { rows } = await pg.db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1', ['victim@example.test']);
     expect(rows[0].n).toBe(1);
   });
 
@@ -189,7 +179,7 @@ describe('the magic-link confirmation page names only an address a stored token 
   });
 
   it('with an adapter that cannot look a token up (an Auth.js adapter), the page names no address', async () => {
-    const { getVerificationToken: _none, withTransaction: _tx, migrate: _m, ...authjsLike } = adapter;
+    const { getVerificationToken: _none, withTransaction: _tx, migrate: _m, ...authjsLike } = pg.adapter;
     const t = testAuth({ providers: [email], adapter: authjsLike });
     const forged = await t.client.get(`/auth/callback/email?token=${'b'.repeat(64)}&email=victim%40example.test`);
     expect(forged.status).toBe(200);
