@@ -15,7 +15,7 @@ export { Credentials, type CredentialsConfig } from './providers/credentials.js'
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
 export type { FlowDefinition, FlowOutcome, FlowResponse, FlowRoute } from './machines/contract.js';
 export type { FlowServices } from './machines/services.js';
-export { toMermaid, toMermaidPath } from './machines/mermaid.js';
-export type { TraceEntry, TransitionRef } from './machines/graph.js';
-export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './machines/trace.js';
+export { toMermaid, toMermaidPath } from './devtools/mermaid.js';
+export type { TraceEntry, TransitionRef } from './devtools/graph.js';
+export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { Adapter } from './adapters/types.js';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { defineHandler } from 'h3';
 import { SMTPServer } from 'smtp-server';
 import type { AuthConfig } from '../../src/index.js';
-import { escapeHtml } from '../../src/http/pages/escape.js';
+import { escapeHtml } from '../../src/core/html-escape.js';
 import { Email } from '../../src/providers/email.js';
 import type { DemoServices } from './config.js';
 

@@ -1,7 +1,7 @@
 // The demo's own pages: who is signed in (with the accounts and sessions stored for them), and a page
 // only a signed-in user may see.
 import type { Session } from '../../src/index.js';
-import { escapeHtml } from '../../src/http/pages/escape.js';
+import { escapeHtml } from '../../src/core/html-escape.js';
 import type { DemoServices } from './config.js';
 
 function layout(title: string, body: string): string {

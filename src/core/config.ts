@@ -8,7 +8,7 @@ import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
 import { skipCSRFCheck } from './options.js';
-import type { Theme } from '../http/pages/theme.js';
+import type { Theme } from './theme.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import { defaultCallbacks } from './callbacks.js';

@@ -1,7 +1,7 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
 import type { Adapter } from '../adapters/types.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
-import type { Theme } from '../http/pages/theme.js';
+import type { Theme } from './theme.js';
 import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, Profile, Session, User } from './types.js';
 import type { JWTDecodeParams, JWTEncodeParams } from '../session/jwt.js';
 import type { AnyProvider } from '../providers/types.js';

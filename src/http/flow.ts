@@ -1,16 +1,19 @@
-// Enters a provider's flow from an HTTP route and turns what the flow settled into a response:
-// seal and answer while it waits, or clear the provider's flow cookie and apply the outcome when it ends.
+// Enters a provider's flow from an HTTP route and turns what the flow settled into a response: seal and answer
+// while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
+// outcome when it ends.
 import { UnknownAction } from '../core/errors.js';
-import type { FlowRoute } from '../machines/contract.js';
-import { flowFor } from '../machines/flows.js';
-import { runFlow, type PausedFlow } from '../machines/runtime.js';
-import { recordRejectedFlow } from '../machines/trace-log.js';
+import { flowFor } from '../flows/registry.js';
+import { clearFlow, flowCookieName, openFlow, sealFlow } from '../flows/runtime/cookie.js';
+import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
+import { runFlow } from '../flows/runtime/flow.js';
+import { recordRejectedFlow } from '../flows/runtime/log.js';
+import type { PausedFlow } from '../flows/runtime/run.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import { resolveCallbackUrl } from './callback-url.js';
-import { requireCsrf } from './csrf.js';
-import { clearFlow, openFlow, sealFlow } from './flow-cookie.js';
+import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
-import type { AuthRequest } from './request.js';
+import { renderConfirmEmail } from './pages/confirm-email.js';
+import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
@@ -25,13 +28,37 @@ function newUserUrl(req: AuthRequest, callbackUrl: string): string {
   return url.href;
 }
 
+/** What a paused flow answers: its redirect, JSON or HTML, or a built-in page rendered here. */
+function pausedResponse(req: AuthRequest, response: FlowResponse): Response {
+  switch (response.kind) {
+    case 'redirect':
+      return redirect(req, response.url);
+    case 'json':
+      return json(req, response.body, response.status ?? 200, { noCache: true });
+    case 'html':
+      return html(req, response.body, response.status ?? 200);
+    case 'page':
+      return html(
+        req,
+        renderConfirmEmail({
+          theme: req.config.theme,
+          actionUrl: `${req.authUrl}/callback/${encodeURIComponent(response.data.provider)}`,
+          hiddenFields: { csrfToken: csrf(req).token },
+          email: response.data.email || undefined,
+          nonce: pageNonce(req),
+        }),
+        response.status ?? 200,
+      );
+  }
+}
+
 export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response> {
-  const flow = flowFor(provider);
+  const flow = await flowFor(provider);
   // Checked before anything else, so a forged request leaves no trace (not even a callback-url cookie).
   if (req.method === 'POST' && (flow.csrf ?? ['signin']).includes(route)) requireCsrf(req);
   const callbackUrl = await resolveCallbackUrl(req);
-  const services = { req, provider, callbackUrl };
-  const entry = flow.entry(route, services);
+  const deps: FlowDeps = { req, provider, callbackUrl };
+  const entry = flow.entry(route, deps, req.cookies[flowCookieName(req, provider.id)] !== undefined);
   if (!entry) {
     if (route === 'signin') return redirect(req, `${req.authUrl}/signin`);
     throw new UnknownAction(`Provider "${provider.id}" does not take ${req.method} ${route}.`);
@@ -49,16 +76,14 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       return errorRedirect(req, err);
     }
   }
-  const result = await runFlow(flow, services, entry, paused, { browser });
+  const result = await runFlow(flow, deps, entry, paused, { browser });
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, provider.id);
   switch (result.status) {
     case 'paused':
       sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
-      if (result.response.kind === 'redirect') return redirect(req, result.response.url);
-      if (result.response.kind === 'json') return json(req, result.response.body, result.response.status ?? 200, { noCache: true });
-      return html(req, result.response.body, result.response.status ?? 200);
+      return pausedResponse(req, result.response);
     case 'signedIn':
       return redirect(req, result.isNewUser && req.config.pages.newUser ? newUserUrl(req, result.redirect) : result.redirect);
     case 'redirected':

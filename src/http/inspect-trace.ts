@@ -8,8 +8,8 @@
 // in server memory that exists only with `debug` on outside production.
 import { randomBytes } from 'node:crypto';
 import { clientSafeErrorTypes } from '../core/errors.js';
-import { flowLogFor, tracesKept, type LoggedFlow } from '../machines/trace-log.js';
-import { formatFlowRecord, isFlowId, type FlowRecord } from '../machines/trace.js';
+import { flowLogFor, tracesKept, type LoggedFlow } from '../flows/runtime/log.js';
+import { formatFlowRecord, isFlowId, type FlowRecord } from '../flows/runtime/record.js';
 import type { AuthRequest } from './request.js';
 import { setCookie } from './response.js';
 

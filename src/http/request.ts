@@ -6,31 +6,14 @@ import type { InternalConfig } from '../core/config.js';
 import { defaultCookies, mergeCookies, type CookiesOptions, type CookieToSet } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
 import { isTrustedHost, parseHost } from '../core/hosts.js';
+import type { RequestContext } from '../core/request-context.js';
+export { bodyString } from '../core/request-context.js';
 
 /** Bodies larger than this are refused with 413. Auth forms are a few hundred bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export interface AuthRequest {
-  request: Request;
-  config: InternalConfig;
-  url: URL;
-  method: string;
-  /** Scheme and host the browser used (from AUTH_URL, trusted headers, or the request URL). */
-  origin: string;
-  /** origin + basePath: where authchart's routes live. */
-  authUrl: string;
-  query: Record<string, string>;
-  /** Parsed form or JSON body of a POST; empty for other requests. */
-  body: Record<string, unknown>;
-  cookies: Record<string, string>;
-  isSecure: boolean;
-  cookieOptions: CookiesOptions;
-  /** Cookies to write on the response, in order. */
-  setCookies: CookieToSet[];
-  headers: Headers;
-  /** The nonce of the page this response carries, made by {@link pageNonce}; `html()` names it in the policy. */
-  nonce?: string;
-}
+/** The request context as the HTTP layer builds it (core/request-context.ts). */
+export type AuthRequest = RequestContext;
 
 export class BodyTooLarge extends InvalidRequest {
   static override type = 'BodyTooLarge';
@@ -212,8 +195,3 @@ export function pageNonce(req: AuthRequest): string {
   return (req.nonce ??= randomBytes(16).toString('base64'));
 }
 
-/** String value of a body field, or undefined (arrays, objects and numbers are not accepted as strings). */
-export function bodyString(req: AuthRequest, key: string): string | undefined {
-  const v = req.body[key];
-  return typeof v === 'string' ? v : undefined;
-}

@@ -7,15 +7,7 @@ import type { AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
 
-export function setCookie(req: AuthRequest, cookie: CookieToSet): void {
-  // A later write of the same name replaces an earlier one within one response.
-  req.setCookies = req.setCookies.filter((c) => c.name !== cookie.name);
-  req.setCookies.push(cookie);
-}
-
-export function clearCookie(req: AuthRequest, name: string, options: CookieToSet['options']): void {
-  setCookie(req, { name, value: '', options: { ...options, maxAge: 0, expires: undefined } });
-}
+export { setCookie, clearCookie } from '../core/request-context.js';
 
 function setCookieLine(c: CookieToSet): string {
   return stringifySetCookie({ name: c.name, value: c.value, ...c.options, sameSite: c.options.sameSite });

@@ -5,7 +5,7 @@
 import { assign, emit, fromPromise, not, setup } from 'xstate';
 import type { Account, AdapterUser, User } from '../core/types.js';
 import { csrf } from '../http/csrf.js';
-import { flowCookieName } from '../http/flow-cookie.js';
+import { flowCookieName } from '../flows/runtime/cookie.js';
 import { renderConfirmEmail } from '../http/pages/confirm-email.js';
 import { bodyString, pageNonce } from '../http/request.js';
 import { asciiEmailDomain } from '../core/email-address.js';

@@ -2,7 +2,7 @@
 import { InvalidProvider } from '../core/errors.js';
 import type { ResolvedProvider } from '../providers/types.js';
 import type { FlowDefinition } from './contract.js';
-import { credentialsFlow } from './credentials.js';
+import { credentialsFlow } from '../flows/credentials/machine.js';
 import { emailFlow } from './email.js';
 import { oauthFlow } from './oauth.js';
 import { webauthnFlow } from './webauthn.js';

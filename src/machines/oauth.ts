@@ -6,7 +6,7 @@ import type { Account, AdapterUser, Profile, TokenSet, User } from '../core/type
 import { mapProfile } from '../providers/oauth-authorization-url.js';
 import { normalizeOAuthProvider, withCallbackUrl } from '../providers/oauth-normalize.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../providers/oauth.js';
-import { findAccountOwner, linkAccount, type LinkResult } from './account-linking.js';
+import { findAccountOwner, linkAccount, type LinkResult } from '../flows/signin/linking.js';
 import type { FlowDefinition } from './contract.js';
 import type { FlowContextBase } from './context.js';
 import { placeholder, record, sharedGuards, signInTail, type Actor } from './shared.js';

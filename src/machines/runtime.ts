@@ -7,11 +7,11 @@ import { dispatchEvent, isEventName } from '../core/events.js';
 import type { Account, Profile, User } from '../core/types.js';
 import type { FlowDefinition, FlowEntry, FlowResponse } from './contract.js';
 import type { FinalMeta, FlowContextBase } from './context.js';
-import { AWAITING_TAG, stateId, stateNodes, traceEntriesFromMicrostep, type TraceEntry } from './graph.js';
+import { AWAITING_TAG, stateId, stateNodes, traceEntriesFromMicrostep, type TraceEntry } from '../devtools/graph.js';
 import { withImplementations } from './provided.js';
 import type { FlowServices } from './services.js';
-import { completeFlow } from './trace-log.js';
-import { flowRecord, isFlowId, newFlowId, type FlowRecord } from './trace.js';
+import { completeFlow } from '../flows/runtime/log.js';
+import { flowRecord, isFlowId, newFlowId, type FlowRecord } from '../flows/runtime/record.js';
 
 /** A paused machine as the flow cookie carries it. */
 export interface PausedFlow {

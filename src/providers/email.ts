@@ -3,9 +3,9 @@
 import { asciiEmailDomain } from '../core/email-address.js';
 import type { Env } from '../core/env.js';
 import type { Awaitable } from '../core/types.js';
-import { escapeHtml } from '../http/pages/escape.js';
-import { readableTextOn, safeColor } from '../http/pages/color.js';
-import type { Theme } from '../http/pages/theme.js';
+import { escapeHtml } from '../core/html-escape.js';
+import { readableTextOn, safeColor } from '../core/color.js';
+import type { Theme } from '../core/theme.js';
 import type { CommonProviderOptions } from './types.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */

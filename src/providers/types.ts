@@ -1,5 +1,4 @@
 // What every provider has in common, and the provider union the configuration accepts.
-import type { FlowDefinition } from '../machines/contract.js';
 import type { ProviderType } from '../core/types.js';
 
 export interface CommonProviderOptions {
@@ -8,8 +7,8 @@ export interface CommonProviderOptions {
   /** Label on the built-in sign-in page. */
   name: string;
   type: ProviderType;
-  /** A custom provider may bring its own flow machine; built-in types use the built-in flows. */
-  flow?: FlowDefinition;
+  /** A custom provider brings its own flow, made with `defineFlow` (authchart); built-in types use the built-in flows. */
+  flow?: { readonly machine: unknown; readonly version: number };
 }
 
 /** Any provider object, or a provider factory called without options (`providers: [GitHub]`). */

@@ -3,9 +3,9 @@
 import { AdapterError, MissingAdapter, SessionTokenError } from '../core/errors.js';
 import type { AdapterSession, AdapterUser, Session } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
-import type { AuthRequest } from '../http/request.js';
-import { clearCookie, setCookie } from '../http/response.js';
-import type { SessionStrategyImpl } from './strategy.js';
+import type { RequestContext as AuthRequest } from '../core/request-context.js';
+import { clearCookie, setCookie } from '../core/request-context.js';
+import type { SessionStrategyImpl } from './types.js';
 
 /** A session row as read, with its user. */
 interface Loaded {

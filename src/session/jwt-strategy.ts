@@ -4,11 +4,11 @@ import { defaultCallbacks } from '../core/callbacks.js';
 import { AccessDenied, JWTSessionError } from '../core/errors.js';
 import type { JWT, Session } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
-import type { AuthRequest } from '../http/request.js';
-import { setCookie } from '../http/response.js';
+import type { RequestContext as AuthRequest } from '../core/request-context.js';
+import { setCookie } from '../core/request-context.js';
 import { chunkCookie, clearChunked, readChunked } from './chunks.js';
 import { decodeSync, encodeSync } from './jwt.js';
-import type { SessionStrategyImpl, SignInResult } from './strategy.js';
+import type { SessionStrategyImpl, SignInResult } from './types.js';
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);

@@ -1,29 +1,10 @@
 // The two session strategies behind one interface, so routes and flows never branch on the strategy.
-import type { Account, AdapterUser, Profile, Session, User } from '../core/types.js';
-import type { AuthRequest } from '../http/request.js';
+import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { databaseStrategy } from './database-strategy.js';
 import { jwtStrategy } from './jwt-strategy.js';
 
-/** What a successful sign-in hands to the session layer. */
-export interface SignInResult {
-  user: User | AdapterUser;
-  account: Account | null;
-  profile?: Profile;
-  isNewUser?: boolean;
-}
-
-export interface SessionStrategyImpl {
-  /** The session for this request's cookie, or null; refreshes the cookie when due. Never throws. */
-  read(req: AuthRequest): Promise<Session | null>;
-  /** Writes a new session for a signed-in user. Throws AccessDenied when the jwt callback refuses. */
-  issue(req: AuthRequest, result: SignInResult): Promise<void>;
-  /** Applies a client update (`POST session`, `unstable_update`) and returns the new session. */
-  update(req: AuthRequest, data: unknown): Promise<Session | null>;
-  /** Ends the session: cookie cleared, row deleted, `signOut` event. Never throws. */
-  signOut(req: AuthRequest): Promise<void>;
-  /** The id of the user signed in with this request, if any (used to link accounts). */
-  currentUserId(req: AuthRequest): Promise<string | undefined>;
-}
+export type { SessionStrategyImpl, SignInResult } from './types.js';
+import type { SessionStrategyImpl } from './types.js';
 
 export function strategyFor(req: AuthRequest): SessionStrategyImpl {
   return req.config.session.strategy === 'database' ? databaseStrategy : jwtStrategy;

@@ -3,7 +3,7 @@
 // Set INSPECT_SCREENSHOT=<file.png> to keep a screenshot of the page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { FlowRecord } from '../../src/machines/trace.js';
+import type { FlowRecord } from '../../src/flows/runtime/record.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 import { hasChromium, launchChromium } from '../e2e/peers/browser.js';

@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidCheck } from '../../src/core/errors.js';
 import { renderInspectFlow, renderInspectList, type InspectPageContext } from '../../src/http/inspect-page.js';
-import { credentialsMachine } from '../../src/machines/credentials.js';
-import { FlowLog } from '../../src/machines/trace-log.js';
-import { flowRecord, type FlowRecord } from '../../src/machines/trace.js';
+import { credentialsMachine } from '../../src/flows/credentials/machine.js';
+import { FlowLog } from '../../src/flows/runtime/log.js';
+import { flowRecord, type FlowRecord } from '../../src/flows/runtime/record.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';

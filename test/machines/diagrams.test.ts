@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { renderDiagramFiles, VISUALIZATIONS_DIR } from '../../src/machines/diagram-files.js';
-import { machines } from '../../src/machines/index.js';
+import { renderDiagramFiles, VISUALIZATIONS_DIR } from '../../src/devtools/diagram-files.js';
+import { machines } from '../../src/devtools/machines.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const expected = renderDiagramFiles(machines);

@@ -10,7 +10,7 @@ import { adapterMethods, type Adapter } from '../../src/adapters/types.js';
 import { AccessDenied, AdapterError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { emailMachine } from '../../src/machines/email.js';
-import type { TraceEntry } from '../../src/machines/graph.js';
+import type { TraceEntry } from '../../src/devtools/graph.js';
 import { Email } from '../../src/providers/email.js';
 import { readForms } from '../e2e/peers/html-form.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';

@@ -2,7 +2,7 @@
 // real actor whose inspection trace is recorded the way the runtime records it.
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type AnyEventObject } from 'xstate';
-import { traceEntriesFromMicrostep, type TraceEntry } from '../../src/machines/graph.js';
+import { traceEntriesFromMicrostep, type TraceEntry } from '../../src/devtools/graph.js';
 import { createCoverage } from '../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../support/model-paths.js';
 import { callbackFlow, fixtureEvents } from './fixtures/callback-flow.js';

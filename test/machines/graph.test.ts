@@ -12,7 +12,7 @@ import {
   traceEntriesFromMicrostep,
   transitionKey,
   type TraceEntry,
-} from '../../src/machines/graph.js';
+} from '../../src/devtools/graph.js';
 import { callbackFlow } from './fixtures/callback-flow.js';
 
 function record(machine: AnyStateMachine, events: { type: string }[], options?: { includeChildren?: boolean }): TraceEntry[] {

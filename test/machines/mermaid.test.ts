@@ -1,8 +1,8 @@
 // The Mermaid output: the whole fixture diagram as a golden, the awkward cases one by one, and path highlighting.
 import { describe, expect, it } from 'vitest';
 import { createMachine, fromPromise, setup } from 'xstate';
-import type { TraceEntry } from '../../src/machines/graph.js';
-import { toMermaid, toMermaidPath } from '../../src/machines/mermaid.js';
+import type { TraceEntry } from '../../src/devtools/graph.js';
+import { toMermaid, toMermaidPath } from '../../src/devtools/mermaid.js';
 import { callbackFlow } from './fixtures/callback-flow.js';
 
 describe('toMermaid', () => {

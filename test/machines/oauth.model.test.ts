@@ -11,7 +11,7 @@ import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import type { Adapter } from '../../src/adapters/types.js';
 import { AccessDenied, AdapterError, InvalidCheck, OAuthAccountNotLinked, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
-import { traceEntriesFromMicrostep, transitionKey, type TraceEntry } from '../../src/machines/graph.js';
+import { traceEntriesFromMicrostep, transitionKey, type TraceEntry } from '../../src/devtools/graph.js';
 import { OAUTH_FLOW_TTL_MS, oauthMachine } from '../../src/machines/oauth.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';

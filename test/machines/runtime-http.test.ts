@@ -1,7 +1,7 @@
 // The runtime as the HTTP layer drives it: the flow cookie a paused flow is sealed in (one per provider, bound to
 // provider, machine version and 15 minutes, single use, tamper-evident), and emitted events on a real sign-in.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sealFlow } from '../../src/http/flow-cookie.js';
+import { sealFlow } from '../../src/flows/runtime/cookie.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';
 import type { PausedFlow } from '../../src/machines/runtime.js';
 import { Credentials } from '../../src/providers/credentials.js';

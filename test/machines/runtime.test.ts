@@ -2,9 +2,9 @@
 // and on the real ones: what is persisted, what a restored snapshot may be, and how failures come out.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventObject } from 'xstate';
-import { AWAITING_TAG, machineTransitions, stateNodes, stateId } from '../../src/machines/graph.js';
-import { machines } from '../../src/machines/index.js';
-import { credentialsFlow } from '../../src/machines/credentials.js';
+import { AWAITING_TAG, machineTransitions, stateNodes, stateId } from '../../src/devtools/graph.js';
+import { machines } from '../../src/devtools/machines.js';
+import { credentialsFlow } from '../../src/flows/credentials/machine.js';
 import { oauthFlow } from '../../src/machines/oauth.js';
 import { runFlow, type FlowResult, type PausedFlow } from '../../src/machines/runtime.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';

@@ -3,10 +3,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidCheck } from '../../src/core/errors.js';
 import type { LoggerInstance } from '../../src/core/options.js';
-import { FlowLog } from '../../src/machines/trace-log.js';
+import { FlowLog } from '../../src/flows/runtime/log.js';
 import * as authchart from '../../src/index.js';
-import { toMermaidPath } from '../../src/machines/mermaid.js';
-import { errorEvidence, flowRecord, formatFlowRecord, isFlowId, plainValue, type FlowRecord } from '../../src/machines/trace.js';
+import { toMermaidPath } from '../../src/devtools/mermaid.js';
+import { errorEvidence, flowRecord, formatFlowRecord, isFlowId, plainValue, type FlowRecord } from '../../src/flows/runtime/record.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';

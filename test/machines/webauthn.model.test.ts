@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';
 import { AccessDenied, AccountNotLinked, AdapterError, InvalidCheck, WebAuthnVerificationError } from '../../src/core/errors.js';
-import { traceEntriesFromMicrostep, transitionKey, type TraceEntry } from '../../src/machines/graph.js';
+import { traceEntriesFromMicrostep, transitionKey, type TraceEntry } from '../../src/devtools/graph.js';
 import { webauthnMachine, type WebAuthnContext } from '../../src/machines/webauthn.js';
 import { ORIGIN } from '../support/auth-app.js';
 import { createCoverage } from '../support/flow-coverage.js';

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuthConfig } from '../../src/core/options.js';
-import { MAX_STARTED_FLOWS } from '../../src/http/flow-cookie.js';
+import { MAX_STARTED_FLOWS } from '../../src/flows/runtime/cookie.js';
 import { ServerAuth } from '../../src/http/integrations/node.js';
 import { Passkey } from '../../src/providers/webauthn.js';
 import { recordingLogger, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';

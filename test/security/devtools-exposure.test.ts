@@ -3,7 +3,7 @@
 // production; and secrets (OAuth state, tokens, codes, challenges) written into a trace where a page or a log shows it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuthConfig } from '../../src/core/options.js';
-import { redactText, redactValue, type FlowRecord } from '../../src/machines/trace.js';
+import { redactText, redactValue, type FlowRecord } from '../../src/flows/runtime/record.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';

@@ -8,7 +8,7 @@ import {
   transitionKey,
   type TraceEntry,
   type TransitionRef,
-} from '../../src/machines/graph.js';
+} from '../../src/devtools/graph.js';
 
 export interface CoverageCount {
   covered: number;

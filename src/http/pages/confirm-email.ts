@@ -2,7 +2,7 @@
 // the POST its button sends, so mail scanners that prefetch links cannot use it up. It names the address only
 // when the flow found a stored token for it: the address in a link is whatever its writer put there.
 
-import { attr, html, safeUrl } from './escape.js';
+import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderConfirmEmail}. */

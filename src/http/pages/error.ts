@@ -1,7 +1,7 @@
 // The built-in error page: a heading and a sentence per error type, the status code the type calls for,
 // and in debug mode the flow trace that explains why a sign-in failed.
 
-import { attr, html, safeUrl, type SafeHtml } from './escape.js';
+import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import { signInErrorMessages } from './signin.js';
 import { layout, type Theme } from './theme.js';
 import { homeLinkText } from './verify-request.js';

@@ -6,5 +6,5 @@ export { renderError, errorPageStatus, type ErrorPageParams } from './error.js';
 export { renderVerifyRequest, type VerifyRequestPageParams } from './verify-request.js';
 export { renderConfirmEmail, type ConfirmEmailPageParams } from './confirm-email.js';
 export { layout, themeCss, type Theme, type LayoutParams } from './theme.js';
-export { escapeHtml, safeUrl, html, raw, attr, SafeHtml, type HtmlValue, type SafeUrlOptions } from './escape.js';
-export { safeColor } from './color.js';
+export { escapeHtml, safeUrl, html, raw, attr, SafeHtml, type HtmlValue, type SafeUrlOptions } from '../../core/html-escape.js';
+export { safeColor } from '../../core/color.js';

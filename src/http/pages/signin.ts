@@ -2,8 +2,8 @@
 // passkey) and a friendly message when a previous attempt failed.
 
 import type { ProviderType } from '../../core/types.js';
-import { readableTextOn, safeColor } from './color.js';
-import { attr, html, safeUrl, type SafeHtml } from './escape.js';
+import { readableTextOn, safeColor } from '../../core/color.js';
+import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import { layout, type Theme } from './theme.js';
 
 /** What the sign-in page needs to know about a provider. */

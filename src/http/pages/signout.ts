@@ -1,6 +1,6 @@
 // The built-in sign-out page: a confirmation, because signing out by GET would let any page sign a user out.
 
-import { attr, html, safeUrl } from './escape.js';
+import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderSignOut}. */

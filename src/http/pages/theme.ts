@@ -2,20 +2,11 @@
 // No external resources and no inline event handlers: under the pages' Content-Security-Policy the one inline
 // <style> (and the sign-in page's script) run by the response's nonce.
 
-import { readableTextOn, safeColor } from './color.js';
-import { attr, html, raw, safeUrl, type SafeHtml } from './escape.js';
+import { readableTextOn, safeColor } from '../../core/color.js';
+import { attr, html, raw, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 
-/** How the built-in pages look. Invalid colours and unsafe logo URLs are ignored. */
-export interface Theme {
-  /** `auto` (default) follows the visitor's system preference. */
-  colorScheme?: 'auto' | 'dark' | 'light';
-  /** Logo above the card: http(s), relative or `data:image/svg+xml` URL. */
-  logo?: string;
-  /** Colour of primary buttons and links. */
-  brandColor?: string;
-  /** Text colour on primary buttons; defaults to one readable on `brandColor`. */
-  buttonText?: string;
-}
+export type { Theme } from '../../core/theme.js';
+import type { Theme } from '../../core/theme.js';
 
 /** Input of {@link layout}. */
 export interface LayoutParams {

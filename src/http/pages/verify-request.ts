@@ -1,6 +1,6 @@
 // The built-in page shown after a magic link was sent: tells the user to check their inbox.
 
-import { attr, html, safeUrl } from './escape.js';
+import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderVerifyRequest}. */

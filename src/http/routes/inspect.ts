@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UnknownAction } from '../../core/errors.js';
-import { FLOW_LOG_SIZE, tracesKept } from '../../machines/trace-log.js';
+import { FLOW_LOG_SIZE, tracesKept } from '../../flows/runtime/log.js';
 import { visibleFlow, visibleFlows } from '../inspect-trace.js';
 import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
 import { pageNonce, type AuthRequest } from '../request.js';

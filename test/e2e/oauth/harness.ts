@@ -1,7 +1,7 @@
 // Helpers for the OAuth/OIDC end-to-end suites: drive a sign-in through authchart and a real OP, and read what
 // the responses did to the browser (session cookie, flow cookie, error redirect, logged error, flow trace).
 import { expect } from 'vitest';
-import type { TraceEntry } from '../../../src/machines/graph.js';
+import type { TraceEntry } from '../../../src/devtools/graph.js';
 import type { TestAuth } from '../../support/auth-app.js';
 import type { ClientResponse, Navigation, TestClient } from '../../support/client.js';
 import type { LoginOptions, OidcProviderHarness } from '../peers/oidc.js';

@@ -1,13 +1,13 @@
 // Who a credentials sign-in is, in storage terms: as returned by `authorize` for JWT sessions, or, when sessions
 // live in the database, the user its `credentials` account row names (created with that row on first sign-in).
 import { randomUUID } from 'node:crypto';
-import { createUserWithAccount } from '../adapters/create-user.js';
-import type { Adapter } from '../adapters/types.js';
-import { storedEmailOf } from '../core/email-address.js';
-import { AccountNotLinked } from '../core/errors.js';
-import type { Account, AdapterAccount, AdapterUser, User } from '../core/types.js';
-import type { CredentialsConfig } from '../providers/credentials.js';
-import type { FlowServices } from './services.js';
+import { createUserWithAccount } from '../../adapters/create-user.js';
+import type { Adapter } from '../../adapters/types.js';
+import { storedEmailOf } from '../../core/email-address.js';
+import { AccountNotLinked } from '../../core/errors.js';
+import type { Account, AdapterAccount, AdapterUser, User } from '../../core/types.js';
+import type { CredentialsConfig } from '../../providers/credentials.js';
+import type { FlowDeps as FlowServices } from '../runtime/contract.js';
 
 /** The user a credentials sign-in stands for, and what was written to find it (for the events). */
 export interface CredentialsUser {

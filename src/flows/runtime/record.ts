@@ -2,8 +2,8 @@
 // evidence (type, message, state, expected vs. actual) as plain JSON, so a logger can ship it anywhere. Secrets
 // (tokens, codes, states, nonces, challenges, passwords) are redacted from the evidence before anyone sees it.
 import { createHmac, randomBytes } from 'node:crypto';
-import { AuthError } from '../core/errors.js';
-import type { TraceEntry } from './graph.js';
+import { AuthError } from '../../core/errors.js';
+import type { TraceEntry } from './trace.js';
 
 /** How a flow run ended: the `status` of its FlowResult. */
 export type FlowStatus = 'signedIn' | 'redirected' | 'failed' | 'paused';

@@ -1,13 +1,13 @@
 // Who a provider sign-in is, in storage terms: the rules that link a provider account to a user.
 // Without an adapter nothing is stored and the provider's user is used as it is.
 import { randomUUID } from 'node:crypto';
-import { storedEmailOf } from '../core/email-address.js';
-import { OAuthAccountNotLinked } from '../core/errors.js';
-import type { Account, AdapterAccount, AdapterUser, User } from '../core/types.js';
-import type { Adapter } from '../adapters/types.js';
-import { createUserWithAccount } from '../adapters/create-user.js';
-import { strategyFor } from '../session/strategy.js';
-import type { FlowServices } from './services.js';
+import { storedEmailOf } from '../../core/email-address.js';
+import { OAuthAccountNotLinked } from '../../core/errors.js';
+import type { Account, AdapterAccount, AdapterUser, User } from '../../core/types.js';
+import type { Adapter } from '../../adapters/types.js';
+import { createUserWithAccount } from '../../adapters/create-user.js';
+import { strategyFor } from '../../session/strategy.js';
+import type { FlowDeps as FlowServices } from '../runtime/contract.js';
 
 export interface LinkResult {
   user: User | AdapterUser;

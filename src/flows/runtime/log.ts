@@ -2,8 +2,8 @@
 // outside production, a bounded in-memory log per configuration that the inspector and the error page read. Each
 // logged flow remembers the browsers that ran it, so those pages can show a browser its own flows only.
 import type { AnyStateMachine } from 'xstate';
-import type { InternalConfig } from '../core/config.js';
-import { flowRecord, newFlowId, type FlowRecord } from './trace.js';
+import type { InternalConfig } from '../../core/config.js';
+import { flowRecord, newFlowId, type FlowRecord } from './record.js';
 
 /** How many flows the development log keeps per configuration; the oldest is dropped first. */
 export const FLOW_LOG_SIZE = 100;

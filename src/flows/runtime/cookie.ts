@@ -5,14 +5,13 @@
 // tab). The name is also the key-derivation salt, so a value sealed for one provider cannot be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
-import { InvalidCheck } from '../core/errors.js';
-import type { FlowDefinition } from '../machines/contract.js';
-import type { PausedFlow } from '../machines/runtime.js';
-import { encryptJwe } from '../session/jwe.js';
-import { decodeSync } from '../session/jwt.js';
-import { deriveSessionKey } from '../session/keys.js';
-import type { AuthRequest } from './request.js';
-import { clearCookie, setCookie } from './response.js';
+import { InvalidCheck } from '../../core/errors.js';
+import type { FlowDefinition } from './contract.js';
+import type { PausedFlow } from './run.js';
+import { encryptJwe } from '../../session/jwe.js';
+import { decodeSync } from '../../session/jwt.js';
+import { deriveSessionKey } from '../../session/keys.js';
+import { clearCookie, setCookie, type RequestContext as AuthRequest } from '../../core/request-context.js';
 
 export const FLOW_MAX_AGE = 15 * 60;
 
@@ -59,7 +58,7 @@ export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
   const name = flowCookieName(req, providerId);
   const claims: FlowClaims & { exp: number } = {
     p: providerId,
-    m: flow.machine.id,
+    m: paused.machine,
     v: flow.version,
     s: paused.value,
     c: paused.context,
@@ -93,7 +92,7 @@ export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
     throw new InvalidCheck('The flow cookie was made by another version of this flow.', { expected: `${flow.machine.id}@${flow.version}`, actual: `${claims.m}@${claims.v}` });
   }
   if (!claims.c || typeof claims.c !== 'object') throw new InvalidCheck('The flow cookie has no context.');
-  return { value: claims.s, context: claims.c };
+  return { machine: claims.m, value: claims.s, context: claims.c };
 }
 
 /** Clears this provider's flow cookie (if the browser sent one); other providers' paused flows are left alone. */

@@ -1,0 +1,16 @@
+// Every built-in machine by name, for the diagrams in visualizations/ and the coverage checks. Eager on purpose:
+// this is never on the sign-in path (the flow registry loads each flow lazily).
+import type { AnyStateMachine } from 'xstate';
+import { credentialsMachine } from '../flows/credentials/machine.js';
+import { emailMachine } from '../flows/email/machine.js';
+import { oauthMachine } from '../flows/oauth/machine.js';
+import { signInMachine } from '../flows/signin/machine.js';
+import { webauthnMachine } from '../flows/webauthn/machine.js';
+
+export const machines: Record<string, AnyStateMachine> = {
+  signin: signInMachine,
+  credentials: credentialsMachine,
+  oauth: oauthMachine,
+  email: emailMachine,
+  webauthn: webauthnMachine,
+};

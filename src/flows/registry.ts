@@ -1,0 +1,31 @@
+// Which flow runs a provider: the one it brings (made with defineFlow), else the built-in flow of its type. The
+// built-in flows load on first use, so an app bundles and starts only the machines its providers need.
+import { InvalidProvider } from '../core/errors.js';
+import type { ResolvedProvider } from '../providers/types.js';
+import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
+
+type Loader = () => Promise<FlowDefinition>;
+
+const builtIn: Readonly<Record<string, Loader>> = {
+  credentials: () => import('./credentials/machine.js').then((m) => m.credentialsFlow as unknown as FlowDefinition),
+  oauth: () => import('./oauth/machine.js').then((m) => m.oauthFlow as unknown as FlowDefinition),
+  oidc: () => import('./oauth/machine.js').then((m) => m.oauthFlow as unknown as FlowDefinition),
+  email: () => import('./email/machine.js').then((m) => m.emailFlow as unknown as FlowDefinition),
+  webauthn: () => import('./webauthn/machine.js').then((m) => m.webauthnFlow as unknown as FlowDefinition),
+};
+
+/**
+ * The flow of a provider. A provider's own `flow` wins; it must come from `defineFlow`.
+ *
+ * @example
+ * const flow = await flowFor(config.providersById.get('github')!)
+ */
+export async function flowFor(provider: ResolvedProvider): Promise<FlowDefinition> {
+  if (provider.flow !== undefined) {
+    if (!isDefinedFlow(provider.flow)) throw new InvalidProvider(`Provider "${provider.id}" brings a flow not made with defineFlow().`);
+    return provider.flow;
+  }
+  const load = builtIn[provider.type];
+  if (!load) throw new InvalidProvider(`Provider "${provider.id}" has type "${provider.type}", which has no built-in flow; give it a \`flow\`.`);
+  return load();
+}

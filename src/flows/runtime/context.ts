@@ -1,0 +1,45 @@
+// What every flow machine keeps in its context, and the evidence a failure state carries.
+// A failure state says which error it is in `meta.error`; the evidence is in `context.failure`.
+import type { Account, Profile, User } from '../../core/types.js';
+import type { FlowDeps, FlowInput, FlowResponse } from './contract.js';
+
+/** Evidence recorded when a flow fails: the message and what was expected against what came. */
+export interface FailureEvidence {
+  message?: string;
+  /** The thrown error, when there was one (kept in memory only; never persisted: failures are final). */
+  err?: unknown;
+  /** CredentialsSignin's URL-safe code. */
+  code?: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+export interface FlowContextBase {
+  /** This request's dependencies; put in by the runtime on create and restore, stripped before persisting. */
+  deps: FlowDeps;
+  /** The validated URL to return to after sign-in. */
+  callbackUrl: string;
+  providerId: string;
+  /** When the flow started (ms); paused flows expire by guard, since `after` timers are not restored. */
+  startedAt: number;
+  user?: User;
+  account?: Account | null;
+  profile?: Profile;
+  isNewUser?: boolean;
+  /** Overrides callbackUrl: a signIn-callback string. */
+  redirectTo?: string;
+  failure?: FailureEvidence;
+  /** While paused: what to answer the browser. Stripped before persisting. */
+  response?: FlowResponse;
+}
+
+/** The part of a flow's context every machine starts with, from its input. */
+export function baseContext(input: FlowInput): Pick<FlowContextBase, 'deps' | 'callbackUrl' | 'providerId' | 'startedAt'> {
+  return { deps: input.deps, callbackUrl: input.callbackUrl, providerId: input.providerId, startedAt: input.startedAt };
+}
+
+/** A failed flow's evidence from whatever an invoked actor threw or returned. */
+export function evidenceFrom(err: unknown): FailureEvidence {
+  if (err instanceof Error) return { message: err.message, err };
+  return { message: typeof err === 'string' ? err : undefined, actual: err };
+}

@@ -1,0 +1,134 @@
+// The public contract of a sign-in flow: what a machine gets, how routes enter it, how it pauses and how it ends.
+// The built-in flows are written against exactly this; so is any custom provider's flow.
+import type { AnyStateMachine, EventObject } from 'xstate';
+import type { Account, Profile, User } from '../../core/types.js';
+import type { RequestContext } from '../../core/request-context.js';
+import type { ResolvedProvider } from '../../providers/types.js';
+import { InvalidProvider } from '../../core/errors.js';
+
+/** The tag of a state where a flow pauses, sealed in its provider's flow cookie, until the browser comes back. */
+export const AWAITING = 'awaiting';
+
+/**
+ * What a flow's actors work against, handed to the machine as `input.deps` and kept in context while a request
+ * runs. The runtime puts it in on create and restore and strips it before persisting: it never reaches a cookie.
+ */
+export interface FlowDeps {
+  /** This request's facts and cookie jar (its `config` is the resolved configuration, `config.adapter` the adapter). */
+  req: RequestContext;
+  /** The provider whose flow this is. */
+  provider: ResolvedProvider;
+  /** The validated destination after sign-in. */
+  callbackUrl: string;
+}
+
+/** The input every flow machine is created with (plus whatever the flow's own `input` adds). */
+export interface FlowInput {
+  deps: FlowDeps;
+  callbackUrl: string;
+  providerId: string;
+  /** When the flow started (ms); paused flows expire by guard, since `after` timers are not restored. */
+  startedAt: number;
+}
+
+/** The HTTP routes a flow may be entered from: `POST signin/:id`, `GET|POST callback/:id`, `GET webauthn-options/:id`. */
+export type FlowRoute = 'signin' | 'callback' | 'options';
+
+/** What a paused flow answers while it waits for the browser (kept in context as `response`; never persisted). */
+export type FlowResponse =
+  | {
+      kind: 'redirect';
+      url: string;
+      /** The browser comes back by a cross-site POST (OAuth `response_mode=form_post`): the flow cookie must be `SameSite=None`. */
+      crossSitePost?: boolean;
+    }
+  | { kind: 'json'; body: unknown; status?: number }
+  | { kind: 'html'; body: string; status?: number }
+  /** A built-in page, rendered by the HTTP layer (it adds the CSRF token, the theme and the security headers). */
+  | { kind: 'page'; page: 'confirmEmail'; data: { email: string; provider: string }; status?: number };
+
+/**
+ * How a flow ends well: the machine's `output`. `authenticated` hands the identity to the standard sign-in tail
+ * (signIn callback, linking rules, session), the only code that issues sessions; `redirected` sends the browser
+ * elsewhere without a session.
+ */
+export type FlowOutput =
+  | {
+      outcome: 'authenticated';
+      user: User;
+      account: Account;
+      profile?: Profile;
+      /** Credentials flows: the submitted form, for the signIn callback. */
+      credentials?: Record<string, unknown>;
+    }
+  | { outcome: 'redirected'; url: string };
+
+/** Meta of a failure state: the error type it ends in (`failed.x: { type: 'final', meta: { error: 'InvalidCheck' } }`). */
+export type FailureMeta = { error: string };
+
+/** How one request enters a flow: a fresh actor or the paused one from the flow cookie, and the event to send. */
+export interface FlowEntry {
+  resume: boolean;
+  event: EventObject;
+}
+
+/**
+ * A provider's flow: the machine, its version, and how requests map onto it.
+ *
+ * @example
+ * const flow = defineFlow({ machine, version: 1, csrf: ['callback'],
+ *   entry: (route, deps) => route === 'callback' && deps.req.method === 'POST' ? { resume: false, event: { type: 'SUBMIT', form: deps.req.body } } : null })
+ */
+export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachine> {
+  machine: TMachine;
+  /** Bump when a change makes old paused snapshots meaningless; a flow cookie of another version is an InvalidCheck. */
+  version: number;
+  /** Extra input for a fresh actor, beside {@link FlowInput}. */
+  input?(deps: FlowDeps): Record<string, unknown>;
+  /** Routes whose POST must pass the CSRF check before the flow is entered (default: `['signin']`). */
+  csrf?: FlowRoute[];
+  /**
+   * Maps a route to its entry, or null when the route does not apply to this flow (UnknownAction). `paused` says
+   * whether the browser sent this provider's flow cookie.
+   */
+  entry(route: FlowRoute, deps: FlowDeps, paused: boolean): FlowEntry | null;
+}
+
+/** States of a machine tagged {@link AWAITING} that invoke something: such a state could not be persisted safely. */
+function invokingAwaitingStates(machine: AnyStateMachine): string[] {
+  const out: string[] = [];
+  const visit = (node: AnyStateMachine['root']) => {
+    for (const child of Object.values(node.states) as AnyStateMachine['root'][]) {
+      if (child.tags.includes(AWAITING) && child.invoke.length > 0) out.push(child.path.join('.'));
+      visit(child);
+    }
+  };
+  visit(machine.root);
+  return out;
+}
+
+/**
+ * Declares a flow. Checks what can be checked before any request: a version, a machine id, and no awaiting state
+ * that invokes an actor (restoring it would run the actor twice).
+ *
+ * @example
+ * export const codeFlow = defineFlow({ machine: codeMachine, version: 1, entry: (route) => route === 'signin' ? { resume: false, event: { type: 'START' } } : null })
+ */
+export function defineFlow<TMachine extends AnyStateMachine>(definition: FlowDefinition<TMachine>): FlowDefinition<TMachine> {
+  const { machine, version } = definition;
+  if (!machine || typeof machine.resolveState !== 'function') throw new InvalidProvider('defineFlow needs an XState machine.');
+  if (!machine.id) throw new InvalidProvider('A flow machine needs an `id`.');
+  if (!Number.isInteger(version) || version < 1) throw new InvalidProvider(`Flow "${machine.id}" needs a positive integer \`version\`.`);
+  const invoking = invokingAwaitingStates(machine);
+  if (invoking.length > 0) {
+    throw new InvalidProvider(`Flow "${machine.id}" invokes actors in awaiting states (${invoking.join(', ')}), which cannot be persisted.`);
+  }
+  return Object.freeze({ ...definition, [DEFINED]: true });
+}
+
+const DEFINED = Symbol('authchart.flow');
+
+/** Whether a value was made by {@link defineFlow} (and so passed its checks). */
+export function isDefinedFlow(value: unknown): value is FlowDefinition {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINED] === true;
+}

@@ -1,0 +1,98 @@
+// One request's worth of a sign-in: the provider's flow, and, when it proves who someone is, the standard sign-in
+// tail in the same request. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
+import type { EventObject } from 'xstate';
+import { CallbackRouteError, type AuthError } from '../../core/errors.js';
+import { signInFlow } from '../signin/machine.js';
+import type { SignInOutput } from '../signin/machine.js';
+import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
+import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
+import { completeFlow } from './log.js';
+import { flowRecord, isFlowId, newFlowId, type FlowRecord } from './record.js';
+import type { TraceEntry } from './trace.js';
+
+export interface RunFlowOptions extends RunOptions {
+  /** The opaque id of the browser running this request, for the development flow log (see log.ts). */
+  browser?: string;
+}
+
+/** How a run ended, with its record, already logged and kept by the time runFlow returns. */
+export type FlowResult = SettledFlow & { record: FlowRecord };
+
+/**
+ * The context key that carries the flow id across a pause, so the runs of one sign-in share one id. It rides in
+ * the sealed flow cookie with the rest of the context; the machines never read it.
+ */
+export const FLOW_ID_KEY = 'flowId';
+
+function failed(error: AuthError, trace: TraceEntry[], state?: string): SettledFlow {
+  return { status: 'failed', error, state, trace };
+}
+
+async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, options: RunOptions): Promise<SettledFlow> {
+  const trace: TraceEntry[] = [];
+  const emitted: EventObject[] = [];
+  const input: FlowInput & Record<string, unknown> = {
+    ...(flow.input?.(deps) ?? {}),
+    deps,
+    callbackUrl: deps.callbackUrl,
+    providerId: deps.provider.id,
+    startedAt: Date.now(),
+  };
+  const first = await settleMachine(flow.machine, input, entry.event, paused, trace, emitted, options);
+  if (first.kind === 'failed') {
+    await dispatchEmitted(deps, emitted);
+    return failed(first.error, trace, first.state);
+  }
+  if (first.kind === 'paused') {
+    await dispatchEmitted(deps, emitted);
+    return { status: 'paused', paused: first.paused, response: first.response, trace };
+  }
+  const out = outputOf(first.output, deps);
+  if (!out) {
+    await dispatchEmitted(deps, emitted);
+    return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
+  }
+  if (out.outcome === 'redirected') {
+    await dispatchEmitted(deps, emitted);
+    return { status: 'redirected', url: out.url, trace };
+  }
+  // Proven: the standard tail decides whether this becomes a session. The flow's own events go out first.
+  const tailTrace: TraceEntry[] = [];
+  const { outcome: _outcome, ...identity } = out;
+  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl: deps.callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, emitted, options);
+  trace.push(...tailTrace.map((t) => ({ ...t, machine: signInFlow.machine.id })));
+  await dispatchEmitted(deps, emitted);
+  if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
+  if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does yet.'), trace);
+  const result = tail.output as SignInOutput;
+  if (result.outcome === 'redirected') return { status: 'redirected', url: result.url, trace };
+  return { status: 'signedIn', redirect: result.redirect, user: result.user, account: result.account, profile: result.profile, isNewUser: result.isNewUser, trace };
+}
+
+/**
+ * Runs one request's worth of a flow: starts a fresh actor (or restores `paused`), sends the entry event, waits
+ * until the machine settles, runs the sign-in tail when the flow proved an identity, and dispatches the events.
+ *
+ * @example
+ * const result = await runFlow(credentialsFlow, deps, { resume: false, event: { type: 'SUBMIT', credentials } })
+ */
+export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
+  const startedAt = Date.now();
+  const clock = performance.now();
+  const carried = paused?.context[FLOW_ID_KEY];
+  const id = isFlowId(carried) ? carried : newFlowId();
+  const result = await settle(flow, deps, entry, paused, options);
+  if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
+  const record = flowRecord({
+    id,
+    provider: deps.provider.id,
+    machine: flow.machine.id,
+    startedAt,
+    durationMs: performance.now() - clock,
+    status: result.status,
+    trace: result.trace,
+    error: result.status === 'failed' ? result.error : undefined,
+  });
+  completeFlow(deps.req.config, record, flow.machine, options.browser);
+  return { ...result, record };
+}

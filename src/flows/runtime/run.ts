@@ -1,0 +1,194 @@
+// The only code that drives a flow machine: restore -> send -> settle -> persist. A run ends settled: in a final
+// state (its outcome), or paused in an `awaiting` state (a snapshot to seal into the flow cookie). A flow that ends
+// `authenticated` goes on, in the same request, through the standard sign-in tail: the only code that issues
+// sessions. Errors inside an actor never escape; they become AuthErrors.
+import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
+import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
+import { dispatchEvent, isEventName } from '../../core/events.js';
+import type { Account, Profile, User } from '../../core/types.js';
+import { AWAITING, type FlowDefinition, type FlowDeps, type FlowEntry, type FlowOutput, type FlowResponse } from './contract.js';
+import type { FlowContextBase } from './context.js';
+import { traceEntriesFromMicrostep, type TraceEntry } from './trace.js';
+
+/** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
+export interface PausedFlow {
+  machine: string;
+  value: StateValue;
+  context: Record<string, unknown>;
+}
+
+/** How a run settled. */
+export type SettledFlow =
+  | { status: 'signedIn'; redirect: string; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean; trace: TraceEntry[] }
+  | { status: 'redirected'; url: string; trace: TraceEntry[] }
+  | { status: 'failed'; error: AuthError; state?: string; trace: TraceEntry[] }
+  | { status: 'paused'; paused: PausedFlow; response: FlowResponse; trace: TraceEntry[] };
+
+/** How long one request may wait for a flow to settle before giving up. */
+export const SETTLE_TIMEOUT_MS = 30_000;
+
+/** Context keys that live only while a request runs: never sealed into a flow cookie. */
+const TRANSIENT_KEYS = ['deps', 'response', 'failure'] as const;
+
+export interface RunOptions {
+  /** Overrides SETTLE_TIMEOUT_MS (tests use a short one). */
+  settleTimeoutMs?: number;
+}
+
+/** The dot path of the active leaves (`failed.accessDenied`), from the public state value. */
+export function statePath(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, sub]) => (sub === undefined || (typeof sub === 'object' && Object.keys(sub).length === 0) ? key : `${key}.${statePath(sub as StateValue)}`))
+    .join(',');
+}
+
+/** The error type a reached failure state names, read through the public `getMeta()`. */
+function failureType(snapshot: AnyMachineSnapshot): string | undefined {
+  for (const meta of Object.values(snapshot.getMeta() as Record<string, unknown>)) {
+    const error = (meta as { error?: unknown } | undefined)?.error;
+    if (typeof error === 'string') return error;
+  }
+  return undefined;
+}
+
+function isSettled(snapshot: AnyMachineSnapshot): boolean {
+  return snapshot.status !== 'active' || snapshot.hasTag(AWAITING) || failureType(snapshot) !== undefined;
+}
+
+/** Builds the typed error a failure state names, with the evidence the machine recorded. */
+function errorFromState(type: string, context: FlowContextBase, state: string, event: string | undefined): AuthError {
+  const Cls = errorClassesByType.get(type) ?? CallbackRouteError;
+  const f = context.failure ?? {};
+  // A database failure is reported as itself (AdapterError), not as the generic catch-all state that caught it.
+  if (f.err instanceof AuthError && (f.err.type === type || (f.err instanceof AdapterError && Cls === CallbackRouteError))) {
+    f.err.cause = { ...f.err.cause, state, event };
+    return f.err;
+  }
+  const error = new Cls(f.message ?? type, { ...(f.err instanceof Error ? { err: f.err } : {}), state, event, expected: f.expected, actual: f.actual });
+  if (error instanceof CredentialsSignin && f.code) error.code = f.code;
+  return error;
+}
+
+/** A machine's settled snapshot, as plain data. `done` carries the machine's output. */
+type Settlement =
+  | { kind: 'done'; output: unknown; context: FlowContextBase; state: string }
+  | { kind: 'failed'; error: AuthError; state: string }
+  | { kind: 'paused'; paused: PausedFlow; response: FlowResponse };
+
+function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string): Settlement {
+  const context = snapshot.context as FlowContextBase;
+  const state = statePath(snapshot.value);
+  const lastEvent = trace.at(-1)?.event;
+  if (problem || snapshot.status === 'error') {
+    const cause = problem ?? (snapshot.error instanceof Error ? snapshot.error : String(snapshot.error));
+    return { kind: 'failed', error: new CallbackRouteError(cause, { state, event: lastEvent }), state };
+  }
+  const type = failureType(snapshot);
+  if (type) return { kind: 'failed', error: errorFromState(type, context, state, lastEvent), state };
+  if (snapshot.status === 'done') return { kind: 'done', output: snapshot.output, context, state };
+  // Active and awaiting: strip what lives only within a request; the rest is sealed.
+  const { response } = context;
+  if (!response) return { kind: 'failed', error: new CallbackRouteError('A paused flow gave no response.', { state }), state };
+  const persisted: Record<string, unknown> = { ...(context as unknown as Record<string, unknown>) };
+  for (const key of TRANSIENT_KEYS) delete persisted[key];
+  return { kind: 'paused', paused: { machine: machine.id, value: snapshot.value, context: persisted }, response };
+}
+
+/**
+ * Creates (or restores) an actor of `machine`, sends `event`, waits until it settles and collects the events it
+ * emitted. Never throws: a broken restore, a thrown actor or a machine that never settles is a failed settlement.
+ */
+export async function settleMachine(
+  machine: AnyStateMachine,
+  input: Record<string, unknown> & { deps: FlowDeps },
+  event: EventObject,
+  paused: PausedFlow | undefined,
+  trace: TraceEntry[],
+  emitted: EventObject[],
+  options: RunOptions = {},
+): Promise<Settlement> {
+  let snapshot: AnyMachineSnapshot | undefined;
+  if (paused) {
+    try {
+      snapshot = machine.resolveState({ value: paused.value, context: { ...paused.context, deps: input.deps } }) as AnyMachineSnapshot;
+    } catch (err) {
+      return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state this flow does not have.', { err: err as Error, actual: paused.value }), state: '' };
+    }
+    const state = statePath(snapshot.value);
+    if (!snapshot.hasTag(AWAITING)) return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state that cannot be resumed.', { actual: paused.value }), state };
+    if (!snapshot.can(event)) return { kind: 'failed', error: new InvalidCheck(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
+  }
+  const settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+  const actor = createActor(machine, {
+    input,
+    snapshot: snapshot as never,
+    inspect: (ev) => {
+      if (ev.type === '@xstate.microstep' && ev.actorRef === actorRef) trace.push(...traceEntriesFromMicrostep(ev));
+    },
+  });
+  const actorRef: AnyActorRef = actor;
+  const sub = actor.on('*', (ev: EventObject) => emitted.push(ev));
+  let timer: NodeJS.Timeout | undefined;
+  let observer: { unsubscribe(): void } | undefined;
+  let problem: string | undefined;
+  let settled: AnyMachineSnapshot;
+  try {
+    settled = await new Promise<AnyMachineSnapshot>((resolve) => {
+      let armed = false;
+      // The error observer is what keeps xstate from rethrowing as an uncaught exception.
+      observer = actor.subscribe({
+        next: (s) => {
+          if (armed && isSettled(s as AnyMachineSnapshot)) resolve(s as AnyMachineSnapshot);
+        },
+        error: () => resolve(actor.getSnapshot() as AnyMachineSnapshot),
+      });
+      timer = setTimeout(() => {
+        problem = `The flow did not settle within ${settleTimeoutMs} ms.`;
+        resolve(actor.getSnapshot() as AnyMachineSnapshot);
+      }, settleTimeoutMs);
+      actor.start();
+      armed = true;
+      actor.send(event);
+      const after = actor.getSnapshot() as AnyMachineSnapshot;
+      if (isSettled(after)) resolve(after);
+      // Nothing running and nowhere to wait: the machine ignored the event.
+      else if (after.status === 'active' && Object.keys(after.children).length === 0) {
+        problem = `The flow ignored "${event.type}" in ${statePath(after.value)}.`;
+        resolve(after);
+      }
+    });
+  } finally {
+    clearTimeout(timer);
+    observer?.unsubscribe();
+    sub.unsubscribe();
+    actor.stop();
+  }
+  return settlementOf(machine, settled, trace, problem);
+}
+
+/** Sends what a flow emitted to the user's event handlers (a throwing handler is logged as EventError). */
+export async function dispatchEmitted(deps: FlowDeps, emitted: EventObject[]): Promise<void> {
+  const { config } = deps.req;
+  for (const ev of emitted) {
+    if (isEventName(ev.type)) {
+      const { type, ...message } = ev;
+      await dispatchEvent(config.events, config.logger, type, message);
+    }
+  }
+}
+
+/** Checks the output of a finished flow; a custom machine's output is untrusted until it has the right shape. */
+export function outputOf(value: unknown, deps: FlowDeps): FlowOutput | undefined {
+  const out = value as FlowOutput | undefined;
+  if (!out || typeof out !== 'object') return undefined;
+  if (out.outcome === 'redirected') return typeof out.url === 'string' && out.url ? out : undefined;
+  if (out.outcome !== 'authenticated') return undefined;
+  const { user, account } = out;
+  if (!user || typeof user !== 'object' || !account || typeof account !== 'object') return undefined;
+  if (typeof account.providerAccountId !== 'string' || !account.providerAccountId || typeof account.type !== 'string') return undefined;
+  // The account is always this provider's: a flow cannot sign someone in as another provider's account.
+  return { ...out, account: { ...account, provider: deps.provider.id } };
+}
+
+export type { FlowDefinition, FlowEntry };

@@ -1,0 +1,89 @@
+// The steps of the standard sign-in tail, as plain async functions on a flow's deps: who already owns the account,
+// what the signIn callback says, which user the sign-in resolves to (the linking rules), and issuing the session.
+import type { SignInCallbackParams } from '../../core/options.js';
+import { applyRedirectCallback } from '../../core/redirect.js';
+import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
+import { strategyFor, type SignInResult } from '../../session/strategy.js';
+import type { FlowDeps } from '../runtime/contract.js';
+import { resolveCredentialsUser } from './credentials-user.js';
+import { findAccountOwner, linkAccount } from './linking.js';
+import { resolveEmailUser, resolvePasskeyUser, type NewPasskey, type Resolution } from './resolve.js';
+
+export type { Resolution, NewPasskey };
+
+/** The identity a flow proved, as the tail receives it (a flow's `authenticated` output without `outcome`). */
+export interface Identity {
+  user: User;
+  account: Account;
+  profile?: Profile;
+  /** Credentials flows: the submitted form, for the signIn callback. */
+  credentials?: Record<string, unknown>;
+  /** WebAuthn registration: the verified new passkey to store with the account. */
+  passkey?: NewPasskey;
+}
+
+/** The signIn callback's answer: go on, stop, or go to another URL without a session. */
+export type SignInDecision = { allowed: true } | { allowed: false; redirect?: string };
+
+/** The stored user this identity already belongs to, if an adapter knows one (by address for e-mail sign-ins). */
+export async function findOwner(deps: FlowDeps, identity: Identity): Promise<AdapterUser | null> {
+  const { adapter } = deps.req.config;
+  if (!adapter) return null;
+  switch (identity.account.type) {
+    // Found by its own rules, in resolveUser: authorize's user is what the signIn callback sees.
+    case 'credentials':
+      return null;
+    case 'email':
+      return identity.user.email ? ((await adapter.getUserByEmail(identity.user.email)) as AdapterUser | null) : null;
+    // WebAuthn's required adapter methods: the account by its id, then its user.
+    case 'webauthn': {
+      const stored = await adapter.getAccount(identity.account.providerAccountId, identity.account.provider);
+      return stored ? ((await adapter.getUser(String(stored.userId))) as AdapterUser | null) : null;
+    }
+    default:
+      return findAccountOwner(deps, identity.account);
+  }
+}
+
+/** Runs the `signIn` callback. A thrown error rejects (the machine turns it into AccessDenied). */
+export async function checkSignIn(deps: FlowDeps, params: SignInCallbackParams): Promise<SignInDecision> {
+  const answer = await deps.req.config.callbacks.signIn(params);
+  if (answer === true) return { allowed: true };
+  if (typeof answer === 'string' && answer.length > 0) return { allowed: false, redirect: await applyRedirectCallback(deps.req, answer) };
+  return { allowed: false };
+}
+
+/** Applies the linking rules of the identity's kind of account and returns the user the session is for. */
+export async function resolveUser(deps: FlowDeps, identity: Identity, owner: AdapterUser | null): Promise<Resolution> {
+  const none = { created: false, linked: false, updated: false };
+  switch (identity.account.type) {
+    case 'credentials': {
+      const r = await resolveCredentialsUser(deps, identity.user);
+      return { ...none, user: r.user, isNewUser: r.isNewUser, created: r.isNewUser, linked: r.linked, account: r.account };
+    }
+    case 'email':
+      return resolveEmailUser(deps, identity.user.email ?? '', owner);
+    case 'webauthn':
+      return resolvePasskeyUser(deps, identity.account, owner, identity.passkey);
+    default: {
+      const provider = deps.provider as { allowDangerousEmailAccountLinking?: boolean };
+      const r = await linkAccount(deps, { user: identity.user, account: identity.account, owner, allowEmailLinking: provider.allowDangerousEmailAccountLinking === true });
+      return { ...none, ...r };
+    }
+  }
+}
+
+/**
+ * Writes the session (JWT cookie or database row) for the signed-in user. With database sessions, a browser
+ * signed in as someone else loses that session first: switching users leaves no forgotten row behind.
+ */
+export async function issueSession(deps: FlowDeps, result: SignInResult): Promise<void> {
+  const { req } = deps;
+  const strategy = strategyFor(req);
+  if (req.config.session.strategy === 'database' && req.config.adapter) {
+    const sessionToken = req.cookies[req.cookieOptions.sessionToken.name];
+    const current = sessionToken ? await strategy.currentUserId(req) : undefined;
+    if (current && sessionToken && current !== String(result.user.id)) await req.config.adapter.deleteSession(sessionToken);
+  }
+  await strategy.issue(req, result);
+}

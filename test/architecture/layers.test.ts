@@ -1,0 +1,85 @@
+// The layering DESIGN.md promises, checked on the source: imports run http -> flows -> providers/session/adapters
+// -> core, devtools stay off the sign-in path, and there are no import loops, type-only imports included.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every relative import and re-export of a file (static, dynamic and type-only), as paths below src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1]);
+  return specs.map((spec) => relative(SRC, normalize(join(dirname(file), spec))).replace(/\.js$/, '.ts'));
+}
+
+const files = sourceFiles(SRC).map((f) => relative(SRC, f));
+const graph = new Map(files.map((f) => [f, importsOf(join(SRC, f)).filter((t) => files.includes(t))]));
+const layerOf = (file: string) => file.split('/')[0].replace(/\.ts$/, '');
+
+/** Which top-level folders each layer may import (itself always). */
+const ALLOWED: Record<string, string[]> = {
+  core: [],
+  adapters: ['core'],
+  session: ['core', 'adapters'],
+  providers: ['core', 'adapters'],
+  flows: ['core', 'adapters', 'session', 'providers'],
+  http: ['core', 'adapters', 'session', 'providers', 'flows'],
+  client: [],
+  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
+  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
+};
+
+describe('layers', () => {
+  it('every import runs down the layers', () => {
+    const wrong: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = layerOf(file);
+      for (const target of targets) {
+        const to = layerOf(target);
+        if (to !== from && !(ALLOWED[from] ?? []).includes(to)) wrong.push(`${file} -> ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('nothing on the sign-in path imports the development tools, except lazily', () => {
+    const wrong = [...graph].flatMap(([file]) => {
+      if (layerOf(file) === 'devtools' || file === 'index.ts') return [];
+      const text = readFileSync(join(SRC, file), 'utf8');
+      return /(?:import|export)\s[^'"]*?from\s+['"][^'"]*devtools\//.test(text) ? [file] : [];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no import loops', () => {
+    const loops: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') loops.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(loops).toEqual([]);
+  });
+
+  it('uses no private XState fields', () => {
+    const wrong = files.filter((f) => /\._nodes\b/.test(readFileSync(join(SRC, f), 'utf8')));
+    expect(wrong).toEqual([]);
+  });
+});
