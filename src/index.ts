@@ -18,4 +18,4 @@ export type { FlowServices } from './machines/services.js';
 export { toMermaid, toMermaidPath } from './devtools/mermaid.js';
 export type { TraceEntry, TransitionRef } from './devtools/graph.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
-export type { Adapter } from './adapters/types.js';
+export type { Adapter } from './core/adapter.js';

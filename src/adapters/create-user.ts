@@ -2,7 +2,7 @@
 
 import { MissingAdapterMethods } from '../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser } from '../core/types.js';
-import type { Adapter } from './types.js';
+import type { Adapter } from '../core/adapter.js';
 
 /**
  * Creates `user` and links `account` to it. With an adapter that has `withTransaction` (authchart's own) both

@@ -1,6 +1,7 @@
-// The adapter boundary: the Adapter contract, the wrapper every call goes through, and the start-up check.
+// authchart/adapters: what an adapter author needs: the Adapter contract, the wrapper every call goes through, the
+// start-up check of required methods, and creating a user with its first account as one unit.
 
-export { adapterMethods, type AccountKey, type Adapter, type AdapterMethod, type StoredUser } from './types.js';
+export { adapterMethods, type AccountKey, type Adapter, type AdapterMethod, type StoredUser } from '../core/adapter.js';
 export type {
   Account,
   AdapterAccount,
@@ -9,7 +10,7 @@ export type {
   AdapterUser,
   User,
   VerificationToken,
-} from './types.js';
+} from '../core/adapter.js';
 export {
   assertAdapter,
   requiredAdapterMethods,
@@ -17,5 +18,5 @@ export {
   type AdapterLogger,
   type AdapterNeeds,
   type WrappedAdapter,
-} from './wrap.js';
+} from '../core/adapter-wrap.js';
 export { createUserWithAccount } from './create-user.js';

@@ -1,7 +1,7 @@
 // Turns the user's configuration into the internal one: defaults, environment, validation.
 // Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../adapters/wrap.js';
+import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret } from './errors.js';
 import { secretsFromEnv, type Env } from './env.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
@@ -10,9 +10,9 @@ import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOpti
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
-import type { ResolvedProvider } from '../providers/types.js';
+import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
-import { assertWebAuthnProviders } from '../providers/webauthn.js';
+import { assertConditionalUI } from './webauthn-config.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -93,7 +93,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     providersById.set(p.id, p);
   }
   if (config.experimental?.enableWebAuthn) logger.warn('experimental-webauthn', 'WebAuthn support is experimental and may change.');
-  assertWebAuthnProviders(providers);
+  assertConditionalUI(providers);
 
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');

@@ -1,10 +1,9 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from './adapter.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { Theme } from './theme.js';
-import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, Profile, Session, User } from './types.js';
-import type { JWTDecodeParams, JWTEncodeParams } from '../session/jwt.js';
-import type { AnyProvider } from '../providers/types.js';
+import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, User } from './types.js';
+import type { AnyProvider } from './provider.js';
 
 /** Passing this as `skipCSRFCheck` disables the CSRF check. A named opt-out, never a boolean. */
 export const skipCSRFCheck: unique symbol = Symbol('skip-csrf-check');

@@ -106,3 +106,22 @@ export interface AdapterAuthenticator {
   transports?: string | null;
   credentialDeviceType: string;
 }
+
+/** What `jwt.encode` receives (the built-in codec and a custom one alike). */
+export interface JWTEncodeParams<Payload extends object = JWT> {
+  /** The claims to seal; `iat`, `exp` and `jti` are set on every encode. */
+  token?: Payload;
+  /** One secret, or several for rotation: the first encrypts, any decrypts. */
+  secret: string | string[];
+  /** Key-derivation salt: the name of the cookie the token goes into. */
+  salt: string;
+  /** Lifetime in seconds; defaults to the session max age (30 days). */
+  maxAge?: number;
+}
+
+export interface JWTDecodeParams {
+  /** The compact JWE; empty or missing decodes to `null`. */
+  token?: string;
+  secret: string | string[];
+  salt: string;
+}

@@ -1,7 +1,7 @@
 // Which flow runs a provider: the one it brings (made with defineFlow), else the built-in flow of its type. The
 // built-in flows load on first use, so an app bundles and starts only the machines its providers need.
 import { InvalidProvider } from '../core/errors.js';
-import type { ResolvedProvider } from '../providers/types.js';
+import type { ResolvedProvider } from '../core/provider.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 
 type Loader = () => Promise<FlowDefinition>;

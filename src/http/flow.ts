@@ -8,7 +8,7 @@ import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contrac
 import { runFlow } from '../flows/runtime/flow.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
-import type { ResolvedProvider } from '../providers/types.js';
+import type { ResolvedProvider } from '../core/provider.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';

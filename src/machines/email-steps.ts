@@ -1,7 +1,7 @@
 // The e-mail flow's I/O, as plain async functions its machine invokes: storing, sending, consuming and revoking
 // magic-link tokens, and finding or creating the user. Tokens are stored only as an HMAC of the raw token.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { WrappedAdapter } from '../adapters/wrap.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import { MissingAdapter } from '../core/errors.js';
 import type { AdapterUser } from '../core/types.js';
 import { resolveEmailProvider, sendMagicLinkMail, type EmailConfig } from '../providers/email.js';

@@ -1,6 +1,6 @@
 // Which flow machine runs a provider: its own, if it brings one, else the built-in one for its type.
 import { InvalidProvider } from '../core/errors.js';
-import type { ResolvedProvider } from '../providers/types.js';
+import type { ResolvedProvider } from '../core/provider.js';
 import type { FlowDefinition } from './contract.js';
 import { credentialsFlow } from '../flows/credentials/machine.js';
 import { emailFlow } from './email.js';

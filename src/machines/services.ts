@@ -2,7 +2,7 @@
 // Actors get them through closures built by `FlowDefinition.implement`, never through context,
 // so nothing here is ever persisted in a flow cookie.
 import type { AuthRequest } from '../http/request.js';
-import type { ResolvedProvider } from '../providers/types.js';
+import type { ResolvedProvider } from '../core/provider.js';
 
 export interface FlowServices {
   req: AuthRequest;

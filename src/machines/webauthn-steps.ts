@@ -5,7 +5,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { storedEmailOf } from '../core/email-address.js';
 import { AccountNotLinked, InvalidCheck, WebAuthnVerificationError } from '../core/errors.js';
 import type { Account, AdapterAuthenticator, AdapterUser } from '../core/types.js';
-import type { WrappedAdapter } from '../adapters/wrap.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../providers/webauthn.js';
 import { strategyFor } from '../session/strategy.js';
 import { spendChallenge, spendChallengeInStore } from './webauthn-challenges.js';

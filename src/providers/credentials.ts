@@ -1,7 +1,7 @@
 // The credentials provider: the user's own `authorize` decides who signs in.
 import type { Awaitable, User } from '../core/types.js';
 import type { CredentialInput } from '../core/options.js';
-import type { CommonProviderOptions } from './types.js';
+import type { CommonProviderOptions } from '../core/provider.js';
 
 export interface CredentialsConfig extends CommonProviderOptions {
   type: 'credentials';

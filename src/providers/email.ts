@@ -6,7 +6,7 @@ import type { Awaitable } from '../core/types.js';
 import { escapeHtml } from '../core/html-escape.js';
 import { readableTextOn, safeColor } from '../core/color.js';
 import type { Theme } from '../core/theme.js';
-import type { CommonProviderOptions } from './types.js';
+import type { CommonProviderOptions } from '../core/provider.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
 export type EmailServer = string | Record<string, unknown>;

@@ -6,4 +6,4 @@ export { Email, Nodemailer, normalizeEmailAddress, sendMagicLinkMail, type Email
 export { asciiEmailDomain } from '../core/email-address.js';
 export { WebAuthn, Passkey, type WebAuthnConfig, type WebAuthnUserConfig, type RelyingParty } from './webauthn.js';
 export * from './catalogue/index.js';
-export type { CommonProviderOptions, AnyProvider } from './types.js';
+export type { CommonProviderOptions, AnyProvider } from '../core/provider.js';

@@ -1,8 +1,7 @@
 // The WebAuthn and Passkey providers: sign-in with a public-key credential held by the user's device, verified
 // with `@simplewebauthn/server` (an optional peer dependency, loaded only when a ceremony runs).
-import { DuplicateConditionalUI, MissingWebAuthnAutocomplete } from '../core/errors.js';
 import type { CredentialInput } from '../core/options.js';
-import type { CommonProviderOptions } from './types.js';
+import type { CommonProviderOptions } from '../core/provider.js';
 
 /** The relying party (the website) a credential is bound to. */
 export interface RelyingParty {
@@ -110,29 +109,7 @@ export function relyingPartyFor(provider: Pick<WebAuthnConfig, 'relyingParty'>, 
 /** Whether a user-verification setting obliges the server to refuse responses without it. */
 export const requiresUserVerification = (uv: UserVerification | undefined): boolean => uv === 'required';
 
-/**
- * Checks the WebAuthn providers of a configuration at start: conditional UI on at most one provider, and only
- * with a form field the browser can attach autofill to.
- *
- * @throws DuplicateConditionalUI, MissingWebAuthnAutocomplete
- * @example assertWebAuthnProviders(config.providers)
- */
-export function assertWebAuthnProviders(providers: readonly CommonProviderOptions[]): void {
-  const conditional = providers.filter((p) => p.type === 'webauthn' && (p as Partial<WebAuthnConfig>).enableConditionalUI === true) as WebAuthnConfig[];
-  if (conditional.length > 1) {
-    throw new DuplicateConditionalUI(`Only one provider may enable conditional UI; found ${conditional.map((p) => `"${p.id}"`).join(', ')}.`, {
-      actual: conditional.map((p) => p.id),
-    });
-  }
-  for (const p of conditional) {
-    const fields = Object.values(p.formFields ?? {});
-    if (!fields.some((f) => (f.autocomplete ?? '').split(/\s+/).includes('webauthn'))) {
-      throw new MissingWebAuthnAutocomplete(`Provider "${p.id}" enables conditional UI but none of its formFields has "webauthn" in its autocomplete.`, {
-        expected: 'autocomplete: "username webauthn"',
-      });
-    }
-  }
-}
+export { assertConditionalUI as assertWebAuthnProviders } from '../core/webauthn-config.js';
 
 type SimpleWebAuthnServer = typeof import('@simplewebauthn/server');
 let loading: Promise<SimpleWebAuthnServer> | undefined;

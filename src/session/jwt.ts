@@ -3,7 +3,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { JWTSessionError, MissingSecret } from '../core/errors.js';
-import type { JWT } from '../core/types.js';
+import type { JWT, JWTDecodeParams, JWTEncodeParams } from '../core/types.js';
+
+export type { JWTDecodeParams, JWTEncodeParams } from '../core/types.js';
 import { decryptJwe, encryptJwe, JweError, type JweHeader } from './jwe.js';
 import { deriveSessionKey } from './keys.js';
 
@@ -12,24 +14,6 @@ export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
 
 /** Seconds of clock skew forgiven when checking `exp` and `nbf`. */
 export const CLOCK_TOLERANCE = 15;
-
-export interface JWTEncodeParams<Payload extends object = JWT> {
-  /** The claims to seal; `iat`, `exp` and `jti` are set on every encode. */
-  token?: Payload;
-  /** One secret, or several for rotation: the first encrypts, any decrypts. */
-  secret: string | string[];
-  /** Key-derivation salt: the name of the cookie the token goes into. */
-  salt: string;
-  /** Lifetime in seconds; defaults to {@link DEFAULT_MAX_AGE}. */
-  maxAge?: number;
-}
-
-export interface JWTDecodeParams {
-  /** The compact JWE; empty or missing decodes to `null`. */
-  token?: string;
-  secret: string | string[];
-  salt: string;
-}
 
 /** Why a token was refused, in `JWTSessionError.cause.reason`. */
 export type JWTSessionFailure = 'malformed' | 'unknown-key' | 'tampered' | 'expired' | 'invalid-claims';

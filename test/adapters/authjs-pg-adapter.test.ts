@@ -7,8 +7,8 @@ import AuthjsPgAdapter from '@auth/pg-adapter';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { AdapterError, MissingAdapterMethods } from '../../src/core/errors.js';
-import type { Adapter } from '../../src/adapters/types.js';
-import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../../src/adapters/wrap.js';
+import type { Adapter } from '../../src/core/adapter.js';
+import { assertAdapter, wrapAdapter, type WrappedAdapter } from '../../src/core/adapter-wrap.js';
 import { createUserWithAccount } from '../../src/adapters/create-user.js';
 import { authjsSchema } from '../support/authjs-pg-schema.js';
 

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../src/adapters/types.js';
+import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../src/core/adapter.js';
 
 export interface ContractOptions {
   /** Also check the `withTransaction` extension (commit and rollback). */

@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdapterError } from '../../src/core/errors.js';
 import { PostgresAdapter, toQueryable } from '../../src/adapters/postgres/index.js';
-import { wrapAdapter } from '../../src/adapters/wrap.js';
+import { wrapAdapter } from '../../src/core/adapter-wrap.js';
 import { createUserWithAccount } from '../../src/adapters/create-user.js';
 import { newAccount, newUser, runAdapterContract } from './contract.js';
 import { runDatabaseChecks } from './database-contract.js';

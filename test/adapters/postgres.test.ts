@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdapterError } from '../../src/core/errors.js';
 import { PostgresAdapter, migrate, schemaVersion } from '../../src/adapters/postgres/index.js';
-import { wrapAdapter } from '../../src/adapters/wrap.js';
+import { wrapAdapter } from '../../src/core/adapter-wrap.js';
 import { runAdapterContract } from './contract.js';
 import { runDatabaseChecks } from './database-contract.js';
 

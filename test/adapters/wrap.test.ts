@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { AdapterError, MissingAdapter, MissingAdapterMethods } from '../../src/core/errors.js';
-import { adapterMethods, type Adapter, type AdapterMethod } from '../../src/adapters/types.js';
-import { assertAdapter, requiredAdapterMethods, wrapAdapter } from '../../src/adapters/wrap.js';
+import { adapterMethods, type Adapter, type AdapterMethod } from '../../src/core/adapter.js';
+import { assertAdapter, requiredAdapterMethods, wrapAdapter } from '../../src/core/adapter-wrap.js';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 
 function recorder() {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdapterError, type AuthError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/core/adapter.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/core/adapter.js';
 import type { JWT } from '../../src/core/types.js';
 import { testAuth, ORIGIN } from '../support/auth-app.js';
 import { forms, hidden, text } from './pages/dom.js';

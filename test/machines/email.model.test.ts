@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
-import { adapterMethods, type Adapter } from '../../src/adapters/types.js';
+import { adapterMethods, type Adapter } from '../../src/core/adapter.js';
 import { AccessDenied, AdapterError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { emailMachine } from '../../src/machines/email.js';

@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, type AnyEventObject } from 'xstate';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/core/adapter.js';
 import { AccessDenied, AdapterError, InvalidCheck, OAuthAccountNotLinked, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { traceEntriesFromMicrostep, transitionKey, type TraceEntry } from '../../src/devtools/graph.js';

@@ -5,7 +5,7 @@ import { sealFlow } from '../../src/flows/runtime/cookie.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';
 import type { PausedFlow } from '../../src/machines/runtime.js';
 import { Credentials } from '../../src/providers/credentials.js';
-import type { ResolvedProvider } from '../../src/providers/types.js';
+import type { ResolvedProvider } from '../../src/core/provider.js';
 import { decodeSync, encodeSync } from '../../src/session/jwt.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import { createClient, type ClientResponse, type TestClient } from '../support/client.js';

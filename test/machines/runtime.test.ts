@@ -9,7 +9,7 @@ import { oauthFlow } from '../../src/machines/oauth.js';
 import { runFlow, type FlowResult, type PausedFlow } from '../../src/machines/runtime.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';
 import GitHub from '../../src/providers/catalogue/github.js';
-import type { ResolvedProvider } from '../../src/providers/types.js';
+import type { ResolvedProvider } from '../../src/core/provider.js';
 import { recordingLogger } from '../support/auth-app.js';
 import {
   emittingMachine,

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/core/adapter.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import type { AdapterUser } from '../../src/core/types.js';
 import { Credentials } from '../../src/providers/credentials.js';

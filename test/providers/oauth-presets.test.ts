@@ -1,7 +1,7 @@
 // The generic factories, definePreset's merge rules, and the catalogue as a whole.
 import { describe, expect, it } from 'vitest';
 import { InvalidEndpoints } from '../../src/core/errors.js';
-import type { AnyProvider } from '../../src/providers/types.js';
+import type { AnyProvider } from '../../src/core/provider.js';
 import { definePreset, OAuth, OIDC, type OAuthConfig } from '../../src/providers/oauth.js';
 import { normalizeOAuthProvider } from '../../src/providers/oauth-normalize.js';
 import { catalogue, GitHub, Google, MicrosoftEntraID, VK } from '../../src/providers/catalogue/index.js';

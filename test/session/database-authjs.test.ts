@@ -2,7 +2,7 @@
 // (DATABASE_URL) with Auth.js's schema, whose SERIAL ids reach authchart as numbers.
 import AuthjsPgAdapter from '@auth/pg-adapter';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/core/adapter.js';
 import type { AuthConfig, SessionCallbackParams } from '../../src/core/options.js';
 import { ORIGIN, testAuth } from '../support/auth-app.js';
 import { authjsSchema } from '../support/authjs-pg-schema.js';

@@ -8,7 +8,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../../core/types.js';
-import type { AccountKey, Adapter } from '../types.js';
+import type { AccountKey, Adapter } from '../../core/adapter.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { migrate } from './schema.js';
 

@@ -3,7 +3,7 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Account, Profile, User } from '../../core/types.js';
 import type { RequestContext } from '../../core/request-context.js';
-import type { ResolvedProvider } from '../../providers/types.js';
+import type { ResolvedProvider } from '../../core/provider.js';
 import { InvalidProvider } from '../../core/errors.js';
 
 /** The tag of a state where a flow pauses, sealed in its provider's flow cookie, until the browser comes back. */

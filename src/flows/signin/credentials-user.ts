@@ -2,7 +2,7 @@
 // live in the database, the user its `credentials` account row names (created with that row on first sign-in).
 import { randomUUID } from 'node:crypto';
 import { createUserWithAccount } from '../../adapters/create-user.js';
-import type { Adapter } from '../../adapters/types.js';
+import type { Adapter } from '../../core/adapter.js';
 import { storedEmailOf } from '../../core/email-address.js';
 import { AccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser, User } from '../../core/types.js';

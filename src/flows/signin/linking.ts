@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { storedEmailOf } from '../../core/email-address.js';
 import { OAuthAccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser, User } from '../../core/types.js';
-import type { Adapter } from '../../adapters/types.js';
+import type { Adapter } from '../../core/adapter.js';
 import { createUserWithAccount } from '../../adapters/create-user.js';
 import { strategyFor } from '../../session/strategy.js';
 import type { FlowDeps as FlowServices } from '../runtime/contract.js';

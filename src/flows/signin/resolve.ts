@@ -2,7 +2,7 @@
 // WebAuthn ceremony resolves to, and what is written on the way (OAuth and credentials rules: linking.ts,
 // credentials-user.ts).
 import { randomUUID } from 'node:crypto';
-import type { WrappedAdapter } from '../../adapters/wrap.js';
+import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { AccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../core/types.js';
 import { strategyFor } from '../../session/strategy.js';

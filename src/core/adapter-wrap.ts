@@ -1,8 +1,8 @@
 // The boundary between authchart and any adapter: every call is logged and every failure becomes an AdapterError,
 // and the methods the configured features need are checked once at start.
 
-import { AdapterError, MissingAdapter, MissingAdapterMethods } from '../core/errors.js';
-import { adapterMethods, type Adapter, type AdapterMethod, type VerificationToken } from './types.js';
+import { AdapterError, MissingAdapter, MissingAdapterMethods } from './errors.js';
+import { adapterMethods, type Adapter, type AdapterMethod, type VerificationToken } from './adapter.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 

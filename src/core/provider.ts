@@ -1,12 +1,13 @@
 // What every provider has in common, and the provider union the configuration accepts.
-import type { ProviderType } from '../core/types.js';
+import type { ProviderType } from './types.js';
 
 export interface CommonProviderOptions {
   /** Unique among `providers`; part of the URL (`/signin/:id`, `/callback/:id`). */
   id: string;
   /** Label on the built-in sign-in page. */
   name: string;
-  type: ProviderType;
+  /** A built-in type, or any name for a provider that brings its own `flow`. */
+  type: ProviderType | (string & {});
   /** A custom provider brings its own flow, made with `defineFlow` (authchart); built-in types use the built-in flows. */
   flow?: { readonly machine: unknown; readonly version: number };
 }

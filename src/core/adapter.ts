@@ -8,7 +8,7 @@ import type {
   AdapterUser,
   Awaitable,
   VerificationToken,
-} from '../core/types.js';
+} from './types.js';
 
 export type {
   Account,
@@ -18,7 +18,7 @@ export type {
   AdapterUser,
   User,
   VerificationToken,
-} from '../core/types.js';
+} from './types.js';
 
 /**
  * A user as an adapter returns it: core's `AdapterUser` without its open index signature. Auth.js declares its
