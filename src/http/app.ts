@@ -8,7 +8,8 @@ import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
-import { INSPECT_SEGMENT, inspectFlowRoute, inspectListRoute, inspectMermaidRoute, inspectorEnabled } from './routes/inspect.js';
+import { tracesKept } from '../flows/runtime/log.js';
+import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
 import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
@@ -87,11 +88,14 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
 
   // The development inspector: not even routed unless `debug: true` outside production.
-  if (inspectorEnabled(config)) {
+  // Loaded on first use: the development tools are never part of the sign-in path, nor of a production bundle's
+  // eager code.
+  if (tracesKept(config)) {
     const inspect = `${base}/${INSPECT_SEGMENT}`;
-    app.get(inspect, route(config, 'browser', inspectListRoute));
-    app.get(`${inspect}/mermaid.js`, route(config, 'browser', inspectMermaidRoute));
-    app.get(`${inspect}/:id`, route(config, 'browser', (req, event) => inspectFlowRoute(req, param(event, 'id'))));
+    const tools = () => import('../devtools/inspect-routes.js');
+    app.get(inspect, route(config, 'browser', async (req) => (await tools()).inspectListRoute(req)));
+    app.get(`${inspect}/mermaid.js`, route(config, 'browser', async (req) => (await tools()).inspectMermaidRoute(req)));
+    app.get(`${inspect}/:id`, route(config, 'browser', async (req, event) => (await tools()).inspectFlowRoute(req, param(event, 'id'))));
   }
 
   // HEAD (a mail scanner probing a magic link, an uptime check) runs no route: a callback must not be consumed, nor

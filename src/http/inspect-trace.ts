@@ -13,6 +13,9 @@ import { formatFlowRecord, isFlowId, type FlowRecord } from '../flows/runtime/re
 import type { AuthRequest } from './request.js';
 import { setCookie } from './response.js';
 
+/** The path segment of the development inspector under basePath. */
+export const INSPECT_SEGMENT = '_inspect';
+
 /** How long the error page can still show a failed flow's trace. */
 const TRACE_COOKIE_MAX_AGE = 10 * 60;
 

@@ -2,7 +2,7 @@
 // flows and a page per flow with its highlighted path, its failing state and its evidence, all escaped.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidCheck } from '../../src/core/errors.js';
-import { renderInspectFlow, renderInspectList, type InspectPageContext } from '../../src/http/inspect-page.js';
+import { renderInspectFlow, renderInspectList, type InspectPageContext } from '../../src/devtools/inspect-page.js';
 import { credentialsMachine } from '../../src/flows/credentials/machine.js';
 import { FlowLog } from '../../src/flows/runtime/log.js';
 import { flowRecord, type FlowRecord } from '../../src/flows/runtime/record.js';

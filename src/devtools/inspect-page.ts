@@ -1,8 +1,8 @@
 // The development inspector's pages: the last flows as a table, and one flow with its machine diagram (the path
 // it took highlighted, the failing state marked), its evidence and its trace. Every value is escaped.
 import type { AnyStateMachine } from 'xstate';
-import { machineStates } from '../devtools/graph.js';
-import { toMermaidPath } from '../devtools/mermaid.js';
+import { machineStates } from './graph.js';
+import { toMermaidPath } from './mermaid.js';
 import type { LoggedFlow } from '../flows/runtime/log.js';
 import type { FlowRecord } from '../flows/runtime/record.js';
 import { attr, html, raw, type HtmlValue, type SafeHtml } from '../core/html-escape.js';

@@ -2,26 +2,13 @@
 // only with `debug: true` outside production (app.ts registers them then), and each checks again per request.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { UnknownAction } from '../../core/errors.js';
-import { FLOW_LOG_SIZE, tracesKept } from '../../flows/runtime/log.js';
-import { visibleFlow, visibleFlows } from '../inspect-trace.js';
-import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from '../inspect-page.js';
-import { pageNonce, type AuthRequest } from '../request.js';
-import { html } from '../response.js';
-import { AuthResponse } from '../fast-response.js';
-
-/** The path segment of the inspector under basePath. */
-export const INSPECT_SEGMENT = '_inspect';
-
-/**
- * True when the inspector is served: `debug` on and not production (see `tracesKept`).
- *
- * @example
- * inspectorEnabled(resolveConfig({ providers, debug: true })) // true unless NODE_ENV=production
- */
-export function inspectorEnabled(config: AuthRequest['config']): boolean {
-  return tracesKept(config);
-}
+import { UnknownAction } from '../core/errors.js';
+import { FLOW_LOG_SIZE, tracesKept } from '../flows/runtime/log.js';
+import { INSPECT_SEGMENT, visibleFlow, visibleFlows } from '../http/inspect-trace.js';
+import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from './inspect-page.js';
+import { pageNonce, type AuthRequest } from '../http/request.js';
+import { html } from '../http/response.js';
+import { AuthResponse } from '../http/fast-response.js';
 
 let bundle: { path: string | null; bytes?: Uint8Array<ArrayBuffer> } | undefined;
 
