@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Auth as AuthFn } from '@auth/core';
 import type CredentialsFn from '@auth/core/providers/credentials';
-import { createAuth, Credentials, type AuthConfig } from '../src/index.js';
+import { Credentials, type AuthConfig } from '../src/index.js';
+import { createAuthInstance } from '../src/http/auth.js';
 import { createClient } from '../test/support/client.js';
 
 /** One secret for both sides, so the tokens are the same size of work. */
@@ -77,7 +78,7 @@ export function authchartConfig(extra: Partial<AuthConfig> = {}): AuthConfig {
 
 /** authchart served through its h3 app's `fetch`. */
 export async function authchartApp(extra: Partial<AuthConfig> = {}): Promise<Handle> {
-  const { app } = await createAuth(authchartConfig(extra), { defaultBasePath: '/auth' }).resolve(undefined);
+  const { app } = await createAuthInstance(authchartConfig(extra), { defaultBasePath: '/auth' }).resolve(undefined);
   return (request) => Promise.resolve(app.fetch(request));
 }
 

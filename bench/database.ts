@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import AuthjsPgAdapter from '@auth/pg-adapter';
 import pg from 'pg';
 import { PostgresAdapter } from '../src/adapters/postgres/index.js';
-import { createAuth } from '../src/index.js';
+import { createAuthInstance } from '../src/http/auth.js';
 import { BENCH_USER, NOT_INSTALLED, assertSession, authchartConfig, authjsApp, loadAuthjs, sessionCheck, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 
@@ -59,7 +59,7 @@ async function authchartSubject(driver: object): Promise<Subject> {
   await adapter.createUser({ ...BENCH_USER, emailVerified: null });
   const sessionToken = randomUUID();
   await adapter.createSession({ sessionToken, userId: BENCH_USER.id, expires: new Date(Date.now() + 30 * 86_400_000) });
-  const { app } = await createAuth(authchartConfig({ adapter, session: { strategy: 'database' }, providers: [] }), { defaultBasePath: '/auth' }).resolve(undefined);
+  const { app } = await createAuthInstance(authchartConfig({ adapter, session: { strategy: 'database' }, providers: [] }), { defaultBasePath: '/auth' }).resolve(undefined);
   const handle: Handle = (r) => Promise.resolve(app.fetch(r));
   const cookie = `authchart.session-token=${sessionToken}`;
   await assertSession(handle, cookie);

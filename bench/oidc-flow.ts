@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createAuth } from '../src/index.js';
+import { createAuthInstance } from '../src/http/auth.js';
 import { OIDC } from '../src/providers/index.js';
 import { createClient, type ClientResponse, type Navigation } from '../test/support/client.js';
 import { AUTHJS_SESSION_COOKIE, BENCH_SECRET, NOT_INSTALLED, ORIGIN, OURS_SESSION_COOKIE, loadAuthjs, loggedErrors, quiet, type Handle } from './contenders.js';
@@ -163,7 +163,7 @@ export async function benchOidcFlow(options: OidcFlowOptions): Promise<OidcFlowR
   const peer = await startPeer();
   try {
     const provider = { id: 'oidc', name: 'OIDC', issuer: peer.issuer, clientId: peer.clientId, clientSecret: peer.clientSecret, checks: ['pkce', 'state', 'nonce'] as const };
-    const { app } = await createAuth({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [OIDC({ ...provider, checks: [...provider.checks] })] }, { defaultBasePath: '/auth' }).resolve(undefined);
+    const { app } = await createAuthInstance({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [OIDC({ ...provider, checks: [...provider.checks] })] }, { defaultBasePath: '/auth' }).resolve(undefined);
     const flows: Partial<Record<FlowSide, () => Promise<FlowRun>>> = {
       authchart: () => signInOnce((r) => Promise.resolve(app.fetch(r)), peer, OURS_SESSION_COOKIE),
     };

@@ -1,6 +1,7 @@
-// authchart's public surface: integrations, session helpers, configuration types and errors.
+// authchart's public surface: what an application calls (integrations, session helpers), what it configures
+// (options, callbacks, events), what it catches (errors), and the contract a custom sign-in flow is written against.
 export { AuthInit, type AuthInitResult, type AuthenticatedRequest, type SignInOptions } from './http/integrations/fetch.js';
-export { ServerAuth, toWebRequest, writeWebResponse } from './http/integrations/node.js';
+export { ServerAuth } from './http/integrations/node.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
 export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js';
@@ -10,12 +11,29 @@ export type {
   SessionOptions, SessionStrategy, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
 } from './core/options.js';
 export type * from './core/types.js';
-export * from './core/errors.js';
+export type { CommonProviderOptions, AnyProvider } from './core/provider.js';
+export type { Theme } from './core/theme.js';
+export {
+  AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,
+  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, AdapterError,
+  CallbackRouteError, ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError,
+  MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
+  OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
+  DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
+  InvalidRequest, type ErrorCause, type ErrorKind,
+} from './core/errors.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
-export type { FlowDefinition, FlowOutcome, FlowResponse, FlowRoute } from './machines/contract.js';
-export type { FlowServices } from './machines/services.js';
-export { toMermaid, toMermaidPath } from './devtools/mermaid.js';
-export type { TraceEntry, TransitionRef } from './devtools/graph.js';
-export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { Adapter } from './core/adapter.js';
+export type { RequestContext } from './core/request-context.js';
+
+// Writing a flow of your own: the contract, the standard sign-in tail every flow ends through, the context helpers.
+export {
+  AWAITING, defineFlow,
+  type FlowDefinition, type FlowDeps, type FlowEntry, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
+} from './flows/runtime/contract.js';
+export { baseContext, evidenceFrom, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
+export { signInMachine, signInFlow, type SignInInput, type SignInOutput } from './flows/signin/machine.js';
+export { checkSignIn, type Identity, type SignInDecision } from './flows/signin/steps.js';
+export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
+export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';

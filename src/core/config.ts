@@ -54,6 +54,9 @@ export interface ResolveOptions {
 
 const DAY = 24 * 60 * 60;
 
+/** Provider types authchart has a flow for; any other type must bring its own. */
+const BUILT_IN_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'email', 'credentials', 'webauthn']);
+
 function normalizeBasePath(path: string): string {
   const p = `/${path.replace(/^\/+|\/+$/g, '')}`;
   return p === '/' ? '' : p;
@@ -88,6 +91,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     if (!p || typeof p !== 'object' || typeof p.id !== 'string' || !p.id) throw new InvalidProvider('Every provider needs an `id`.');
     if (!/^[A-Za-z0-9_-]+$/.test(p.id)) throw new InvalidProvider(`Provider id "${p.id}" may only contain letters, digits, "-" and "_".`);
     if (providersById.has(p.id)) throw new DuplicateProviderId(`Two providers share the id "${p.id}".`);
+    if (!BUILT_IN_TYPES.has(p.type) && p.flow === undefined) throw new InvalidProvider(`Provider "${p.id}" has type "${p.type}", which has no built-in flow; give it a \`flow\` made with defineFlow().`);
     if (p.type === 'credentials' && typeof p.authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${p.id}" has no \`authorize\` function.`);
     if (p.type === 'webauthn' && !config.experimental?.enableWebAuthn) throw new ExperimentalFeatureNotEnabled('WebAuthn is experimental: set `experimental.enableWebAuthn: true`.');
     providersById.set(p.id, p);

@@ -23,6 +23,10 @@ export interface AuthInstance {
    * answered false, or the Response it returned), or none to let the request through.
    */
   authorize(request: Request): Promise<{ session: Session | null; setCookie: string[]; verdict?: Response }>;
+}
+
+/** The instance as the integrations hold it: it also resolves the internal configuration for a request. */
+export interface ResolvingAuthInstance extends AuthInstance {
   /** The resolved configuration for a request (lazy configs resolve per request). */
   resolve(request: Request | undefined): Promise<{ config: InternalConfig; app: H3 }>;
 }
@@ -33,12 +37,19 @@ export function setCookieLines(req: AuthRequest): string[] {
 }
 
 /**
- * Creates the instance behind `createAuthHandler`, `AuthInit` and `ServerAuth`.
+ * One authchart instance on Web `Request`/`Response`: its routes, session reads and the `authorized` check, for
+ * integrations of your own.
  *
  * @example
- * const auth = createAuth({ providers, secret }, { defaultBasePath: '/auth' }); const res = await auth.handle(request)
+ * const auth = createAuth({ providers, secret }); const res = await auth.handle(request)
  */
-export function createAuth(input: ConfigInput, options: { defaultBasePath: string }): AuthInstance {
+export function createAuth(input: ConfigInput, options: { defaultBasePath?: string } = {}): AuthInstance {
+  const { handle, readSession, authorize } = createAuthInstance(input, { defaultBasePath: options.defaultBasePath ?? '/auth' });
+  return { handle, readSession, authorize };
+}
+
+/** The instance behind `createAuthHandler`, `AuthInit` and `ServerAuth` (internal: it exposes the resolved config). */
+export function createAuthInstance(input: ConfigInput, options: { defaultBasePath: string }): ResolvingAuthInstance {
   const cache = new WeakMap<AuthConfig, { config: InternalConfig; app: H3 }>();
   let eager: { config: InternalConfig; app: H3 } | undefined;
 

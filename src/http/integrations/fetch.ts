@@ -2,7 +2,7 @@
 // `auth`, and server-side signIn / signOut / update that post to authchart's own routes.
 import { AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType } from '../../core/errors.js';
 import type { Awaitable, Session } from '../../core/types.js';
-import { createAuth, type ConfigInput } from '../auth.js';
+import { createAuthInstance, type ConfigInput } from '../auth.js';
 import { mintCsrf } from '../csrf.js';
 import { cookieOptionsFor, detectOrigin } from '../request.js';
 import { toRequest, type AnyRequest } from './session-helpers.js';
@@ -75,7 +75,7 @@ function errorOf(location: string | null, pages: string[]): AuthError | undefine
  * export const { handlers: { GET, POST }, auth, signIn, signOut } = AuthInit({ providers: [Credentials({ authorize })] })
  */
 export function AuthInit(config: ConfigInput): AuthInitResult {
-  const instance = createAuth(config, { defaultBasePath: '/api/auth' });
+  const instance = createAuthInstance(config, { defaultBasePath: '/api/auth' });
   const handle = (request: Request) => instance.handle(request);
 
   const decide = (request: Request) => instance.authorize(request);

@@ -1,0 +1,36 @@
+// The package entries say what they are: the root exports what an application calls and the contract a custom
+// flow is written against; internals stay inside, and the development tools have an entry of their own.
+import { describe, expect, it } from 'vitest';
+import * as root from '../../src/index.js';
+import * as devtools from '../../src/devtools/index.js';
+import * as adapters from '../../src/adapters/index.js';
+
+describe('authchart (root entry)', () => {
+  it('exports the integrations, the flow contract and the errors', () => {
+    for (const name of ['AuthInit', 'ServerAuth', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'signInMachine', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
+      expect(root, name).toHaveProperty(name);
+    }
+  });
+
+  it('keeps internals inside', () => {
+    for (const name of ['toAuthError', 'errorClassesByType', 'publicErrorType', 'clientSafeErrorTypes', 'toWebRequest', 'writeWebResponse', 'resolveConfig', 'toMermaid', 'runFlow', 'settleMachine']) {
+      expect(root, name).not.toHaveProperty(name);
+    }
+  });
+
+  it('gives createAuth no door to the resolved configuration', () => {
+    const auth = root.createAuth({ providers: [], secret: 'x'.repeat(32), trustHost: true });
+    expect(Object.keys(auth).sort()).toEqual(['authorize', 'handle', 'readSession']);
+  });
+});
+
+describe('authchart/devtools and authchart/adapters', () => {
+  it('draws machines from its own entry', () => {
+    expect(typeof devtools.toMermaid).toBe('function');
+    expect(devtools.toMermaid(root.signInMachine)).toContain('stateDiagram-v2');
+  });
+
+  it('gives adapter authors the contract, the wrapper and the unit of user creation', () => {
+    for (const name of ['adapterMethods', 'wrapAdapter', 'assertAdapter', 'createUserWithAccount']) expect(adapters, name).toHaveProperty(name);
+  });
+});
