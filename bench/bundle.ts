@@ -30,8 +30,11 @@ const ENTRIES: Record<BundleSide, { contents: string; resolveDir: string }> = {
 const OPTIONAL_PEERS = ['@simplewebauthn/server', '@simplewebauthn/server/*', 'nodemailer', 'pg', '@electric-sql/pglite'];
 
 export interface BundleFigures {
+  /** What the app loads at start: the entry chunk and every chunk it imports statically. */
   minifiedBytes: number;
   gzipBytes: number;
+  /** Chunks loaded only on first use (`import()`): flows of providers the app does not have, devtools. */
+  lazyGzipBytes: number;
   /** Largest contributors (by package), minified bytes. */
   largest: { name: string; bytes: number }[];
   /** The provider presets that made it into the bundle: only the ones imported, if the rest tree-shake away. */
@@ -45,9 +48,23 @@ function packageOf(path: string): string {
   return m ? m[1] : '(own code)';
 }
 
-function largest(metafile: Metafile): { name: string; bytes: number }[] {
+/** The output files the entry loads at start: the entry chunk and, transitively, the chunks it imports statically. */
+function eagerOutputs(metafile: Metafile): Set<string> {
+  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path].entryPoint !== undefined);
+  const eager = new Set<string>();
+  const visit = (path: string) => {
+    if (eager.has(path) || !metafile.outputs[path]) return;
+    eager.add(path);
+    for (const imported of metafile.outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  if (entry) visit(entry);
+  return eager;
+}
+
+function largest(metafile: Metafile, eager: Set<string>): { name: string; bytes: number }[] {
   const byPackage = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!eager.has(file)) continue;
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const name = packageOf(path);
       byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
@@ -59,9 +76,10 @@ function largest(metafile: Metafile): { name: string; bytes: number }[] {
 // A provider module of either side: authchart's catalogue entries, @auth/core's providers/*.js.
 const PRESET = /(?:src\/providers\/catalogue|@auth\/core\/providers)\/([a-z0-9-]+)\.(?:ts|js)$/;
 
-function presetsOf(metafile: Metafile): string[] {
+function presetsOf(metafile: Metafile, eager: Set<string>): string[] {
   const names = new Set<string>();
-  for (const output of Object.values(metafile.outputs)) {
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!eager.has(file)) continue;
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const name = PRESET.exec(path)?.[1];
       if (name && name !== 'index' && bytesInOutput > 0) names.add(name);
@@ -80,13 +98,26 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
     platform: 'node',
     target: 'node20',
     external: OPTIONAL_PEERS,
+    // Split at dynamic imports, as an app's bundler does: what loads lazily is counted apart.
+    splitting: true,
+    outdir: join(BENCH, '.bundle'),
     write: false,
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
   });
-  const code = out.outputFiles[0].contents;
-  return { minifiedBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength, largest: largest(out.metafile), presets: presetsOf(out.metafile) };
+  const eager = eagerOutputs(out.metafile);
+  const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
+  const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
+  const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
+  const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
+  return {
+    minifiedBytes: eagerCode.byteLength,
+    gzipBytes: gzipSync(eagerCode, { level: 9 }).byteLength,
+    lazyGzipBytes: lazyCode.byteLength ? gzipSync(lazyCode, { level: 9 }).byteLength : 0,
+    largest: largest(out.metafile, eager),
+    presets: presetsOf(out.metafile, eager),
+  };
 }
 
 /**
