@@ -1,5 +1,5 @@
 // The e-mail (magic link) provider: how addresses are normalised, how long a link lives and who sends it.
-// The flow itself is machines/email.ts; the default mail is plain HTML + text sent with nodemailer, when installed.
+// The flow itself is flows/email/machine.ts; the default mail is plain HTML + text sent with nodemailer, when installed.
 import { asciiEmailDomain } from '../core/email-address.js';
 import type { Env } from '../core/env.js';
 import type { Awaitable } from '../core/types.js';

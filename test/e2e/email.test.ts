@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
-import { hashToken } from '../../src/machines/email-steps.js';
+import { hashToken } from '../../src/flows/email/steps.js';
 import { Email, type EmailUserConfig } from '../../src/providers/email.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';

@@ -1,13 +1,13 @@
 // The e-mail flow's tokens and options through the HTTP layer: hashing at rest, secret rotation, the provider's
 // own secret, custom token generators and normalisers, what the sender receives, and where the raw token goes.
 import { describe, expect, it, vi } from 'vitest';
-import type { AuthConfig } from '../../src/core/options.js';
-import { hashToken } from '../../src/machines/email-steps.js';
-import { Email, type EmailUserConfig, type SendVerificationRequestParams } from '../../src/providers/email.js';
-import { readForms } from '../e2e/peers/html-form.js';
-import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
-import { useMigratedPGlite } from '../support/pglite.js';
-import type { ClientResponse, TestClient } from '../support/client.js';
+import type { AuthConfig } from '../../../src/core/options.js';
+import { hashToken } from '../../../src/flows/email/steps.js';
+import { Email, type EmailUserConfig, type SendVerificationRequestParams } from '../../../src/providers/email.js';
+import { readForms } from '../../e2e/peers/html-form.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
+import { useMigratedPGlite } from '../../support/pglite.js';
+import type { ClientResponse, TestClient } from '../../support/client.js';
 
 /** The Email provider's flow cookie (one per provider: `authchart.flow.<provider id>`). */
 const EMAIL_FLOW_COOKIE = 'authchart.flow.email';
