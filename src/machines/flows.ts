@@ -5,7 +5,7 @@ import type { FlowDefinition } from './contract.js';
 import { credentialsFlow } from '../flows/credentials/machine.js';
 import { emailFlow } from './email.js';
 import { oauthFlow } from './oauth.js';
-import { webauthnFlow } from './webauthn.js';
+import { webauthnFlow } from '../flows/webauthn/machine.js';
 
 const builtIn: Readonly<Partial<Record<string, FlowDefinition>>> = {
   credentials: credentialsFlow as unknown as FlowDefinition,

@@ -8,7 +8,7 @@ import { toNodeHandler } from 'h3/node';
 import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Passkey } from '../../src/providers/webauthn.js';
-import { authOn, createWorld, passkeyOwner, uniqueEmail, type World, type WorldAuth } from '../machines/webauthn-world.js';
+import { authOn, createWorld, passkeyOwner, uniqueEmail, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
 import { hasChromium, launchChromium, newPageWithVirtualAuthenticator, type AuthenticatorPage } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 

@@ -8,8 +8,8 @@ import { Passkey } from '../../src/providers/webauthn.js';
 import type { ClientResponse } from '../support/client.js';
 import { parseSetCookie } from '../support/cookie-jar.js';
 import { memoryOutbox, requestLink } from '../support/magic-link.js';
-import { SoftAuthenticator } from '../machines/webauthn-authenticator.js';
-import { authOn, createWorld, getOptions, seedPasskey, seedUser, uniqueEmail, type World, type WorldAuth } from '../machines/webauthn-world.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
+import { authOn, createWorld, getOptions, seedPasskey, seedUser, uniqueEmail, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
 import { ORIGIN } from '../support/auth-app.js';
 
 const PASSWORD = 'the right password';

@@ -9,8 +9,8 @@ import { Passkey } from '../../src/providers/webauthn.js';
 import { ORIGIN } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
-import { SoftAuthenticator } from '../machines/webauthn-authenticator.js';
-import { authOn, createWorld, getOptions, passkeyOwner, postCredential, sessionUserId, uniqueEmail, type World, type WorldAuth } from '../machines/webauthn-world.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
+import { authOn, createWorld, getOptions, passkeyOwner, postCredential, sessionUserId, uniqueEmail, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
 import { startOidcProvider, type OidcProviderHarness } from '../e2e/peers/oidc.js';
 
 type Options = { action: string; options: Record<string, any> };

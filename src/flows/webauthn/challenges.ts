@@ -3,7 +3,7 @@
 // in this process until it would be refused as expired anyway (cheap, checked first) and, once a response to it
 // has verified, in the adapter's verification-token table, so another instance refuses the replay too.
 import { createHash } from 'node:crypto';
-import type { WrappedAdapter } from '../core/adapter-wrap.js';
+import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 
 /** More entries than this and the oldest are forgotten first (each is ~100 bytes; this is ~10 MB). */
 const MAX_ENTRIES = 100_000;

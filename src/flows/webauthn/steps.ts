@@ -1,15 +1,16 @@
-// The steps of the WebAuthn flow: what the request asks, who the ceremony is for, the options, verification with
-// @simplewebauthn/server, and the adapter writes. Each step throws one of our typed errors; the machine decides.
-import { randomUUID } from 'node:crypto';
+// The steps of the WebAuthn flow: what the request asks, who the ceremony is for, the options, and verification
+// with @simplewebauthn/server. Each step throws one of our typed errors; the machine decides. Storing a new
+// passkey and finding a passkey's user are the sign-in tail's (src/flows/signin/resolve.ts).
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { storedEmailOf } from '../core/email-address.js';
-import { AccountNotLinked, InvalidCheck, WebAuthnVerificationError } from '../core/errors.js';
-import type { Account, AdapterAuthenticator, AdapterUser } from '../core/types.js';
-import type { WrappedAdapter } from '../core/adapter-wrap.js';
-import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../providers/webauthn.js';
-import { strategyFor } from '../session/strategy.js';
-import { spendChallenge, spendChallengeInStore } from './webauthn-challenges.js';
-import type { FlowServices } from './services.js';
+import { storedEmailOf } from '../../core/email-address.js';
+import { InvalidCheck, WebAuthnVerificationError } from '../../core/errors.js';
+import type { AdapterAuthenticator, AdapterUser } from '../../core/types.js';
+import type { WrappedAdapter } from '../../core/adapter-wrap.js';
+import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../../providers/webauthn.js';
+import { strategyFor } from '../../session/strategy.js';
+import type { FlowDeps } from '../runtime/contract.js';
+import type { NewPasskey } from '../signin/resolve.js';
+import { spendChallenge, spendChallengeInStore } from './challenges.js';
 
 export type Ceremony = 'register' | 'authenticate';
 
@@ -49,22 +50,8 @@ export interface CeremonyOptions {
   expiresAt: number;
 }
 
-/** A verified new credential, in the adapter's shape minus its owner. */
-export type RegisteredCredential = Omit<AdapterAuthenticator, 'userId' | 'providerAccountId'>;
-
-/** The outcome of storing a registration: the owner, and what was written (for the events). */
-export interface StoredRegistration {
-  user: AdapterUser;
-  account: Account;
-  created: boolean;
-}
-
-/** Who signs in with an authenticator, and who (if anyone) is signed in already. */
-export interface CredentialOwner {
-  user: AdapterUser;
-  account: Account;
-  currentUserId?: string;
-}
+/** A verified new credential, in the adapter's shape minus its owner (the tail stores it with its user). */
+export type RegisteredCredential = NewPasskey['credential'];
 
 /** What the flow decides to do with an options request. */
 export type Choice = Ceremony | 'invalidRequest';
@@ -106,25 +93,25 @@ export const toBase64 = (base64url: string): string => Buffer.from(base64url, 'b
 export const toBase64Url = (base64: string): string => Buffer.from(base64, 'base64').toString('base64url');
 const transportsOf = (stored: string | null | undefined) => (stored ? stored.split(',').filter(Boolean) : undefined);
 
-function adapterOf(s: FlowServices): WrappedAdapter {
+function adapterOf(deps: FlowDeps): WrappedAdapter {
   // Checked at start (MissingAdapter); this only satisfies the type.
-  if (!s.req.config.adapter) throw new Error('WebAuthn needs an adapter.');
-  return s.req.config.adapter;
+  if (!deps.req.config.adapter) throw new Error('WebAuthn needs an adapter.');
+  return deps.req.config.adapter;
 }
 
-function providerOf(s: FlowServices): WebAuthnConfig {
-  return s.provider as unknown as WebAuthnConfig;
+function providerOf(deps: FlowDeps): WebAuthnConfig {
+  return deps.provider as unknown as WebAuthnConfig;
 }
 
 /** The signed-in user, if the session names one the adapter knows. */
-async function currentUser(s: FlowServices): Promise<AdapterUser | null> {
-  const id = await strategyFor(s.req).currentUserId(s.req);
-  return id ? ((await adapterOf(s).getUser(id)) as AdapterUser | null) : null;
+async function currentUser(deps: FlowDeps): Promise<AdapterUser | null> {
+  const id = await strategyFor(deps.req).currentUserId(deps.req);
+  return id ? ((await adapterOf(deps).getUser(id)) as AdapterUser | null) : null;
 }
 
 /** Looks up the session's user; the e-mail address of the request is never looked up. */
-export async function resolveSubject(s: FlowServices, _request: OptionsRequest): Promise<Subject> {
-  return { sessionUser: await currentUser(s) };
+export async function findSessionUser(deps: FlowDeps): Promise<Subject> {
+  return { sessionUser: await currentUser(deps) };
 }
 
 /** Whom a registration is for, from the subject the flow chose `register` for. */
@@ -136,10 +123,10 @@ export function registrantOf(request: OptionsRequest, subject: Subject): Registr
 const descriptors = (list: AdapterAuthenticator[]) => list.map((a) => ({ id: toBase64Url(a.credentialID), transports: transportsOf(a.transports) }));
 
 /** Registration options; the user's existing authenticators are excluded so a device is not registered twice. */
-export async function registrationOptions(s: FlowServices, registrant: Registrant): Promise<CeremonyOptions> {
-  const provider = providerOf(s);
-  const rp = relyingPartyFor(provider, s.req.origin);
-  const existing = registrant.userId ? await adapterOf(s).listAuthenticatorsByUserId(registrant.userId) : [];
+export async function registrationOptions(deps: FlowDeps, registrant: Registrant): Promise<CeremonyOptions> {
+  const provider = providerOf(deps);
+  const rp = relyingPartyFor(provider, deps.req.origin);
+  const existing = registrant.userId ? await adapterOf(deps).listAuthenticatorsByUserId(registrant.userId) : [];
   const lib = await loadSimpleWebAuthn();
   const userName = registrant.email || registrant.label || registrant.name || registrant.userId || 'user';
   const options = await lib.generateRegistrationOptions({
@@ -157,10 +144,10 @@ export async function registrationOptions(s: FlowServices, registrant: Registran
 }
 
 /** Authentication options; a known user's credentials are listed (security keys need that), else any passkey. */
-export async function authenticationOptions(s: FlowServices, userId: string | undefined): Promise<CeremonyOptions> {
-  const provider = providerOf(s);
-  const rp = relyingPartyFor(provider, s.req.origin);
-  const existing = userId ? await adapterOf(s).listAuthenticatorsByUserId(userId) : [];
+export async function authenticationOptions(deps: FlowDeps, userId: string | undefined): Promise<CeremonyOptions> {
+  const provider = providerOf(deps);
+  const rp = relyingPartyFor(provider, deps.req.origin);
+  const existing = userId ? await adapterOf(deps).listAuthenticatorsByUserId(userId) : [];
   const lib = await loadSimpleWebAuthn();
   const options = await lib.generateAuthenticationOptions({
     rpID: rp.id,
@@ -183,8 +170,8 @@ function spend(challenge: string, expiresAt: number): void {
  * Records a challenge whose response verified in the database, for every instance to see. Only after
  * verification: an anonymous client with a fresh flow cookie and a made-up response must not cost a write.
  */
-async function spendEverywhere(s: FlowServices, challenge: string, expiresAt: number): Promise<void> {
-  if (!(await spendChallengeInStore(adapterOf(s), challenge, expiresAt))) throw replayed(challenge);
+async function spendEverywhere(deps: FlowDeps, challenge: string, expiresAt: number): Promise<void> {
+  if (!(await spendChallengeInStore(adapterOf(deps), challenge, expiresAt))) throw replayed(challenge);
 }
 
 function verificationError(err: unknown, what: string): WebAuthnVerificationError {
@@ -194,10 +181,10 @@ function verificationError(err: unknown, what: string): WebAuthnVerificationErro
 }
 
 /** Spends the challenge, then verifies a registration response against it, the origin and the RP ID. */
-export async function verifyRegistration(s: FlowServices, input: { credential: unknown; challenge: string; expiresAt: number }): Promise<RegisteredCredential> {
+export async function verifyRegistration(deps: FlowDeps, input: { credential: unknown; challenge: string; expiresAt: number }): Promise<RegisteredCredential> {
   spend(input.challenge, input.expiresAt);
-  const provider = providerOf(s);
-  const rp = relyingPartyFor(provider, s.req.origin);
+  const provider = providerOf(deps);
+  const rp = relyingPartyFor(provider, deps.req.origin);
   let registered: RegisteredCredential;
   try {
     const lib = await loadSimpleWebAuthn();
@@ -222,42 +209,8 @@ export async function verifyRegistration(s: FlowServices, input: { credential: u
   } catch (err) {
     throw verificationError(err, 'registration response');
   }
-  await spendEverywhere(s, input.challenge, input.expiresAt);
+  await spendEverywhere(deps, input.challenge, input.expiresAt);
   return registered;
-}
-
-/**
- * Creates the user (when new, without an e-mail address: see {@link Registrant}), links the passkey's account and
- * stores the authenticator, all in one transaction when the adapter has them. Refuses (AccountNotLinked) when who
- * is signed in no longer matches the options: someone else signed in, or the user signed out.
- */
-export async function storeRegistration(s: FlowServices, input: { registrant: Registrant; registered: RegisteredCredential }): Promise<StoredRegistration> {
-  const adapter = adapterOf(s);
-  const { registrant, registered } = input;
-  const account: Account = { provider: s.provider.id, type: 'webauthn', providerAccountId: registered.credentialID };
-  const current = await currentUser(s);
-  const currentId = current ? String(current.id) : undefined;
-  if (currentId !== registrant.userId) {
-    throw new AccountNotLinked('The passkey was requested for another user than the one signed in now.', { expected: registrant.userId ?? null, actual: currentId ?? null });
-  }
-  let createdId: string | undefined;
-  const write = async (a: WrappedAdapter): Promise<StoredRegistration> => {
-    // No address for a new user: the one typed was never proven, and holding it would keep it from its owner.
-    const user = current ?? ((await a.createUser({ id: randomUUID(), email: null, emailVerified: null } as unknown as AdapterUser)) as AdapterUser);
-    if (!current) createdId = String(user.id);
-    const owned = { ...account, userId: String(user.id) };
-    await a.linkAccount(owned);
-    await a.createAuthenticator({ ...registered, userId: String(user.id), providerAccountId: account.providerAccountId });
-    return { user, account: owned, created: !current };
-  };
-  if (adapter.withTransaction) return adapter.withTransaction(write);
-  try {
-    return await write(adapter);
-  } catch (err) {
-    // Without a transaction, undo the user this step created rather than leave one without a passkey.
-    if (createdId) await adapter.deleteUser(createdId).catch(() => {});
-    throw err;
-  }
 }
 
 function credentialIdOf(credential: unknown): string {
@@ -269,8 +222,8 @@ function credentialIdOf(credential: unknown): string {
 }
 
 /** The stored authenticator the response names, or null when the adapter does not know it. */
-export async function findAuthenticator(s: FlowServices, credential: unknown): Promise<AdapterAuthenticator | null> {
-  return adapterOf(s).getAuthenticator(toBase64(credentialIdOf(credential)));
+export async function findAuthenticator(deps: FlowDeps, credential: unknown): Promise<AdapterAuthenticator | null> {
+  return adapterOf(deps).getAuthenticator(toBase64(credentialIdOf(credential)));
 }
 
 /**
@@ -278,12 +231,12 @@ export async function findAuthenticator(s: FlowServices, credential: unknown): P
  * cannot be decoded is the server's problem (a plain Error), not a verification failure.
  */
 export async function verifyAuthentication(
-  s: FlowServices,
+  deps: FlowDeps,
   input: { credential: unknown; challenge: string; expiresAt: number; authenticator: AdapterAuthenticator },
 ): Promise<{ newCounter: number }> {
   spend(input.challenge, input.expiresAt);
-  const provider = providerOf(s);
-  const rp = relyingPartyFor(provider, s.req.origin);
+  const provider = providerOf(deps);
+  const rp = relyingPartyFor(provider, deps.req.origin);
   const { authenticator } = input;
   const lib = await loadSimpleWebAuthn();
   const publicKey = new Uint8Array(Buffer.from(authenticator.credentialPublicKey, 'base64'));
@@ -313,23 +266,11 @@ export async function verifyAuthentication(
   } catch (err) {
     throw verificationError(err, 'authentication response');
   }
-  await spendEverywhere(s, input.challenge, input.expiresAt);
+  await spendEverywhere(deps, input.challenge, input.expiresAt);
   return { newCounter };
 }
 
 /** Stores the authenticator's new signature counter. */
-export async function updateCounter(s: FlowServices, input: { credentialID: string; newCounter: number }): Promise<void> {
-  await adapterOf(s).updateAuthenticatorCounter(input.credentialID, input.newCounter);
-}
-
-/** The user who owns an authenticator (through its account), and who is signed in now. */
-export async function findOwner(s: FlowServices, authenticator: AdapterAuthenticator): Promise<CredentialOwner> {
-  const adapter = adapterOf(s);
-  const stored = await adapter.getAccount(authenticator.providerAccountId, s.provider.id);
-  if (!stored) throw new Error(`Authenticator ${authenticator.credentialID} has no "${s.provider.id}" account.`);
-  const user = (await adapter.getUser(String(stored.userId))) as AdapterUser | null;
-  if (!user) throw new Error(`The account of authenticator ${authenticator.credentialID} belongs to no user.`);
-  const current = await currentUser(s);
-  const account: Account = { provider: s.provider.id, type: 'webauthn', providerAccountId: authenticator.providerAccountId, userId: String(user.id) };
-  return { user, account, currentUserId: current ? String(current.id) : undefined };
+export async function updateCounter(deps: FlowDeps, input: { credentialID: string; newCounter: number }): Promise<void> {
+  await adapterOf(deps).updateAuthenticatorCounter(input.credentialID, input.newCounter);
 }

@@ -3,13 +3,13 @@
 // input, and the configuration errors raised at start.
 import { Script } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { resolveConfig } from '../../src/core/config.js';
-import { DuplicateConditionalUI, ExperimentalFeatureNotEnabled, MissingAdapter, MissingWebAuthnAutocomplete } from '../../src/core/errors.js';
-import type { AuthConfig } from '../../src/core/options.js';
-import { forgetSpentChallenges, spendChallenge, SPENT_CHALLENGE_IDENTIFIER } from '../../src/machines/webauthn-challenges.js';
-import { chooseCeremony } from '../../src/machines/webauthn-steps.js';
-import { Passkey, relyingPartyFor, WebAuthn } from '../../src/providers/webauthn.js';
-import { ORIGIN, recordingLogger, TEST_SECRET } from '../support/auth-app.js';
+import { resolveConfig } from '../../../src/core/config.js';
+import { DuplicateConditionalUI, ExperimentalFeatureNotEnabled, MissingAdapter, MissingWebAuthnAutocomplete } from '../../../src/core/errors.js';
+import type { AuthConfig } from '../../../src/core/options.js';
+import { forgetSpentChallenges, spendChallenge, SPENT_CHALLENGE_IDENTIFIER } from '../../../src/flows/webauthn/challenges.js';
+import { chooseCeremony } from '../../../src/flows/webauthn/steps.js';
+import { Passkey, relyingPartyFor, WebAuthn } from '../../../src/providers/webauthn.js';
+import { ORIGIN, recordingLogger, TEST_SECRET } from '../../support/auth-app.js';
 import { SoftAuthenticator } from './webauthn-authenticator.js';
 import {
   authOn,
@@ -17,8 +17,11 @@ import {
   FLOW_COOKIE,
   flowCookieOf,
   getOptions,
+  lastFlowState,
+  lastTailState,
   passkeyOwner,
   postCredential,
+  REDIRECT_ELSEWHERE,
   seedPasskey,
   seedUser,
   SESSION_COOKIE,
@@ -26,6 +29,7 @@ import {
   signInAs,
   uniqueEmail,
   type World,
+  type WorldAuth,
 } from './webauthn-world.js';
 
 type Options = { action: string; options: Record<string, any> };
@@ -129,8 +133,10 @@ describe('registration and authentication', () => {
     await signInAs(t, t.client, someoneElse.email);
     const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
     const res = await postCredential(t, t.client, 'authenticate', device.authenticate(options as never));
+    expect(lastTailState(t), 'refused by the sign-in tail').toBe('failed.accountNotLinked');
     expect(res.location?.pathname).toBe('/auth/signin');
     expect(res.location?.searchParams.get('error')).toBe('AccountNotLinked');
+    expect(sessionWrites(res.setCookie)).toEqual([]);
   });
 
   it('signs in with JWT sessions on an adapter as well', async () => {
@@ -141,6 +147,125 @@ describe('registration and authentication', () => {
     const res = await postCredential(t, t.client, 'authenticate', device.authenticate(options as never));
     expect(sessionWrites(res.setCookie)[0]).toMatch(/^authchart\.session-token=ey/);
     expect(await sessionUserId(t.client)).toBe(owner.id);
+  });
+});
+
+// After a verified ceremony the flow ends `authenticated` and the standard sign-in tail (src/flows/signin) runs in
+// the same request: find the passkey's user, the signIn callback, the passkey rules (resolvePasskeyUser), the
+// session. These branches were states of the webauthn machine before; here they are played after a real ceremony.
+describe('after the ceremony: the sign-in tail', () => {
+  const AT = {
+    accessDenied: `${ORIGIN}/auth/error?error=AccessDenied`,
+    accountNotLinked: `${ORIGIN}/auth/signin?error=AccountNotLinked`,
+    configuration: `${ORIGIN}/auth/error?error=Configuration`,
+  };
+
+  interface Case {
+    ceremony: 'register' | 'authenticate';
+    /** Signed in when the options are asked for (as the member registering, or as the passkey's owner). */
+    signedIn?: boolean;
+    jwt?: boolean;
+    /** What changes between the options and the callback. */
+    meanwhile?: (t: WorldAuth, client: ReturnType<WorldAuth['newClient']>, member: { email: string | null }) => Promise<void>;
+    signIn?: 'deny' | 'redirect' | 'throw';
+    refuseJwt?: boolean;
+    fault?: string;
+    tail: string;
+    location: string;
+    logged: string[];
+    /** Whether a registration stored the passkey (only once the tail resolved the user). */
+    stored?: boolean;
+  }
+
+  const signInAsMember: Case['meanwhile'] = (t, client, member) => signInAs(t, client, member.email!);
+  const signOut: Case['meanwhile'] = async (t, client) => {
+    await client.post('/auth/signout', { csrfToken: await t.csrfToken(client) });
+  };
+
+  const cases: [string, Case][] = [
+    ['registration, signIn callback says no: AccessDenied, nothing stored', { ceremony: 'register', signIn: 'deny', tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] }],
+    ['registration, signIn callback redirects: no session, nothing stored', { ceremony: 'register', signIn: 'redirect', tail: 'redirected', location: REDIRECT_ELSEWHERE, logged: [] }],
+    ['registration, signIn callback throws: AccessDenied', { ceremony: 'register', signIn: 'throw', tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] }],
+    [
+      'registration for a new user, someone signed in meanwhile: AccountNotLinked',
+      { ceremony: 'register', meanwhile: signInAsMember, tail: 'failed.accountNotLinked', location: AT.accountNotLinked, logged: ['AccountNotLinked'] },
+    ],
+    [
+      'registration for the signed-in user, who signed out meanwhile: AccountNotLinked',
+      { ceremony: 'register', signedIn: true, meanwhile: signOut, tail: 'failed.accountNotLinked', location: AT.accountNotLinked, logged: ['AccountNotLinked'] },
+    ],
+    [
+      'registration, the authenticator cannot be stored: AdapterError, no user left behind',
+      { ceremony: 'register', fault: 'createAuthenticator', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'] },
+    ],
+    [
+      'registration, the jwt callback refuses the token: AccessDenied (the passkey is stored)',
+      { ceremony: 'register', jwt: true, refuseJwt: true, tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'], stored: true },
+    ],
+    [
+      'registration, the session row cannot be written: AdapterError (the passkey is stored)',
+      { ceremony: 'register', fault: 'createSession', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'], stored: true },
+    ],
+    ['authentication, signIn callback says no: AccessDenied', { ceremony: 'authenticate', signIn: 'deny', tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] }],
+    ['authentication, signIn callback redirects: no session', { ceremony: 'authenticate', signIn: 'redirect', tail: 'redirected', location: REDIRECT_ELSEWHERE, logged: [] }],
+    ['authentication, signIn callback throws: AccessDenied', { ceremony: 'authenticate', signIn: 'throw', tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] }],
+    [
+      'authentication while another user signed in meanwhile: AccountNotLinked',
+      { ceremony: 'authenticate', meanwhile: signInAsMember, tail: 'failed.accountNotLinked', location: AT.accountNotLinked, logged: ['AccountNotLinked'] },
+    ],
+    [
+      "authentication, the passkey's account cannot be read: AdapterError",
+      { ceremony: 'authenticate', fault: 'getAccount', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'] },
+    ],
+    [
+      'authentication, the jwt callback refuses the token: AccessDenied',
+      { ceremony: 'authenticate', jwt: true, refuseJwt: true, tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] },
+    ],
+    [
+      'authentication, the session row cannot be written: AdapterError',
+      { ceremony: 'authenticate', signedIn: true, fault: 'createSession', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'] },
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, c) => {
+    const t = authOn(world, c.jwt ? { session: { strategy: 'jwt' } } : {});
+    const client = t.newClient();
+    const member = await seedUser(world);
+    const owner = await seedUser(world);
+    const device = new SoftAuthenticator(ORIGIN);
+    if (c.ceremony === 'authenticate') await seedPasskey(world, owner, device);
+    if (c.signedIn) await signInAs(t, client, (c.ceremony === 'authenticate' ? owner : member).email!);
+    const email = c.ceremony === 'register' && !c.signedIn ? uniqueEmail('tail') : undefined;
+    const { options } = (await (await getOptions(client, { action: c.ceremony, email })).json()) as Options;
+    const data = c.ceremony === 'register' ? device.register(options as never) : device.authenticate(options as never);
+    await c.meanwhile?.(t, client, member);
+
+    const users = async () => Number((await world.db.query<{ n: string }>('SELECT count(*) AS n FROM users')).rows[0].n);
+    const usersBefore = await users();
+    const errorsBefore = t.logger.errorTypes().length;
+    if (c.signIn) t.knobs.signIn = c.signIn;
+    t.knobs.refuseJwt = c.refuseJwt === true;
+    if (c.fault) world.faults.add(c.fault);
+    let res: Awaited<ReturnType<typeof postCredential>>;
+    try {
+      res = await postCredential(t, client, c.ceremony, data);
+    } finally {
+      world.faults.clear();
+    }
+
+    expect(lastFlowState(t), 'the flow itself ended authenticated').toBe('authenticated');
+    expect(lastTailState(t)).toBe(c.tail);
+    expect(res.location?.href).toBe(c.location);
+    expect(t.logger.errorTypes().slice(errorsBefore)).toEqual(c.logged);
+    expect(sessionWrites(res.setCookie), 'no session').toEqual([]);
+    if (c.ceremony === 'register') {
+      const credentialID = device.credentialId.toString('base64');
+      const stored = c.stored === true;
+      expect(Boolean(await world.adapter.getAuthenticator(credentialID)), 'authenticator stored').toBe(stored);
+      expect(Boolean(await world.adapter.getAccount(credentialID, 'passkey')), 'account stored').toBe(stored);
+      // A new user is made (in the same transaction as the passkey) only for a signed-out registration that got that far.
+      expect(await users()).toBe(usersBefore + (stored && !c.signedIn ? 1 : 0));
+    }
   });
 });
 

@@ -3,14 +3,14 @@
 // an authchart instance with a Passkey provider plus a credentials provider to sign users in.
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
-import type { Adapter } from '../../src/core/adapter.js';
-import type { AuthConfig } from '../../src/core/options.js';
-import type { AdapterUser } from '../../src/core/types.js';
-import { Credentials } from '../../src/providers/credentials.js';
-import { Passkey } from '../../src/providers/webauthn.js';
-import type { TestClient } from '../support/client.js';
-import { testAuth, type TestAuth } from '../support/auth-app.js';
+import { PostgresAdapter, type PostgresAdapterInstance } from '../../../src/adapters/postgres/index.js';
+import type { Adapter } from '../../../src/core/adapter.js';
+import type { AuthConfig } from '../../../src/core/options.js';
+import type { AdapterUser } from '../../../src/core/types.js';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { Passkey } from '../../../src/providers/webauthn.js';
+import type { TestClient } from '../../support/client.js';
+import { testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { SoftAuthenticator } from './webauthn-authenticator.js';
 
 /** Each provider has its own flow cookie, `authchart.flow.<provider id>`. */
@@ -151,9 +151,20 @@ export async function postCredential(
   return client.post('/auth/callback/passkey', { action, data: typeof data === 'string' ? data : JSON.stringify(data), csrfToken, callbackUrl: '/after', ...extra });
 }
 
-/** The traces of the webauthn flow runs logged so far, oldest first. */
-export function webauthnRuns(t: TestAuth): { status: string; trace: { from: string; event: string; to: string; guard?: string }[] }[] {
-  return t.logger.debugs
-    .filter((d) => d.message.startsWith('flow webauthn '))
-    .map((d) => d.metadata as { status: string; trace: { from: string; event: string; to: string; guard?: string }[] });
+/** One transition of a logged run; `machine` is set on the sign-in tail's (`signin`), absent on the flow's own. */
+export type RunEntry = { from: string; event: string; to: string; guard?: string; at: number; machine?: string };
+
+/** The traces of the webauthn flow runs logged so far, oldest first (each with the tail's entries, if it ran). */
+export function webauthnRuns(t: TestAuth): { status: string; trace: RunEntry[] }[] {
+  return t.logger.debugs.filter((d) => d.message.startsWith('flow webauthn ')).map((d) => d.metadata as { status: string; trace: RunEntry[] });
+}
+
+/** Where the webauthn machine itself ended in the last run (`authenticated`, `failed.invalidCheck`, an awaiting state). */
+export function lastFlowState(t: TestAuth): string | undefined {
+  return webauthnRuns(t).at(-1)?.trace.filter((e) => e.machine === undefined).at(-1)?.to;
+}
+
+/** Where the sign-in tail of the last webauthn run ended (`done`, `failed.accountNotLinked`, ...), or undefined if it did not run. */
+export function lastTailState(t: TestAuth): string | undefined {
+  return webauthnRuns(t).at(-1)?.trace.filter((e) => e.machine === 'signin').at(-1)?.to;
 }
