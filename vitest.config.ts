@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // The package's own entries resolve to src/ (as tsconfig.json `paths` does for tsc and tsx), so the examples
+    // and their tests import 'authchart', 'authchart/devtools', ... exactly as a user would, without a build.
+    alias: [
+      { find: /^authchart$/, replacement: src('index.ts') },
+      { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres)$/, replacement: src('$1/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
