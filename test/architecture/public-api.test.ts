@@ -30,6 +30,14 @@ describe('authchart/devtools and authchart/adapters', () => {
     expect(devtools.toMermaid(root.signInMachine)).toContain('stateDiagram-v2');
   });
 
+  it('gives flow authors the model paths and the coverage authchart tests its own flows with', () => {
+    const paths = devtools.modelPaths(root.signInMachine, { events: () => [{ type: 'START' }], input: { deps: {}, callbackUrl: '/', identity: {} } });
+    expect(paths.map((p) => p.events.map((e) => e.type))).toEqual([['START']]);
+    const coverage = devtools.createCoverage(root.signInMachine);
+    expect(coverage.report().states.total).toBe(devtools.machineStates(root.signInMachine).length);
+    expect(() => coverage.assertComplete()).toThrow(/incomplete/);
+  });
+
   it('gives adapter authors the contract, the wrapper and the unit of user creation', () => {
     for (const name of ['adapterMethods', 'wrapAdapter', 'assertAdapter', 'createUserWithAccount']) expect(adapters, name).toHaveProperty(name);
   });
