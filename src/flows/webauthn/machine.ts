@@ -45,8 +45,11 @@ export interface WebAuthnContext extends FlowContextBase {
   passkey?: NewPasskey;
 }
 
-/** A credential coming back. `at` is when it arrived, so that expiry is a pure decision of the machine. */
-type CredentialEvent = { credential: unknown; at: number };
+/**
+ * A credential coming back. `at` is when it arrived, so that expiry is a pure decision of the machine;
+ * `callbackUrl` is where the page that sent it wants to go (validated), which wins over the one of the options.
+ */
+type CredentialEvent = { credential: unknown; callbackUrl: string; at: number };
 export type WebAuthnEvent =
   | ({ type: 'OPTIONS' } & OptionsRequest)
   | ({ type: 'REGISTER' } & CredentialEvent)
@@ -94,7 +97,10 @@ export const webauthnMachine = setup({
     errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
   },
   actions: {
-    receive: assign({ credential: ({ event }) => (event as unknown as CredentialEvent).credential }),
+    receive: assign(({ event }) => {
+      const e = event as unknown as CredentialEvent;
+      return { credential: e.credential, callbackUrl: e.callbackUrl };
+    }),
     recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
     recordInvalidRequest: assign({
       failure: ({ context, event }) => ({
@@ -301,7 +307,7 @@ export const webauthnFlow = defineFlow({
       const action = bodyString(deps.req, 'action');
       const type = action === 'register' ? 'REGISTER' : action === 'authenticate' ? 'AUTHENTICATE' : undefined;
       if (!type) return null;
-      return { resume: true, event: { type, credential: credentialOf(deps.req.body.data), at: Date.now() } };
+      return { resume: true, event: { type, credential: credentialOf(deps.req.body.data), callbackUrl: deps.callbackUrl, at: Date.now() } };
     }
     return null;
   },

@@ -42,8 +42,8 @@ const MEMBER = { id: 'member', email: 'member@example.test', emailVerified: null
 const REGISTERED = { credentialID: 'cred', credentialPublicKey: 'key', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false };
 const AUTHENTICATOR = { ...REGISTERED, userId: 'owner', providerAccountId: 'cred' };
 const credential = (type: 'REGISTER' | 'AUTHENTICATE') => [
-  { type, credential: { id: 'cred' }, at: T0 + 1_000, how: 'onTime' },
-  { type, credential: { id: 'cred' }, at: T0 + 600_000, how: 'late' },
+  { type, credential: { id: 'cred' }, callbackUrl: '/after', at: T0 + 1_000, how: 'onTime' },
+  { type, credential: { id: 'cred' }, callbackUrl: '/after', at: T0 + 600_000, how: 'late' },
 ];
 
 function leaf(snapshot: AnyMachineSnapshot): string {
