@@ -2,7 +2,7 @@
 // flow cookies and tokens. Each ends in its named error type, and no session cookie is ever set.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Account } from '../../src/core/types.js';
-import { oauthFlow } from '../../src/machines/oauth.js';
+import { oauthFlow } from '../../src/flows/oauth/machine.js';
 import { decodeSync, encodeSync } from '../../src/session/jwt.js';
 import { TEST_SECRET } from '../support/auth-app.js';
 import type { OidcProviderHarness } from './peers/oidc.js';

@@ -5,11 +5,8 @@ import type { EventObject } from 'xstate';
 import { AWAITING_TAG, machineTransitions, stateNodes, stateId } from '../../src/devtools/graph.js';
 import { machines } from '../../src/devtools/machines.js';
 import { credentialsFlow } from '../../src/flows/credentials/machine.js';
-import { oauthFlow } from '../../src/machines/oauth.js';
 import { runFlow, type FlowResult, type PausedFlow } from '../../src/machines/runtime.js';
 import type { FlowDefinition } from '../../src/machines/contract.js';
-import GitHub from '../../src/providers/catalogue/github.js';
-import type { ResolvedProvider } from '../../src/core/provider.js';
 import { recordingLogger } from '../support/auth-app.js';
 import {
   emittingMachine,
@@ -157,23 +154,7 @@ describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
     vi.setSystemTime(t0 + PAUSE_TTL_MS - 1_000);
     expect((await runFlow(inTime.flow, inTime.services, callback('ok'), inTime.paused)).status).toBe('signedIn');
   });
-
-  it('does the same in the real OAuth machine: a GitHub callback 16 minutes later is an InvalidCheck', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const provider = GitHub({ clientId: 'client-id', clientSecret: 'client-secret' }) as unknown as ResolvedProvider;
-    const services = await servicesFor(provider);
-    const flow = oauthFlow as unknown as FlowDefinition;
-    // The flow's own entries build the events, as the HTTP layer does (the callback stamps its arrival time).
-    const started = expectPaused(await runFlow(flow, services, flow.entry('signin', services)!));
-    expect(started.paused.value).toBe('awaitingCallback');
-    expect(started.response).toMatchObject({ kind: 'redirect', url: expect.stringMatching(/^https:\/\/github\.com\/login\/oauth\/authorize\?/) });
-    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
-    const result = await runFlow(flow, services, flow.entry('callback', services)!, started.paused);
-    const failed = expectFailed(result, 'InvalidCheck');
-    expect(failed.state).toBe('failed.invalidCheck');
-    // Decided before any network call: the only transition taken is the guarded one.
-    expect(result.trace.map((e) => `${e.from} --${e.event} [${e.guard}]--> ${e.to}`)).toEqual(['awaitingCallback --CALLBACK [flowExpired]--> failed.invalidCheck']);
-  });
+  // The same in the real OAuth machine (a GitHub callback 16 minutes late): test/flows/oauth/oauth-runtime.test.ts.
 });
 
 describe('restoring: a snapshot is untrusted input', () => {
@@ -215,20 +196,14 @@ describe('restoring: a snapshot is untrusted input', () => {
     expect(error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
   });
 
-  it('refuses the same in the real machines: a credentials snapshot (never awaiting) and an OAuth START on a paused flow', async () => {
+  // The OAuth machine's case (a START on a paused flow) is in test/flows/oauth/oauth-runtime.test.ts.
+  it('refuses the same in the real machines: a credentials snapshot (never awaiting)', async () => {
     const credentials = await servicesFor({ id: 'credentials', name: 'Credentials', type: 'credentials', credentials: {}, authorize: () => null });
     const submit = { resume: true, event: { type: 'SUBMIT', credentials: {} } };
     const notAwaiting = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'authorizing', context: {} });
     expect(expectFailed(notAwaiting, 'InvalidCheck').error.message).toMatch(/cannot be resumed/);
     const unknown = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'awaitingCallback', context: {} });
     expect(expectFailed(unknown, 'InvalidCheck').error.message).toMatch(/does not have/);
-
-    const github = await servicesFor(GitHub({ clientId: 'id', clientSecret: 'secret' }) as unknown as ResolvedProvider);
-    const flow = oauthFlow as unknown as FlowDefinition;
-    const start = flow.entry('signin', github)!;
-    const { paused } = expectPaused(await runFlow(flow, github, start));
-    const wrongEvent = await runFlow(flow, github, { ...start, resume: true }, paused);
-    expect(expectFailed(wrongEvent, 'InvalidCheck').error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
   });
 });
 

@@ -1,18 +1,23 @@
-// The OAuth 2 / OpenID Connect flow: discover -> build the authorization request -> await the
-// callback (the only persisted state) -> validate -> exchange the code -> read the profile ->
-// find the account's owner -> signIn callback -> link or create the user -> issue the session.
-import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
-import type { Account, AdapterUser, Profile, TokenSet, User } from '../core/types.js';
-import { mapProfile } from '../providers/oauth-authorization-url.js';
-import { normalizeOAuthProvider, withCallbackUrl } from '../providers/oauth-normalize.js';
-import type { InternalOAuthProvider, OAuthProviderConfig } from '../providers/oauth.js';
-import { findAccountOwner, linkAccount, type LinkResult } from '../flows/signin/linking.js';
-import type { FlowDefinition } from './contract.js';
-import type { FlowContextBase } from './context.js';
-import { placeholder, record, sharedGuards, signInTail, type Actor } from './shared.js';
-import { discoverProvider, exchangeCode, prepareAuthorization, readProfile, validateCallback, withFormUser, type OAuthChecks, type TokenResult } from './oauth-steps.js';
-import type { FlowServices } from './services.js';
-import { checkSignIn, issueSession, type SignInDecision } from './steps.js';
+// The OAuth 2 / OpenID Connect flow: discover -> build the authorization request -> await the callback (the only
+// persisted state) -> validate -> exchange the code -> read the profile -> authenticated. The standard sign-in tail
+// (signIn callback, the OAuth linking rules, the session) runs after it.
+import { assign, fromPromise, setup } from 'xstate';
+import { AuthError } from '../../core/errors.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput } from '../runtime/contract.js';
+import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
+import {
+  callbackParams,
+  discoverProvider,
+  exchangeCode,
+  oauthProviderFor,
+  prepareAuthorization,
+  readProfile,
+  validateCallback,
+  type OAuthChecks,
+  type PreparedAuthorization,
+  type ProfileResult,
+  type TokenResult,
+} from './steps.js';
 
 /** How long a started OAuth sign-in may wait for the provider's callback. */
 export const OAUTH_FLOW_TTL_MS = 15 * 60 * 1000;
@@ -22,7 +27,6 @@ export interface OAuthContext extends FlowContextBase, OAuthChecks {
   extraParams?: Record<string, string>;
   params?: Record<string, string>;
   tokens?: TokenResult;
-  owner?: AdapterUser | null;
 }
 
 /**
@@ -33,39 +37,35 @@ export type OAuthEvent =
   | { type: 'START'; extraParams: Record<string, string>; discover: boolean }
   | { type: 'CALLBACK'; params: Record<string, string>; at: number };
 
-/** What `prepare` hands back: the checks to keep, where to send the browser, and how it will come back. */
-export type PreparedAuthorization = OAuthChecks & { url: string; formPost: boolean };
+type Errored = { error: unknown };
+type CallbackInput = { deps: FlowDeps; params: Record<string, string>; checks: OAuthChecks };
 
-type Emitted =
-  | { type: 'signIn'; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }
-  | { type: 'createUser'; user: User }
-  | { type: 'linkAccount'; user: User; account: Account; profile: User };
+const checksOf = (context: OAuthContext): OAuthChecks => ({ codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce });
 
 export const oauthMachine = setup({
   types: {
     context: {} as OAuthContext,
     events: {} as OAuthEvent,
-    input: {} as { callbackUrl: string; startedAt: number },
-    emitted: {} as Emitted,
+    input: {} as FlowInput,
+    output: {} as FlowOutput,
   },
   actors: {
-    discover: placeholder<void, void>('discover') as Actor<void, void>,
-    prepare: placeholder('prepare') as Actor<PreparedAuthorization, { extraParams: Record<string, string> }>,
-    validate: placeholder('validate') as Actor<void, { params: Record<string, string>; checks: OAuthChecks }>,
-    exchange: placeholder('exchange') as Actor<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>,
-    readProfile: placeholder('readProfile') as Actor<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult; formUser?: string }>,
-    findOwner: placeholder('findOwner') as Actor<AdapterUser | null, { account: Account }>,
-    checkSignIn: placeholder('checkSignIn') as Actor<SignInDecision, { user: User; account: Account; profile?: Profile }>,
-    link: placeholder('link') as Actor<LinkResult, { user: User; account: Account; owner: AdapterUser | null }>,
-    issueSession: placeholder('issueSession') as Actor<void, { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }>,
+    discover: fromPromise<void, { deps: FlowDeps }>(({ input }) => discoverProvider(input.deps)),
+    prepare: fromPromise<PreparedAuthorization, { deps: FlowDeps; extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(input.deps, input.extraParams)),
+    validate: fromPromise<void, CallbackInput>(({ input }) => validateCallback(input.deps, input.params, input.checks)),
+    exchange: fromPromise<TokenResult, CallbackInput>(({ input }) => exchangeCode(input.deps, input.params, input.checks)),
+    readProfile: fromPromise<ProfileResult, { deps: FlowDeps; tokens: TokenResult; formUser?: string }>(({ input }) => readProfile(input.deps, input.tokens, input.formUser)),
   },
   guards: {
     needsDiscovery: ({ event }) => event.type === 'START' && event.discover,
     flowExpired: ({ context, event }) => event.type === 'CALLBACK' && event.at - context.startedAt > OAUTH_FLOW_TTL_MS,
-    ...sharedGuards,
+    /** The invoked actor failed with this error type (`{ type: 'errorIs', params: { type: 'InvalidCheck' } }`). */
+    errorIs: ({ event }, params: { type: string }) => ((event as unknown as Errored).error as { type?: string } | undefined)?.type === params.type,
+    /** The steps type every failure of theirs; anything else was thrown by the app's own code (its account()). */
+    errorIsUntyped: ({ event }) => !((event as unknown as Errored).error instanceof AuthError),
   },
   actions: {
-    recordError: assign(record.error),
+    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
     recordExpired: assign({
       failure: ({ context, event }) => ({
         message: 'The sign-in took too long; please start again.',
@@ -73,18 +73,12 @@ export const oauthMachine = setup({
         actual: `${(event as { at: number }).at - context.startedAt} ms`,
       }),
     }),
-    recordRefusal: assign(record.refusal),
-    recordRedirect: assign(record.redirect),
-    emitLinkEvents: enqueueActions(({ enqueue, event, context }) => {
-      const result = (event as unknown as { output: LinkResult }).output;
-      if (result.created) enqueue(emit({ type: 'createUser', user: result.user }));
-      if (result.linked) enqueue(emit({ type: 'linkAccount', user: result.user, account: context.account!, profile: context.user! }));
-    }),
   },
 }).createMachine({
   id: 'oauth',
   initial: 'idle',
-  context: ({ input }) => ({ callbackUrl: input.callbackUrl, startedAt: input.startedAt }),
+  context: ({ input }) => baseContext(input),
+  output: ({ event }) => (event as unknown as { output: FlowOutput }).output,
   states: {
     idle: {
       on: {
@@ -98,6 +92,7 @@ export const oauthMachine = setup({
       invoke: {
         id: 'discover',
         src: 'discover',
+        input: ({ context }) => ({ deps: context.deps }),
         onDone: 'preparing',
         onError: { target: 'failed.signInError', actions: 'recordError' },
       },
@@ -106,7 +101,7 @@ export const oauthMachine = setup({
       invoke: {
         id: 'prepare',
         src: 'prepare',
-        input: ({ context }) => ({ extraParams: context.extraParams ?? {} }),
+        input: ({ context }) => ({ deps: context.deps, extraParams: context.extraParams ?? {} }),
         onDone: {
           target: 'awaitingCallback',
           actions: assign(({ event }) => ({
@@ -121,7 +116,7 @@ export const oauthMachine = setup({
       },
     },
     awaitingCallback: {
-      tags: ['awaiting'],
+      tags: [AWAITING],
       on: {
         CALLBACK: [
           { guard: 'flowExpired', target: 'failed.invalidCheck', actions: 'recordExpired' },
@@ -133,7 +128,7 @@ export const oauthMachine = setup({
       invoke: {
         id: 'validate',
         src: 'validate',
-        input: ({ context }) => ({ params: context.params ?? {}, checks: { codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce } }),
+        input: ({ context }) => ({ deps: context.deps, params: context.params ?? {}, checks: checksOf(context) }),
         onDone: 'exchanging',
         // A check of ours that failed (state, iss, tokens in the front channel) is an attack or a stale flow;
         // anything else here and in the token step is the provider's failure (error=, invalid_client, down).
@@ -147,7 +142,7 @@ export const oauthMachine = setup({
       invoke: {
         id: 'exchange',
         src: 'exchange',
-        input: ({ context }) => ({ params: context.params ?? {}, checks: { codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce } }),
+        input: ({ context }) => ({ deps: context.deps, params: context.params ?? {}, checks: checksOf(context) }),
         onDone: { target: 'readingProfile', actions: assign({ tokens: ({ event }) => event.output }) },
         onError: [
           { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
@@ -159,55 +154,23 @@ export const oauthMachine = setup({
       invoke: {
         id: 'readProfile',
         src: 'readProfile',
-        input: ({ context }) => ({ tokens: context.tokens ?? { tokens: {} }, formUser: context.params?.user }),
+        input: ({ context }) => ({ deps: context.deps, tokens: context.tokens ?? { tokens: {} }, formUser: context.params?.user }),
         onDone: {
-          target: 'findingOwner',
+          target: 'authenticated',
           actions: assign(({ event }) => ({ user: event.output.user, account: event.output.account, profile: event.output.profile, tokens: undefined })),
         },
         onError: [
           { guard: { type: 'errorIs', params: { type: 'OAuthProfileParseError' } }, target: 'failed.profileParse', actions: 'recordError' },
+          // As Auth.js reports an untyped error in the callback route: the app's bug, not the provider's answer.
+          { guard: 'errorIsUntyped', target: 'failed.callbackRoute', actions: 'recordError' },
           { target: 'failed.callbackError', actions: 'recordError' },
         ],
       },
     },
-    findingOwner: {
-      invoke: {
-        id: 'findOwner',
-        src: 'findOwner',
-        input: ({ context }) => ({ account: context.account! }),
-        onDone: { target: 'checkingSignIn', actions: assign({ owner: ({ event }) => event.output }) },
-        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
-      },
+    authenticated: {
+      type: 'final',
+      output: ({ context }) => ({ outcome: 'authenticated' as const, user: context.user!, account: context.account!, profile: context.profile }),
     },
-    checkingSignIn: {
-      invoke: {
-        id: 'checkSignIn',
-        src: 'checkSignIn',
-        input: ({ context }) => ({ user: context.owner ?? context.user!, account: context.account!, profile: context.profile }),
-        onDone: [
-          { guard: 'signInAllowed', target: 'linking' },
-          { guard: 'signInRedirected', target: 'redirected', actions: 'recordRedirect' },
-          { target: 'failed.accessDenied', actions: 'recordRefusal' },
-        ],
-        onError: { target: 'failed.accessDenied', actions: 'recordError' },
-      },
-    },
-    linking: {
-      invoke: {
-        id: 'link',
-        src: 'link',
-        input: ({ context }) => ({ user: context.user!, account: context.account!, owner: context.owner ?? null }),
-        onDone: {
-          target: 'issuingSession',
-          actions: ['emitLinkEvents', assign(({ event }) => ({ user: event.output.user, isNewUser: event.output.isNewUser }))],
-        },
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'OAuthAccountNotLinked' } }, target: 'failed.accountNotLinked', actions: 'recordError' },
-          { target: 'failed.callbackRoute', actions: 'recordError' },
-        ],
-      },
-    },
-    ...signInTail(),
     failed: {
       initial: 'callbackRoute',
       states: {
@@ -215,70 +178,23 @@ export const oauthMachine = setup({
         callbackError: { type: 'final', meta: { error: 'OAuthCallbackError' } },
         invalidCheck: { type: 'final', meta: { error: 'InvalidCheck' } },
         profileParse: { type: 'final', meta: { error: 'OAuthProfileParseError' } },
-        accountNotLinked: { type: 'final', meta: { error: 'OAuthAccountNotLinked' } },
-        accessDenied: { type: 'final', meta: { error: 'AccessDenied' } },
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },
     },
   },
 });
 
-// One normalised provider per provider object, whatever the host: the callback URL is swapped in per request,
-// so Host headers (any number of them, under `trustHost: true`) never add an entry.
-const normalized = new WeakMap<object, InternalOAuthProvider>();
-
-/** The provider with every default resolved, for this request's callback URL. */
-export function oauthProviderFor(s: FlowServices): InternalOAuthProvider {
-  const callbackUrl = `${s.req.authUrl}/callback/${s.provider.id}`;
-  let p = normalized.get(s.provider);
-  if (!p) {
-    p = normalizeOAuthProvider(s.provider as unknown as OAuthProviderConfig, { env: s.req.config.env, redirectProxyUrl: s.req.config.redirectProxyUrl, callbackUrl });
-    normalized.set(s.provider, p);
-  }
-  return withCallbackUrl(p, callbackUrl);
-}
-
-/** Parameters of the callback request: the query of a GET, the form of a `form_post` POST. */
-function callbackParams(s: FlowServices): Record<string, string> {
-  if (s.req.method !== 'POST') return { ...s.req.query };
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(s.req.body)) if (typeof v === 'string') out[k] = v;
-  return out;
-}
-
 /** The OAuth/OIDC providers' flow: started by POST signin/:id, resumed by GET or POST callback/:id. */
-export const oauthFlow: FlowDefinition<typeof oauthMachine> = {
+export const oauthFlow = defineFlow({
   machine: oauthMachine,
-  // 2: the context lost `providerId` and `needsDiscovery` (the cookie's own binding and START carry them).
-  version: 2,
-  input: (s) => ({ callbackUrl: s.callbackUrl, startedAt: Date.now() }),
-  entry: (route, s) => {
-    if (route === 'signin' && s.req.method === 'POST') {
-      const { callbackUrl: _ignored, ...extraParams } = s.req.query;
-      return { resume: false, event: { type: 'START', extraParams, discover: oauthProviderFor(s).needsDiscovery } };
+  // 3: the context gained `providerId` (baseContext) and lost `owner`; the tail's states left the machine.
+  version: 3,
+  entry: (route, deps) => {
+    if (route === 'signin' && deps.req.method === 'POST') {
+      const { callbackUrl: _ignored, ...extraParams } = deps.req.query;
+      return { resume: false, event: { type: 'START', extraParams, discover: oauthProviderFor(deps).needsDiscovery } };
     }
-    if (route === 'callback') return { resume: true, event: { type: 'CALLBACK', params: callbackParams(s), at: Date.now() } };
+    if (route === 'callback') return { resume: true, event: { type: 'CALLBACK', params: callbackParams(deps), at: Date.now() } };
     return null;
   },
-  implement: (s) => {
-    const provider = oauthProviderFor(s);
-    return {
-      actors: {
-        discover: fromPromise<void, void>(() => discoverProvider(provider)),
-        prepare: fromPromise<PreparedAuthorization, { extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(provider, input.extraParams)),
-        validate: fromPromise<void, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => validateCallback(provider, input.params, input.checks)),
-        exchange: fromPromise<TokenResult, { params: Record<string, string>; checks: OAuthChecks }>(({ input }) => exchangeCode(provider, input.params, input.checks)),
-        readProfile: fromPromise<{ user: User; account: Account; profile: Profile }, { tokens: TokenResult; formUser?: string }>(async ({ input }) => {
-          const profile = withFormUser(provider, await readProfile(provider, input.tokens), input.formUser);
-          return { ...(await mapProfile(provider, profile, input.tokens.tokens)), profile };
-        }),
-        findOwner: fromPromise<AdapterUser | null, { account: Account }>(({ input }) => findAccountOwner(s, input.account)),
-        checkSignIn: fromPromise<SignInDecision, { user: User; account: Account; profile?: Profile }>(({ input }) => checkSignIn(s, input)),
-        link: fromPromise<LinkResult, { user: User; account: Account; owner: AdapterUser | null }>(({ input }) =>
-          linkAccount(s, { ...input, allowEmailLinking: provider.allowDangerousEmailAccountLinking }),
-        ),
-        issueSession: fromPromise<void, { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }>(({ input }) => issueSession(s, input)),
-      },
-    };
-  },
-};
+});

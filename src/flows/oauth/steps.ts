@@ -1,19 +1,60 @@
-// The network and protocol steps of the OAuth/OIDC flow, all through oauth4webapi. Each step
+// The network and protocol steps of the OAuth/OIDC flow, all through oauth4webapi, on a flow's deps. Each step
 // turns oauth4webapi's failures into one of our typed errors, with the evidence attached.
 import * as oauth from 'oauth4webapi';
-import { AuthError, InvalidCheck, OAuthCallbackError, OAuthSignInError } from '../core/errors.js';
-import type { Profile, TokenSet } from '../core/types.js';
-import type { InternalOAuthProvider } from '../providers/oauth.js';
-import { buildAuthorizationUrl } from '../providers/oauth-authorization-url.js';
-import { endpointUrl } from '../providers/oauth-normalize.js';
-import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../providers/oauth-server.js';
-import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../providers/oauth-tenant.js';
+import { AuthError, InvalidCheck, OAuthCallbackError, OAuthSignInError } from '../../core/errors.js';
+import type { Account, Profile, TokenSet, User } from '../../core/types.js';
+import type { InternalOAuthProvider, OAuthProviderConfig } from '../../providers/oauth.js';
+import { buildAuthorizationUrl, mapProfile } from '../../providers/oauth-authorization-url.js';
+import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../providers/oauth-normalize.js';
+import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../../providers/oauth-server.js';
+import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
+import type { FlowDeps } from '../runtime/contract.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
 export interface OAuthChecks {
   codeVerifier?: string;
   state?: string;
   nonce?: string;
+}
+
+/** What `prepareAuthorization` hands back: the checks to keep, where to send the browser, and how it will come back. */
+export type PreparedAuthorization = OAuthChecks & { url: string; formPost: boolean };
+
+/** What `readProfile` hands back: the mapped user and account, and the profile they were mapped from. */
+export interface ProfileResult {
+  user: User;
+  account: Account;
+  profile: Profile;
+}
+
+// One normalised provider per provider object, whatever the host: the callback URL is swapped in per request,
+// so Host headers (any number of them, under `trustHost: true`) never add an entry.
+const normalized = new WeakMap<object, InternalOAuthProvider>();
+
+/**
+ * The provider of a flow's deps with every default resolved, for this request's callback URL.
+ *
+ * @example
+ * oauthProviderFor(deps).redirectUri // 'https://app.example.com/auth/callback/github'
+ */
+export function oauthProviderFor(deps: FlowDeps): InternalOAuthProvider {
+  const { req, provider } = deps;
+  const callbackUrl = `${req.authUrl}/callback/${provider.id}`;
+  let p = normalized.get(provider);
+  if (!p) {
+    p = normalizeOAuthProvider(provider as unknown as OAuthProviderConfig, { env: req.config.env, redirectProxyUrl: req.config.redirectProxyUrl, callbackUrl });
+    normalized.set(provider, p);
+  }
+  return withCallbackUrl(p, callbackUrl);
+}
+
+/** Parameters of the callback request: the query of a GET, the form of a `form_post` POST. */
+export function callbackParams(deps: FlowDeps): Record<string, string> {
+  const { req } = deps;
+  if (req.method !== 'POST') return { ...req.query };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.body)) if (typeof v === 'string') out[k] = v;
+  return out;
 }
 
 const HTTP_TIMEOUT_MS = 10_000;
@@ -45,7 +86,8 @@ export function classifyOAuthError(err: unknown, step: string): AuthError {
 }
 
 /** Fetches (or reuses) the provider's metadata; failing here means sign-in cannot even start. */
-export async function discoverProvider(provider: InternalOAuthProvider): Promise<void> {
+export async function discoverProvider(deps: FlowDeps): Promise<void> {
+  const provider = oauthProviderFor(deps);
   try {
     await authorizationServer(provider);
   } catch (err) {
@@ -57,10 +99,8 @@ export async function discoverProvider(provider: InternalOAuthProvider): Promise
  * Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL;
  * `formPost` says the provider will answer with a cross-site POST (`response_mode=form_post`).
  */
-export async function prepareAuthorization(
-  provider: InternalOAuthProvider,
-  extraParams: Record<string, string>,
-): Promise<OAuthChecks & { url: string; formPost: boolean }> {
+export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<string, string>): Promise<PreparedAuthorization> {
+  const provider = oauthProviderFor(deps);
   const as = await authorizationServer(provider).catch((err) => {
     throw new OAuthSignInError(err as Error);
   });
@@ -121,18 +161,20 @@ async function idTokenOf(response: Response): Promise<unknown> {
 }
 
 /** Checks the authorization response (error=, state, iss) before anything is exchanged. */
-export async function validateCallback(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<void> {
-  await validatedParams(provider, params, checks);
+export async function validateCallback(deps: FlowDeps, params: Record<string, string>, checks: OAuthChecks): Promise<void> {
+  await validatedParams(oauthProviderFor(deps), params, checks);
 }
 
-/** Exchanges the code for tokens (or runs the provider's own token request) and validates them. */
+/** A validated token response: the tokens, and the ID token's claims (OIDC). */
 export interface TokenResult {
   tokens: TokenSet;
   /** The validated ID token claims (OIDC). */
   claims?: Profile;
 }
 
-export async function exchangeCode(provider: InternalOAuthProvider, params: Record<string, string>, checks: OAuthChecks): Promise<TokenResult> {
+/** Exchanges the code for tokens (or runs the provider's own token request) and validates them. */
+export async function exchangeCode(deps: FlowDeps, params: Record<string, string>, checks: OAuthChecks): Promise<TokenResult> {
+  const provider = oauthProviderFor(deps);
   try {
     if (provider.token.request) {
       const { tokens } = await provider.token.request({ params, checks: { code_verifier: checks.codeVerifier, state: checks.state, nonce: checks.nonce }, provider });
@@ -206,7 +248,7 @@ async function checkedIdToken(provider: InternalOAuthProvider, tokens: TokenSet,
  * sign-in only (`{"name":{"firstName","lastName"},"email"}`): added as `profile.user`, a JSON object of strings.
  * It is not signed, so it fills in a name at most; nothing that identifies the user may be read from it.
  */
-export function withFormUser(provider: InternalOAuthProvider, profile: Profile, formUser: string | undefined): Profile {
+function withFormUser(provider: InternalOAuthProvider, profile: Profile, formUser: string | undefined): Profile {
   if (formUser === undefined || provider.authorization.params.response_mode !== 'form_post' || 'user' in profile) return profile;
   let parsed: { name?: { firstName?: unknown; lastName?: unknown }; email?: unknown };
   try {
@@ -221,8 +263,18 @@ export function withFormUser(provider: InternalOAuthProvider, profile: Profile, 
   return { ...profile, user };
 }
 
+/**
+ * Who signed in: the profile (ID token claims or user info, plus the `user` form field of a form_post callback),
+ * mapped by the provider's `profile()` and `account()` into the user and account the sign-in tail receives.
+ */
+export async function readProfile(deps: FlowDeps, tokens: TokenResult, formUser: string | undefined): Promise<ProfileResult> {
+  const provider = oauthProviderFor(deps);
+  const profile = withFormUser(provider, await fetchProfile(provider, tokens), formUser);
+  return { ...(await mapProfile(provider, profile, tokens.tokens)), profile };
+}
+
 /** The user's profile: the ID token's claims, or the user-info endpoint (or the provider's own request). */
-export async function readProfile(provider: InternalOAuthProvider, { tokens, claims }: TokenResult): Promise<Profile> {
+async function fetchProfile(provider: InternalOAuthProvider, { tokens, claims }: TokenResult): Promise<Profile> {
   try {
     if (provider.idToken) {
       if (!claims) throw new OAuthCallbackError('The provider returned no ID token.', { expected: 'id_token', actual: null });
