@@ -9,7 +9,7 @@ import { clearDiscoveryCache } from '../../src/providers/oauth-server.js';
 import { TEST_SECRET, type TestAuth } from '../support/auth-app.js';
 import { createClient } from '../support/client.js';
 import type { OidcProviderHarness } from './peers/oidc.js';
-import { BASE, callbackOf, cookieLine, FLOW_COOKIE, flowCookieOf, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn, withParam } from './oauth/harness.js';
+import { BASE, callbackOf, callbackWithCookie, cookieLine, FLOW_COOKIE, flowCookieOf, flowCookieValue, loggedTraces, setsSession, signInThrough, startSignIn, withParam } from './oauth/harness.js';
 import { SECRET_A, startTestbed, strict, type Testbed } from './oauth/testbed.js';
 
 let bed: Testbed;
@@ -223,6 +223,16 @@ describe('response_mode=form_post', () => {
     expect(callback.location?.href).toBe(`${BASE}/dashboard`);
     expect(setsSession(callback)).toBe(true);
     expect((await session(t))?.user?.email).toBe('alice@example.test');
+  });
+
+  it('returns to the callback URL chosen at sign-in, though the cross-site POST carries only the flow cookie', async () => {
+    const t = app();
+    const start = await startSignIn(t, 'formpost', { callbackUrl: `${BASE}/after-form-post` });
+    const nav = await op.login(start.location!.href, 'alice');
+    // A browser sends no SameSite=Lax cookie (the callback-url one) on the OP's cross-site POST: only the flow cookie.
+    const callback = await callbackWithCookie(t.client, nav, `${flowCookieOf('formpost')}=${flowCookieValue(start, 'formpost')}`);
+    expect(callback.location?.href).toBe(`${BASE}/after-form-post`);
+    expect(setsSession(callback)).toBe(true);
   });
 
   it("adds the posted `user` field (Apple's first sign-in) to the profile as a name, never as an identity", async () => {

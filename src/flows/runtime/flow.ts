@@ -59,7 +59,11 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   // Proven: the standard tail decides whether this becomes a session. The flow's own events go out first.
   const tailTrace: TraceEntry[] = [];
   const { outcome: _outcome, ...identity } = out;
-  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl: deps.callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, emitted, options);
+  // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
+  // form_post) carries no callback-url cookie, so this request's own would be the default.
+  const chosen = first.context?.callbackUrl;
+  const callbackUrl = typeof chosen === 'string' && chosen ? chosen : deps.callbackUrl;
+  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, emitted, options);
   trace.push(...tailTrace.map((t) => ({ ...t, machine: signInFlow.machine.id })));
   await dispatchEmitted(deps, emitted);
   if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
