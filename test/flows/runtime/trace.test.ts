@@ -1,15 +1,16 @@
 // Flow records: the evidence a failure carries, the id that ties a paused sign-in to its callback, how records
 // reach logger.debug (ours and a custom one), and the error page's trace, shown only in development.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidCheck } from '../../src/core/errors.js';
-import type { LoggerInstance } from '../../src/core/options.js';
-import { FlowLog } from '../../src/flows/runtime/log.js';
-import * as authchart from '../../src/index.js';
-import { toMermaidPath } from '../../src/devtools/mermaid.js';
-import { errorEvidence, flowRecord, formatFlowRecord, isFlowId, plainValue, type FlowRecord } from '../../src/flows/runtime/record.js';
-import { Credentials } from '../../src/providers/credentials.js';
-import { offlineOAuth } from '../support/offline-oauth.js';
-import { testAuth, type TestAuth } from '../support/auth-app.js';
+import { InvalidCheck } from '../../../src/core/errors.js';
+import type { LoggerInstance } from '../../../src/core/options.js';
+import { FlowLog } from '../../../src/flows/runtime/log.js';
+import * as authchart from '../../../src/index.js';
+import * as devtools from '../../../src/devtools/index.js';
+import { toMermaidPath } from '../../../src/devtools/mermaid.js';
+import { errorEvidence, flowRecord, formatFlowRecord, isFlowId, plainValue, type FlowRecord } from '../../../src/flows/runtime/record.js';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { offlineOAuth } from '../../support/offline-oauth.js';
+import { testAuth, type TestAuth } from '../../support/auth-app.js';
 
 const credentials = Credentials({
   credentials: { email: {}, password: {} },
@@ -129,9 +130,9 @@ describe('flow records', () => {
 });
 
 describe('the public surface', () => {
-  it('exports toMermaidPath next to toMermaid, and the record types for logger consumers', () => {
-    expect(authchart.toMermaidPath).toBe(toMermaidPath);
-    expect(typeof authchart.toMermaid).toBe('function');
+  it('exports toMermaidPath next to toMermaid (authchart/devtools), and the record types for logger consumers', () => {
+    expect(devtools.toMermaidPath).toBe(toMermaidPath);
+    expect(typeof devtools.toMermaid).toBe('function');
     // The types are checked by tsc: a consumer can name what logger.debug hands it.
     const entry = { from: 'idle', event: 'GO', to: 'done', at: 0 } satisfies authchart.TraceEntry;
     void ({ id: 'd'.repeat(16), provider: 'p', machine: 'm', startedAt: 0, durationMs: 0, status: 'signedIn', trace: [entry] } satisfies authchart.FlowRecord);

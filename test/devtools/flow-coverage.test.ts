@@ -1,10 +1,10 @@
-// Model paths and the coverage collector, end to end on the fixture: paths from the graph, driven through a
-// real actor whose inspection trace is recorded the way the runtime records it.
+// Model paths and the coverage collector (authchart/devtools), end to end on the fixture: paths from the graph,
+// driven through a real actor whose inspection trace is recorded the way the runtime records it.
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type AnyEventObject } from 'xstate';
 import { traceEntriesFromMicrostep, type TraceEntry } from '../../src/devtools/graph.js';
-import { createCoverage } from '../support/flow-coverage.js';
-import { modelPaths, type ModelPath } from '../support/model-paths.js';
+import { createCoverage } from '../../src/devtools/coverage.js';
+import { modelPaths, type ModelPath } from '../../src/devtools/model-paths.js';
 import { callbackFlow, fixtureEvents } from './fixtures/callback-flow.js';
 
 // The invoke never settles by itself: its done/error events come from the path, as in the model.
