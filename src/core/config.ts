@@ -55,7 +55,7 @@ export interface ResolveOptions {
 const DAY = 24 * 60 * 60;
 
 /** Provider types authchart has a flow for; any other type must bring its own. */
-const BUILT_IN_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'email', 'credentials', 'webauthn']);
+export const BUILT_IN_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'email', 'credentials', 'webauthn']);
 
 function normalizeBasePath(path: string): string {
   const p = `/${path.replace(/^\/+|\/+$/g, '')}`;

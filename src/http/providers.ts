@@ -1,5 +1,6 @@
 // The public view of the configured providers: ids, names, types and their URLs on this origin.
-import type { PageProvider } from './pages/signin.js';
+import { BUILT_IN_TYPES } from '../core/config.js';
+import type { PageFormField, PageProvider } from './pages/signin.js';
 import type { AuthRequest } from './request.js';
 
 export interface PublicProvider {
@@ -10,17 +11,23 @@ export interface PublicProvider {
   callbackUrl: string;
 }
 
+function isFieldMap(value: unknown): value is Record<string, PageFormField> {
+  return typeof value === 'object' && value !== null && Object.values(value).every((f) => typeof f === 'object' && f !== null);
+}
+
 /** `GET {basePath}/providers` body and the sign-in page's list share this shape. */
 export function publicProviders(req: AuthRequest): PageProvider[] {
   return req.config.providers.map((p) => ({
     id: p.id,
     name: p.name,
-    type: p.type as PageProvider['type'],
+    type: p.type,
     signinUrl: `${req.authUrl}/signin/${p.id}`,
     callbackUrl: `${req.authUrl}/callback/${p.id}`,
     style: p.style as PageProvider['style'],
     credentials: p.type === 'credentials' ? (p.credentials as PageProvider['credentials']) : undefined,
     enableConditionalUI: p.type === 'webauthn' ? Boolean(p.enableConditionalUI) : undefined,
+    // A custom provider's inputs; built-in types render their own (WebAuthn's formFields are its passkey section's).
+    formFields: BUILT_IN_TYPES.has(p.type) || !isFieldMap(p.formFields) ? undefined : p.formFields,
   }));
 }
 

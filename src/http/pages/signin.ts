@@ -1,21 +1,33 @@
 // The built-in sign-in page: one section per way to sign in (provider buttons, e-mail, credentials,
-// passkey) and a friendly message when a previous attempt failed.
+// passkey, custom providers) and a friendly message when a previous attempt failed.
 
 import type { ProviderType } from '../../core/types.js';
 import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import { layout, type Theme } from './theme.js';
 
+/** An input a custom provider asks for on the sign-in page (posted to signin/:id with the form). */
+export interface PageFormField {
+  label?: string;
+  type?: string;
+  placeholder?: string;
+  autocomplete?: string;
+  required?: boolean;
+}
+
 /** What the sign-in page needs to know about a provider. */
 export interface PageProvider {
   id: string;
   name: string;
-  type: ProviderType;
+  /** A built-in type, or a custom provider's own (rendered as a form that POSTs signin/:id). */
+  type: ProviderType | (string & {});
   signinUrl: string;
   callbackUrl: string;
   style?: { brandColor?: string; logo?: string; bg?: string; text?: string };
   credentials?: Record<string, { label?: string; type?: string; placeholder?: string; autocomplete?: string }>;
   enableConditionalUI?: boolean;
+  /** A custom provider's inputs, in order. */
+  formFields?: Record<string, PageFormField>;
 }
 
 /** Input of {@link renderSignIn}. */
@@ -107,18 +119,34 @@ function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefin
 
 const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number', 'url', 'search']);
 
+/** One labelled input per field; unknown input types become text, ids are unique per provider (`prefix-index-i`). */
+function inputFields(fields: Record<string, PageFormField>, prefix: string, index: number, ctx: Ctx): SafeHtml[] {
+  return Object.entries(fields).map(([name, field], i) => {
+    const id = `${prefix}-${index}-${i}`;
+    const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
+    const autocomplete = field.autocomplete ?? (type === 'password' ? 'current-password' : undefined);
+    // Only an e-mail input is prefilled (`?email=`), as on the e-mail provider's form.
+    const value = type === 'email' ? ctx.email : undefined;
+    return html`<div><label for="${id}">${field.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}${field.required ? html` required` : ''}${attr('value', value)}></div>`;
+  });
+}
+
 function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
   // Credentials are checked by the callback route, so the form posts there, not to signinUrl.
   const action = safeUrl(p.callbackUrl);
   if (!action) return undefined;
-  const fields = Object.entries(p.credentials ?? {}).map(([name, field], i) => {
-    const id = `cred-${index}-${i}`;
-    const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
-    const autocomplete = field.autocomplete ?? (type === 'password' ? 'current-password' : undefined);
-    return html`<div><label for="${id}">${field.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}></div>`;
-  });
+  const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined });
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
+<button type="submit" class="button">Sign in with ${p.name}</button></form>`;
+}
+
+/** A custom provider: its flow starts at POST signin/:id, with the CSRF token and whatever fields it declares. */
+function customForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
+  const action = safeUrl(p.signinUrl);
+  if (!action) return undefined;
+  return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
+${inputFields(p.formFields ?? {}, 'custom', index, ctx)}
 <button type="submit" class="button">Sign in with ${p.name}</button></form>`;
 }
 
@@ -164,7 +192,7 @@ export function renderSignIn(params: SignInPageParams): string {
       return;
     }
     flush();
-    const render = p.type === 'email' ? emailForm : p.type === 'credentials' ? credentialsForm : p.type === 'webauthn' ? webauthnSection : undefined;
+    const render = p.type === 'email' ? emailForm : p.type === 'credentials' ? credentialsForm : p.type === 'webauthn' ? webauthnSection : customForm;
     const section = render?.(p, i, ctx);
     if (section) sections.push(section);
   });
