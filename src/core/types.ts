@@ -38,7 +38,8 @@ export interface TokenSet {
 export interface Account extends TokenSet {
   provider: string;
   providerAccountId: string;
-  type: ProviderType;
+  /** The provider's type: a built-in one, or a custom provider's own (the sign-in tail links those by the OAuth rules). */
+  type: ProviderType | (string & {});
   userId?: string;
 }
 
