@@ -1,9 +1,13 @@
-// The runtime provides each flow's machine once and forwards to the current request's implementations:
-// interleaved requests must each run their own provider's code, never a neighbour's.
-import { describe, expect, it } from 'vitest';
-import { implementationStore } from '../../src/machines/provided.js';
-import { Credentials } from '../../src/providers/credentials.js';
-import { testAuth } from '../support/auth-app.js';
+// Flows get what they need through their input, never from a process-wide store: concurrent requests each run
+// their own provider's code, and running a flow turns on no AsyncLocalStorage (while one is enabled, Node runs a
+// hook on every promise of the process, sign-in or not).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { testAuth } from '../../support/auth-app.js';
 
 const slow = (id: string, delayMs: number) =>
   Credentials({
@@ -15,7 +19,28 @@ const slow = (id: string, delayMs: number) =>
     },
   });
 
-describe('implementations provided per request', () => {
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../../src');
+
+/** Every source module the package entry reaches through static and dynamic relative imports. */
+function reachableModules(entry: string): Map<string, string> {
+  const seen = new Map<string, string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    seen.set(file, text);
+    for (const [, spec] of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('no per-request store', () => {
   it('interleaved sign-ins with two providers of one flow each run their own authorize', async () => {
     const t = testAuth({ providers: [slow('first', 40), slow('second', 5)] });
     const clients = Array.from({ length: 6 }, () => t.newClient());
@@ -35,7 +60,10 @@ describe('implementations provided per request', () => {
     }
   });
 
-  it('switches the implementation store off once no flow runs, so other requests pay no async hook for it', async () => {
+  it('enters no AsyncLocalStorage while a flow runs, nor after', async () => {
+    // Whatever instance it were, a store only holds a value through run() or enterWith().
+    const run = vi.spyOn(AsyncLocalStorage.prototype, 'run');
+    const enterWith = vi.spyOn(AsyncLocalStorage.prototype, 'enterWith');
     let entered!: () => void;
     let release!: () => void;
     const inAuthorize = new Promise<void>((r) => (entered = r));
@@ -51,14 +79,24 @@ describe('implementations provided per request', () => {
     const t = testAuth({ providers: [held] });
     const client = t.newClient();
     const csrfToken = await t.csrfToken(client);
-    // Node 20 marks an AsyncLocalStorage in use with `enabled`; fail loudly if a Node version drops it.
-    expect('enabled' in implementationStore).toBe(true);
-    const store = implementationStore as unknown as { enabled: boolean };
     const signIn = client.post('/auth/callback/held', { csrfToken, email: 'a@example.test' });
     await inAuthorize;
-    expect(store.enabled).toBe(true);
+    expect(run).not.toHaveBeenCalled();
+    expect(enterWith).not.toHaveBeenCalled();
     release();
-    expect((await signIn).status).toBe(302);
-    expect(store.enabled).toBe(false);
+    const res = await signIn;
+    expect(res.status).toBe(302);
+    expect(res.setCookie.some((line) => line.startsWith('authchart.session-token='))).toBe(true);
+    expect(run).not.toHaveBeenCalled();
+    expect(enterWith).not.toHaveBeenCalled();
+  });
+
+  it('imports node:async_hooks nowhere the package entry reaches (the built-in flows, the runtime, the tail)', () => {
+    const modules = reachableModules(resolve(SRC, 'index.ts'));
+    const paths = [...modules.keys()].map((file) => file.slice(SRC.length + 1));
+    // The walk does reach the flows: the registry's lazy imports and the tail.
+    expect(paths).toEqual(expect.arrayContaining(['flows/runtime/run.ts', 'flows/signin/machine.ts', 'flows/credentials/machine.ts', 'flows/oauth/machine.ts']));
+    const users = [...modules].filter(([, text]) => /async_hooks|AsyncLocalStorage/.test(text)).map(([file]) => file.slice(SRC.length + 1));
+    expect(users).toEqual([]);
   });
 });

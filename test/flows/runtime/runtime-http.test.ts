@@ -1,16 +1,14 @@
-// The runtime as the HTTP layer drives it: the flow cookie a paused flow is sealed in (one per provider, bound to
+// The flow runtime as the HTTP layer drives it: the flow cookie a paused flow is sealed in (one per provider, bound to
 // provider, machine version and 15 minutes, single use, tamper-evident), and emitted events on a real sign-in.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sealFlow } from '../../src/flows/runtime/cookie.js';
-import type { FlowDefinition } from '../../src/machines/contract.js';
-import type { PausedFlow } from '../../src/machines/runtime.js';
-import { Credentials } from '../../src/providers/credentials.js';
-import type { ResolvedProvider } from '../../src/core/provider.js';
-import { decodeSync, encodeSync } from '../../src/session/jwt.js';
-import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
-import { createClient, type ClientResponse, type TestClient } from '../support/client.js';
-import { parseSetCookie } from '../support/cookie-jar.js';
-import { fixtureProvider, newProbe, pausingFlow, servicesFor, type Probe } from './fixtures/runtime-flows.js';
+import { sealFlow } from '../../../src/flows/runtime/cookie.js';
+import type { PausedFlow } from '../../../src/flows/runtime/run.js';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { decodeSync, encodeSync } from '../../../src/session/jwt.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
+import { createClient, type ClientResponse, type TestClient } from '../../support/client.js';
+import { parseSetCookie } from '../../support/cookie-jar.js';
+import { depsFor, fixtureProvider, newProbe, pausingFlow, type Probe } from './fixtures/runtime-flows.js';
 
 /** Each provider's paused flow has its own cookie: `authchart.flow.<provider id>`. */
 const flowCookieOf = (providerId: string) => `authchart.flow.${providerId}`;
@@ -32,7 +30,7 @@ function fixtureAuth(providers: Record<string, { probe?: Probe; version?: number
   const probes: Record<string, Probe> = {};
   const list = Object.entries(providers).map(([id, { probe = newProbe(), version }]) => {
     probes[id] = probe;
-    return fixtureProvider(id, pausingFlow({ probe, version }));
+    return fixtureProvider(id, pausingFlow({ version }), probe);
   });
   const t = testAuth({ providers: list, ...(secret ? { secret } : {}) });
   return { t, probe: probes[Object.keys(providers)[0]], probes };
@@ -74,6 +72,11 @@ describe('the flow cookie', () => {
     expect(sealed.split('.')).toHaveLength(5);
     const decoded = sealed.split('.').map((part) => Buffer.from(part, 'base64url').toString('latin1')).join('\n');
     expect(decoded).not.toMatch(/awaitingCallback|alpha|after/);
+    // Opened with the key, it holds the machine's state and context, and none of the deps.
+    const claims = decodeSync({ token: sealed, secret: TEST_SECRET, salt: FLOW_COOKIE }) as { p: string; m: string; v: number; s: unknown; c: Record<string, unknown> };
+    expect(claims).toMatchObject({ p: 'alpha', m: 'pausing', v: 1, s: 'awaitingCallback' });
+    expect(Object.keys(claims.c).sort()).toEqual(['callbackUrl', 'flowId', 'providerId', 'startedAt']);
+    expect(JSON.stringify(claims)).not.toContain(TEST_SECRET);
 
     const back = await t.client.get('/auth/callback/alpha?code=ok');
     expect(back.status).toBe(302);
@@ -252,11 +255,11 @@ describe('the flow cookie', () => {
     process.on('uncaughtException', uncaught);
     try {
       const { t, probe } = fixtureAuth();
-      const provider: ResolvedProvider = fixtureProvider('alpha', pausingFlow({ probe }));
+      const flow = pausingFlow();
       // Sealed with the real key, so it passes every cookie check and reaches the machine.
-      const services = await servicesFor(provider);
-      sealFlow(services.req, 'alpha', provider.flow as FlowDefinition, { value, context: { callbackUrl: `${ORIGIN}/after`, startedAt: Date.now() } });
-      t.client.cookies.set(FLOW_COOKIE, services.req.setCookies.find((c) => c.name === FLOW_COOKIE)!.value, ORIGIN);
+      const deps = await depsFor(fixtureProvider('alpha', flow, probe));
+      sealFlow(deps.req, 'alpha', flow, { machine: 'pausing', value, context: { callbackUrl: `${ORIGIN}/after`, providerId: 'alpha', startedAt: Date.now() } });
+      t.client.cookies.set(FLOW_COOKIE, deps.req.setCookies.find((c) => c.name === FLOW_COOKIE)!.value, ORIGIN);
       const res = await t.client.get('/auth/callback/alpha?code=ok');
       expectInvalidCheck(t, res, /does not have|cannot be resumed/);
       expect(flowCleared(res)).toBe(true);

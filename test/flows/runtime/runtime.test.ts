@@ -1,24 +1,28 @@
-// The flow runtime's contract (DESIGN.md, "A flow, end to end"), clause by clause, on small fixture machines
-// and on the real ones: what is persisted, what a restored snapshot may be, and how failures come out.
+// The flow runtime's contract (DESIGN.md, "A flow, end to end"), clause by clause, on small fixture flows made
+// with defineFlow and on the credentials flow: what is persisted, what a restored snapshot may be, how failures
+// come out, and how a flow that proves someone goes on through the standard sign-in tail.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventObject } from 'xstate';
-import { AWAITING_TAG, machineTransitions, stateNodes, stateId } from '../../src/devtools/graph.js';
-import { machines } from '../../src/devtools/machines.js';
-import { credentialsFlow } from '../../src/flows/credentials/machine.js';
-import { runFlow, type FlowResult, type PausedFlow } from '../../src/machines/runtime.js';
-import type { FlowDefinition } from '../../src/machines/contract.js';
-import { recordingLogger } from '../support/auth-app.js';
+import { InvalidProvider } from '../../../src/core/errors.js';
+import { AWAITING_TAG, machineTransitions, stateId, stateNodes } from '../../../src/devtools/graph.js';
+import { machines } from '../../../src/devtools/machines.js';
+import { credentialsFlow } from '../../../src/flows/credentials/machine.js';
+import { defineFlow, type FlowDefinition } from '../../../src/flows/runtime/contract.js';
+import { runFlow, type FlowResult } from '../../../src/flows/runtime/flow.js';
+import type { PausedFlow } from '../../../src/flows/runtime/run.js';
+import { recordingLogger, TEST_SECRET } from '../../support/auth-app.js';
 import {
+  depsFor,
   emittingMachine,
+  FIXTURE_USER,
   fixtureFlow,
   fixtureProvider,
   hangingMachine,
-  invokingAwaitingFlow,
+  invokingAwaitingMachine,
   lingeringMachine,
   newProbe,
   PAUSE_TTL_MS,
   pausingFlow,
-  servicesFor,
   throwingMachine,
 } from './fixtures/runtime-flows.js';
 
@@ -59,10 +63,10 @@ async function withoutUncaughtErrors<T>(body: () => Promise<T>): Promise<T> {
 }
 
 async function pausedFixture(probe = newProbe()) {
-  const flow = pausingFlow({ probe });
-  const services = await servicesFor(fixtureProvider('alpha', flow));
-  const first = expectPaused(await runFlow(flow, services, START));
-  return { flow, services, probe, paused: first.paused, first };
+  const flow = pausingFlow();
+  const deps = await depsFor(fixtureProvider('alpha', flow, probe));
+  const first = expectPaused(await runFlow(flow, deps, START));
+  return { flow, deps, probe, paused: first.paused, first };
 }
 
 afterEach(() => {
@@ -70,14 +74,16 @@ afterEach(() => {
 });
 
 describe('persisting: only awaiting states, never while an invoked actor runs', () => {
-  it('pauses in the awaiting state after the invoked actor has finished, and persists only value and context', async () => {
+  it('pauses in the awaiting state after the invoked actor has finished, and persists only the machine, value and context', async () => {
     const { probe, paused, first } = await pausedFixture();
     expect(probe).toEqual({ prepared: 1, prepareSettled: true, finished: 0 });
     expect(paused.value).toBe('awaitingCallback');
-    expect(Object.keys(paused).sort()).toEqual(['context', 'value']);
-    // The answer to the browser travels in the response, not in the cookie; so do failures.
+    expect(Object.keys(paused).sort()).toEqual(['context', 'machine', 'value']);
+    expect(paused.machine).toBe('pausing');
+    // The answer to the browser travels in the response, not in the cookie; so do failures and the deps.
     expect(paused.context).not.toHaveProperty('response');
     expect(paused.context).not.toHaveProperty('failure');
+    expect(paused.context).not.toHaveProperty('deps');
     expect(first.response).toEqual({ kind: 'redirect', url: 'https://idp.example/authorize?client_id=fixture&state=1' });
     expect(first.trace.map((e) => `${e.from} --${e.event}--> ${e.to}`)).toEqual([
       'idle --START--> preparing',
@@ -87,26 +93,31 @@ describe('persisting: only awaiting states, never while an invoked actor runs', 
     expect(JSON.parse(JSON.stringify(paused))).toEqual(paused);
   });
 
-  it('resumes without running the actors of the states before the pause again', async () => {
-    const { flow, services, probe, paused } = await pausedFixture();
-    const result = await runFlow(flow, services, callback('ok'), paused);
-    expect(result.status).toBe('signedIn');
+  it('never persists the deps: no request, configuration, secret or provider in what is sealed', async () => {
+    const { paused } = await pausedFixture();
+    expect(Object.keys(paused.context).sort()).toEqual(['callbackUrl', 'flowId', 'providerId', 'startedAt']);
+    const sealed = JSON.stringify(paused);
+    expect(sealed).not.toContain(TEST_SECRET);
+    expect(sealed).not.toMatch(/"req"|"provider"|"config"|"probe"|"cookies"/);
+  });
+
+  it('resumes without running the actors of the states before the pause again, and the tail signs in', async () => {
+    const { flow, deps, probe, paused } = await pausedFixture();
+    const result = await runFlow(flow, deps, callback('ok'), paused);
+    expect(result).toMatchObject({ status: 'signedIn', user: { id: FIXTURE_USER.id }, account: { provider: 'alpha', type: 'oauth' } });
     expect(probe).toMatchObject({ prepared: 1, finished: 1 });
-    expect(result.trace.map((e) => e.event)).toEqual(['CALLBACK', 'xstate.done.actor.finish']);
+    const own = result.trace.filter((e) => e.machine === undefined);
+    expect(own.map((e) => e.event)).toEqual(['CALLBACK', 'xstate.done.actor.finish']);
+    expect(own.at(-1)?.to).toBe('authenticated');
   });
 
-  it('rejects a machine whose awaiting state invokes an actor, before anything runs', async () => {
-    const probe = newProbe();
-    const flow = invokingAwaitingFlow(probe);
-    const result = await runFlow(flow, await servicesFor(fixtureProvider('bad', flow)), START);
-    const { error } = expectFailed(result, 'CallbackRouteError');
-    expect(error.message).toMatch(/invokes actors in awaiting states/);
-    expect(error.cause?.actual).toEqual(['waiting']);
-    expect(probe.prepared).toBe(0);
+  it('refuses, at defineFlow, a machine whose awaiting state invokes an actor: InvalidProvider naming the state', () => {
+    expect(() => defineFlow({ machine: invokingAwaitingMachine, version: 1, entry: () => ({ resume: false, event: { type: 'START' } }) })).toThrow(InvalidProvider);
+    expect(() => defineFlow({ machine: invokingAwaitingMachine, version: 1, entry: () => null })).toThrow(/invokes actors in awaiting states \(waiting\)/);
   });
 
-  it('holds for every registered machine: awaiting states invoke nothing and set no timer', () => {
-    expect(Object.keys(machines)).toEqual(expect.arrayContaining(['credentials', 'oauth']));
+  it('holds for every built-in machine: awaiting states invoke nothing and set no timer', () => {
+    expect(Object.keys(machines).sort()).toEqual(['credentials', 'email', 'oauth', 'signin', 'webauthn']);
     for (const machine of Object.values(machines)) {
       const awaiting = stateNodes(machine).filter((node) => node.tags.includes(AWAITING_TAG));
       for (const node of awaiting) {
@@ -117,24 +128,32 @@ describe('persisting: only awaiting states, never while an invoked actor runs', 
       expect(machineTransitions(machine).filter((t) => t.event.startsWith('xstate.after.')), machine.id).toEqual([]);
     }
   });
+
+  it.each([
+    ['no version', 0],
+    ['a fractional version', 1.5],
+    ['a negative version', -1],
+  ])('refuses, at defineFlow, %s: InvalidProvider', (_name, version) => {
+    expect(() => defineFlow({ machine: pausingFlow().machine, version, entry: () => null })).toThrow(/positive integer `version`/);
+  });
 });
 
 describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
   it('answers a paused flow at once, whatever timers its awaiting state has', async () => {
     const flow = fixtureFlow(lingeringMachine);
     const started = performance.now();
-    const result = expectPaused(await runFlow(flow, await servicesFor(fixtureProvider('slow', flow)), START));
+    const result = expectPaused(await runFlow(flow, await depsFor(fixtureProvider('slow', flow)), START));
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(result.paused.value).toBe('awaitingCallback');
   });
 
   it('loses the timer on restore (an hour later the 60 s `after` never fired), which is why expiry lives in context', async () => {
     const flow = fixtureFlow(lingeringMachine);
-    const services = await servicesFor(fixtureProvider('slow', flow));
-    const { paused } = expectPaused(await runFlow(flow, services, START));
+    const deps = await depsFor(fixtureProvider('slow', flow));
+    const { paused } = expectPaused(await runFlow(flow, deps, START));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 60 * 60 * 1000);
-    const result = await runFlow(flow, services, callback('ok'), paused);
+    const result = await runFlow(flow, deps, { resume: true, event: { type: 'CALLBACK', code: 'ok' } }, paused);
     expect(result.status).toBe('signedIn');
   });
 
@@ -144,7 +163,7 @@ describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
     vi.setSystemTime(t0);
     const late = await pausedFixture();
     vi.setSystemTime(t0 + PAUSE_TTL_MS + 1_000);
-    const failed = expectFailed(await runFlow(late.flow, late.services, callback('ok'), late.paused), 'InvalidCheck');
+    const failed = expectFailed(await runFlow(late.flow, late.deps, callback('ok'), late.paused), 'InvalidCheck');
     expect(failed.state).toBe('failed.invalidCheck');
     expect(failed.error.cause).toMatchObject({ expected: `< ${PAUSE_TTL_MS} ms`, actual: `${PAUSE_TTL_MS + 1_000} ms`, event: 'CALLBACK' });
     expect(late.probe.finished).toBe(0);
@@ -152,7 +171,7 @@ describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
     vi.setSystemTime(t0);
     const inTime = await pausedFixture();
     vi.setSystemTime(t0 + PAUSE_TTL_MS - 1_000);
-    expect((await runFlow(inTime.flow, inTime.services, callback('ok'), inTime.paused)).status).toBe('signedIn');
+    expect((await runFlow(inTime.flow, inTime.deps, callback('ok'), inTime.paused)).status).toBe('signedIn');
   });
   // The same in the real OAuth machine (a GitHub callback 16 minutes late): test/flows/oauth/oauth-runtime.test.ts.
 });
@@ -171,8 +190,8 @@ describe('restoring: a snapshot is untrusted input', () => {
   ];
 
   it.each(unknownValues)('turns %s into InvalidCheck, never an uncaught exception', async (_name, value) => {
-    const { flow, services, probe } = await pausedFixture();
-    const result = await withoutUncaughtErrors(() => runFlow(flow, services, callback('ok'), { value, context: { callbackUrl: 'x', startedAt: Date.now() } } as PausedFlow));
+    const { flow, deps, probe } = await pausedFixture();
+    const result = await withoutUncaughtErrors(() => runFlow(flow, deps, callback('ok'), { machine: 'pausing', value, context: { callbackUrl: 'x', startedAt: Date.now() } } as PausedFlow));
     expectFailed(result, 'InvalidCheck');
     expect(probe.finished).toBe(0);
   });
@@ -180,29 +199,38 @@ describe('restoring: a snapshot is untrusted input', () => {
   it.each([
     ['the initial state', 'idle'],
     ['a state running an invoke', 'preparing'],
-    ['a final success state', 'done'],
+    ['a final success state', 'authenticated'],
     ['a failure state', { failed: 'invalidCheck' }],
   ])('refuses to resume %s (not awaiting): InvalidCheck', async (_name, value) => {
-    const { flow, services, paused, probe } = await pausedFixture();
-    const result = await withoutUncaughtErrors(() => runFlow(flow, services, callback('ok'), { ...paused, value: value as PausedFlow['value'] }));
+    const { flow, deps, paused, probe } = await pausedFixture();
+    const result = await withoutUncaughtErrors(() => runFlow(flow, deps, callback('ok'), { ...paused, value: value as PausedFlow['value'] }));
     const { error } = expectFailed(result, 'InvalidCheck');
     expect(error.message).toMatch(/cannot be resumed/);
     expect(probe).toMatchObject({ prepared: 1, finished: 0 });
   });
 
   it('refuses an event the paused state does not take: InvalidCheck naming the state and the event', async () => {
-    const { flow, services, paused } = await pausedFixture();
-    const { error } = expectFailed(await runFlow(flow, services, START, paused), 'InvalidCheck');
+    const { flow, deps, paused } = await pausedFixture();
+    const { error } = expectFailed(await runFlow(flow, deps, START, paused), 'InvalidCheck');
     expect(error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+  });
+
+  it('takes the deps of this request, never any a snapshot claims to carry', async () => {
+    const { flow, deps, paused, probe } = await pausedFixture();
+    const forged = { ...paused, context: { ...paused.context, deps: { provider: { id: 'evil', probe: newProbe() } } } };
+    const result = await runFlow(flow, deps, callback('ok'), forged);
+    expect(result).toMatchObject({ status: 'signedIn', account: { provider: 'alpha' } });
+    expect(probe.finished).toBe(1);
   });
 
   // The OAuth machine's case (a START on a paused flow) is in test/flows/oauth/oauth-runtime.test.ts.
   it('refuses the same in the real machines: a credentials snapshot (never awaiting)', async () => {
-    const credentials = await servicesFor({ id: 'credentials', name: 'Credentials', type: 'credentials', credentials: {}, authorize: () => null });
+    const deps = await depsFor({ id: 'credentials', name: 'Credentials', type: 'credentials', credentials: {}, authorize: () => null });
     const submit = { resume: true, event: { type: 'SUBMIT', credentials: {} } };
-    const notAwaiting = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'authorizing', context: {} });
+    const flow = credentialsFlow as unknown as FlowDefinition;
+    const notAwaiting = await runFlow(flow, deps, submit, { machine: 'credentials', value: 'authorizing', context: {} });
     expect(expectFailed(notAwaiting, 'InvalidCheck').error.message).toMatch(/cannot be resumed/);
-    const unknown = await runFlow(credentialsFlow as unknown as FlowDefinition, credentials, submit, { value: 'awaitingCallback', context: {} });
+    const unknown = await runFlow(flow, deps, submit, { machine: 'credentials', value: 'awaitingCallback', context: {} });
     expect(expectFailed(unknown, 'InvalidCheck').error.message).toMatch(/does not have/);
   });
 });
@@ -214,17 +242,17 @@ describe('failures inside the machine', () => {
     ['an action throws after an invoke is done', 'afterInvoke', 'an action exploded'],
   ])('%s: CallbackRouteError with the cause, no crash', async (_name, when, message) => {
     const flow = fixtureFlow(throwingMachine);
-    const services = await servicesFor(fixtureProvider('throwing', flow));
-    const result = await withoutUncaughtErrors(() => runFlow(flow, services, { resume: false, event: { type: 'SUBMIT', when } as EventObject }));
+    const deps = await depsFor(fixtureProvider('throwing', flow));
+    const result = await withoutUncaughtErrors(() => runFlow(flow, deps, { resume: false, event: { type: 'SUBMIT', when } as EventObject }));
     const { error } = expectFailed(result, 'CallbackRouteError');
     expect((error.cause?.err as Error | undefined)?.message ?? error.message).toContain(message);
   });
 
   it('gives up on a flow that never settles after the settle timeout: CallbackRouteError naming the state', async () => {
     const flow = fixtureFlow(hangingMachine);
-    const services = await servicesFor(fixtureProvider('hanging', flow));
+    const deps = await depsFor(fixtureProvider('hanging', flow));
     const started = performance.now();
-    const result = await withoutUncaughtErrors(() => runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } }, undefined, { settleTimeoutMs: 100 }));
+    const result = await withoutUncaughtErrors(() => runFlow(flow, deps, { resume: false, event: { type: 'SUBMIT' } }, undefined, { settleTimeoutMs: 100 }));
     const elapsed = performance.now() - started;
     const failed = expectFailed(result, 'CallbackRouteError');
     expect(failed.error.message).toBe('The flow did not settle within 100 ms.');
@@ -235,34 +263,34 @@ describe('failures inside the machine', () => {
 
   it('fails a flow that ignores its entry event instead of waiting for the timeout', async () => {
     const flow = fixtureFlow(hangingMachine);
-    const services = await servicesFor(fixtureProvider('hanging', flow));
-    const result = await runFlow(flow, services, { resume: false, event: { type: 'UNHEARD' } }, undefined, { settleTimeoutMs: 5_000 });
+    const deps = await depsFor(fixtureProvider('hanging', flow));
+    const result = await runFlow(flow, deps, { resume: false, event: { type: 'UNHEARD' } }, undefined, { settleTimeoutMs: 5_000 });
     expect(expectFailed(result, 'CallbackRouteError').error.message).toMatch(/ignored "UNHEARD" in idle/);
   });
 });
 
 describe('emitted events', () => {
-  it('reach config.events in the order the machine emitted them, after the flow settled; other emitted types do not', async () => {
+  it("reach config.events in the order emitted, the flow's own first and the tail's signIn last, after the flow settled; other emitted types do not", async () => {
     const calls: string[] = [];
     const handler = (name: string, delay = 0) => async (message: unknown) => {
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-      calls.push(`${name}:${(message as { step: number }).step}`);
+      calls.push(`${name}:${(message as { step?: number }).step ?? 'tail'}`);
     };
     const flow = fixtureFlow(emittingMachine);
-    const services = await servicesFor(fixtureProvider('emitting', flow), {
+    const deps = await depsFor(fixtureProvider('emitting', flow), {
       // A slow first handler must not let a later event overtake it.
       events: { createUser: handler('createUser', 20), linkAccount: handler('linkAccount'), updateUser: handler('updateUser'), signIn: handler('signIn') },
     });
-    const result = await runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } });
+    const result = await runFlow(flow, deps, { resume: false, event: { type: 'SUBMIT' } });
     expect(result.status).toBe('signedIn');
-    expect(calls).toEqual(['createUser:1', 'linkAccount:3', 'updateUser:4', 'signIn:5']);
+    expect(calls).toEqual(['createUser:1', 'linkAccount:3', 'updateUser:4', 'signIn:tail']);
   });
 
   it('logs a throwing handler as EventError and leaves the outcome as it was', async () => {
     const logger = recordingLogger();
     const calls: string[] = [];
     const flow = fixtureFlow(emittingMachine);
-    const services = await servicesFor(fixtureProvider('emitting', flow), {
+    const deps = await depsFor(fixtureProvider('emitting', flow), {
       logger,
       events: {
         createUser: () => {
@@ -271,19 +299,23 @@ describe('emitted events', () => {
         signIn: () => void calls.push('signIn'),
       },
     });
-    const result = await runFlow(flow, services, { resume: false, event: { type: 'SUBMIT' } });
-    expect(result).toMatchObject({ status: 'signedIn', redirect: 'http://localhost:3000/home', user: { id: 'fixture-user' } });
+    const result = await runFlow(flow, deps, { resume: false, event: { type: 'SUBMIT' } });
+    expect(result).toMatchObject({ status: 'signedIn', redirect: deps.callbackUrl, user: { id: 'fixture-user' } });
     expect(logger.errorTypes()).toEqual(['EventError']);
     expect(logger.errors[0].cause).toMatchObject({ event: 'createUser' });
     expect(calls).toEqual(['signIn']);
   });
 
-  it('logs the trace of every run at debug level as `flow <machine> <status>`', async () => {
+  it('logs the trace of every run at debug level as `flow <machine> <status>`, the tail after the flow', async () => {
     const logger = recordingLogger();
     const { flow, paused } = await pausedFixture();
-    const services = await servicesFor(fixtureProvider('alpha', flow), { logger });
-    await runFlow(flow, services, callback('ok'), paused);
+    const deps = await depsFor(fixtureProvider('alpha', flow), { logger });
+    await runFlow(flow, deps, callback('ok'), paused);
     expect(logger.debugs.map((d) => d.message)).toEqual(['flow pausing signedIn']);
-    expect(logger.debugs[0].metadata).toMatchObject({ provider: 'alpha', trace: [{ from: 'awaitingCallback', event: 'CALLBACK', to: 'finishing' }, { to: 'done' }] });
+    const { trace } = logger.debugs[0].metadata as { trace: { machine?: string; to: string }[] };
+    expect(logger.debugs[0].metadata).toMatchObject({ provider: 'alpha' });
+    expect(trace.slice(0, 2)).toMatchObject([{ from: 'awaitingCallback', event: 'CALLBACK', to: 'finishing' }, { to: 'authenticated' }]);
+    expect(trace.slice(2).every((e) => e.machine === 'signin')).toBe(true);
+    expect(trace.at(-1)).toMatchObject({ machine: 'signin', to: 'done' });
   });
 });
