@@ -1,14 +1,14 @@
-// Writes visualizations/ from the machine registry (`npm run visualize`), or with `--check` only reports
-// which files are stale or missing and exits 1, for CI.
+// Writes visualizations/ from the machine registry and the example custom flow (`npm run visualize`), or with
+// `--check` only reports which files are stale or missing and exits 1, for CI.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderDiagramFiles, VISUALIZATIONS_DIR } from '../src/devtools/diagram-files.js';
-import { machines } from '../src/devtools/machines.js';
+import { drawnMachines } from './diagram-machines.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
-const expected = renderDiagramFiles(machines);
+const expected = renderDiagramFiles(drawnMachines);
 
 // Only Markdown is generated here; SVGs from visualize:svg are build output and are left alone.
 const dir = join(root, VISUALIZATIONS_DIR);
