@@ -107,6 +107,10 @@ function invokingAwaitingStates(machine: AnyStateMachine): string[] {
   return out;
 }
 
+// The flows defineFlow returned, by identity: a mark carried on the object itself would survive a spread copy
+// (`{ ...flow, machine }`), which would then pass for checked without ever having been.
+const defined = new WeakSet<object>();
+
 /**
  * Declares a flow. Checks what can be checked before any request: a version, a machine id, and no awaiting state
  * that invokes an actor (restoring it would run the actor twice).
@@ -123,12 +127,12 @@ export function defineFlow<TMachine extends AnyStateMachine>(definition: FlowDef
   if (invoking.length > 0) {
     throw new InvalidProvider(`Flow "${machine.id}" invokes actors in awaiting states (${invoking.join(', ')}), which cannot be persisted.`);
   }
-  return Object.freeze({ ...definition, [DEFINED]: true });
+  const flow = Object.freeze({ ...definition });
+  defined.add(flow);
+  return flow;
 }
-
-const DEFINED = Symbol('authchart.flow');
 
 /** Whether a value was made by {@link defineFlow} (and so passed its checks). */
 export function isDefinedFlow(value: unknown): value is FlowDefinition {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINED] === true;
+  return typeof value === 'object' && value !== null && defined.has(value);
 }

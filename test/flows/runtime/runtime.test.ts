@@ -153,7 +153,7 @@ describe('timers: `after` is not restored, expiry is a timestamp guard', () => {
     const { paused } = expectPaused(await runFlow(flow, deps, START));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 60 * 60 * 1000);
-    const result = await runFlow(flow, deps, { resume: true, event: { type: 'CALLBACK', code: 'ok' } }, paused);
+    const result = await runFlow(flow, deps, callback('ok'), paused);
     expect(result.status).toBe('signedIn');
   });
 
