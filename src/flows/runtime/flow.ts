@@ -2,6 +2,7 @@
 // tail in the same request. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
 import type { EventObject } from 'xstate';
 import { CallbackRouteError, type AuthError } from '../../core/errors.js';
+import { applyRedirectCallback } from '../../core/redirect.js';
 import { signInFlow } from '../signin/machine.js';
 import type { SignInOutput } from '../signin/machine.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
@@ -28,9 +29,19 @@ function failed(error: AuthError, trace: TraceEntry[], state?: string): SettledF
   return { status: 'failed', error, state, trace };
 }
 
+/**
+ * Where a flow may send the browser. A built-in flow's URLs were validated when it made them; a custom flow's pass
+ * the `redirect` callback (same origin by default) like any other redirect, whatever the flow built them from.
+ */
+async function destination(deps: FlowDeps, url: string): Promise<string> {
+  return deps.provider.flow === undefined ? url : applyRedirectCallback(deps.req, url);
+}
+
 async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, options: RunOptions): Promise<SettledFlow> {
   const trace: TraceEntry[] = [];
-  const emitted: EventObject[] = [];
+  // Only the standard tail speaks for a sign-in: what the flow machine emits never reaches `config.events`, so no
+  // flow can announce a signIn (or createUser, ...) that the tail did not make.
+  const flowEmitted: EventObject[] = [];
   const input: FlowInput & Record<string, unknown> = {
     ...(flow.input?.(deps) ?? {}),
     deps,
@@ -38,34 +49,23 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
     providerId: deps.provider.id,
     startedAt: Date.now(),
   };
-  const first = await settleMachine(flow.machine, input, entry.event, paused, trace, emitted, options);
-  if (first.kind === 'failed') {
-    await dispatchEmitted(deps, emitted);
-    return failed(first.error, trace, first.state);
-  }
-  if (first.kind === 'paused') {
-    await dispatchEmitted(deps, emitted);
-    return { status: 'paused', paused: first.paused, response: first.response, trace };
-  }
+  const first = await settleMachine(flow.machine, input, entry.event, paused, trace, flowEmitted, options);
+  if (first.kind === 'failed') return failed(first.error, trace, first.state);
+  if (first.kind === 'paused') return { status: 'paused', paused: first.paused, response: first.response, trace };
   const out = outputOf(first.output, deps);
-  if (!out) {
-    await dispatchEmitted(deps, emitted);
-    return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
-  }
-  if (out.outcome === 'redirected') {
-    await dispatchEmitted(deps, emitted);
-    return { status: 'redirected', url: out.url, trace };
-  }
-  // Proven: the standard tail decides whether this becomes a session. The flow's own events go out first.
+  if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
+  if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
+  // Proven: the standard tail decides whether this becomes a session.
   const tailTrace: TraceEntry[] = [];
+  const tailEmitted: EventObject[] = [];
   const { outcome: _outcome, ...identity } = out;
   // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
   // form_post) carries no callback-url cookie, so this request's own would be the default.
   const chosen = first.context?.callbackUrl;
-  const callbackUrl = typeof chosen === 'string' && chosen ? chosen : deps.callbackUrl;
-  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, emitted, options);
+  const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
+  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, tailEmitted, options);
   trace.push(...tailTrace.map((t) => ({ ...t, machine: signInFlow.machine.id })));
-  await dispatchEmitted(deps, emitted);
+  await dispatchEmitted(deps, tailEmitted);
   if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does yet.'), trace);
   const result = tail.output as SignInOutput;

@@ -73,17 +73,8 @@ export async function resolveUser(deps: FlowDeps, identity: Identity, owner: Ada
   }
 }
 
-/**
- * Writes the session (JWT cookie or database row) for the signed-in user. With database sessions, a browser
- * signed in as someone else loses that session first: switching users leaves no forgotten row behind.
- */
+/** Writes the session (JWT cookie or database row) for the signed-in user; a database session of another user this
+ * browser held is ended by the strategy. */
 export async function issueSession(deps: FlowDeps, result: SignInResult): Promise<void> {
-  const { req } = deps;
-  const strategy = strategyFor(req);
-  if (req.config.session.strategy === 'database' && req.config.adapter) {
-    const sessionToken = req.cookies[req.cookieOptions.sessionToken.name];
-    const current = sessionToken ? await strategy.currentUserId(req) : undefined;
-    if (current && sessionToken && current !== String(result.user.id)) await req.config.adapter.deleteSession(sessionToken);
-  }
-  await strategy.issue(req, result);
+  await strategyFor(deps.req).issue(deps.req, result);
 }

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { renderDiagramFiles, VISUALIZATIONS_DIR } from '../../src/devtools/diagram-files.js';
-import { machines } from '../../src/devtools/machines.js';
+import { drawnMachines } from '../../scripts/diagram-machines.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const expected = renderDiagramFiles(machines);
+const expected = renderDiagramFiles(drawnMachines);
 const hint = 'visualizations/ is stale: run `npm run visualize` and commit the result';
 
 describe('visualizations/', () => {
