@@ -2,24 +2,9 @@
 // callbackUrl, always passed through the `redirect` callback, which keeps it on our origin by default.
 import { bodyString, type AuthRequest } from './request.js';
 import { setCookie } from './response.js';
+import { applyRedirectCallback } from '../core/redirect.js';
 
-/** Passes a URL through the `redirect` callback; a result that is not an http(s) URL falls back to the origin. */
-export async function applyRedirectCallback(req: AuthRequest, url: string): Promise<string> {
-  const baseUrl = req.origin;
-  let result: string;
-  try {
-    result = await req.config.callbacks.redirect({ url, baseUrl });
-  } catch (err) {
-    req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
-    return baseUrl;
-  }
-  try {
-    const parsed = new URL(result, baseUrl);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : baseUrl;
-  } catch {
-    return baseUrl;
-  }
-}
+export { applyRedirectCallback };
 
 /** Resolves the callback URL for this request and remembers it in a cookie when it changed. */
 export async function resolveCallbackUrl(req: AuthRequest): Promise<string> {

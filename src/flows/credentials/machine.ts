@@ -5,7 +5,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { CredentialsSignin } from '../../core/errors.js';
 import type { User } from '../../core/types.js';
 import type { CredentialsConfig } from '../../providers/credentials.js';
-import { defineFlow, type FlowDeps, type FlowInput, type FlowOutput } from '../runtime/contract.js';
+import { defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
 
 export interface CredentialsContext extends FlowContextBase {
@@ -51,7 +51,7 @@ export const credentialsMachine = setup({
   id: 'credentials',
   initial: 'idle',
   context: ({ input }) => baseContext(input),
-  output: ({ event }) => (event as unknown as { output: FlowOutput }).output,
+  output: finalOutput,
   states: {
     idle: {
       on: { SUBMIT: { target: 'authorizing', actions: assign({ credentials: ({ event }) => event.credentials }) } },

@@ -6,7 +6,7 @@ import { assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
 import { checkSignIn, type SignInDecision } from '../signin/steps.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
 import {
   consumeToken,
@@ -126,7 +126,7 @@ export const emailMachine = setup({
   id: 'email',
   initial: 'idle',
   context: ({ input }) => ({ ...baseContext(input), confirm: input.confirm, verifyRequestUrl: input.verifyRequestUrl }),
-  output: ({ event }) => (event as unknown as { output: FlowOutput }).output,
+  output: finalOutput,
   states: {
     idle: {
       on: {

@@ -3,7 +3,7 @@
 // (signIn callback, the OAuth linking rules, the session) runs after it.
 import { assign, fromPromise, setup } from 'xstate';
 import { AuthError } from '../../core/errors.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
 import {
   callbackParams,
@@ -78,7 +78,7 @@ export const oauthMachine = setup({
   id: 'oauth',
   initial: 'idle',
   context: ({ input }) => baseContext(input),
-  output: ({ event }) => (event as unknown as { output: FlowOutput }).output,
+  output: finalOutput,
   states: {
     idle: {
       on: {

@@ -63,6 +63,14 @@ export type FlowOutput =
     }
   | { outcome: 'redirected'; url: string };
 
+/**
+ * A flow machine's root `output`: the output of the final state it reached (`output: finalOutput`), so the success
+ * state's own `output` is what the runtime reads.
+ */
+export function finalOutput<T = FlowOutput>({ event }: { event: unknown }): T {
+  return (event as { output: T }).output;
+}
+
 /** Meta of a failure state: the error type it ends in (`failed.x: { type: 'final', meta: { error: 'InvalidCheck' } }`). */
 export type FailureMeta = { error: string };
 

@@ -3,7 +3,7 @@
 // The runtime runs it when a flow's output is `authenticated`; it is the only machine that issues sessions.
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
-import { defineFlow, type FlowDeps } from '../runtime/contract.js';
+import { defineFlow, type FlowDeps, finalOutput } from '../runtime/contract.js';
 import { evidenceFrom, type FailureEvidence } from '../runtime/context.js';
 import { checkSignIn, findOwner, issueSession, resolveUser, type Identity, type Resolution, type SignInDecision } from './steps.js';
 
@@ -90,7 +90,7 @@ export const signInMachine = setup({
   id: 'signin',
   initial: 'idle',
   context: ({ input }) => ({ deps: input.deps, callbackUrl: input.callbackUrl, identity: input.identity, account: input.identity.account }),
-  output: ({ event }) => (event as unknown as { output: SignInOutput }).output,
+  output: finalOutput<SignInOutput>,
   states: {
     idle: { on: { START: 'findingOwner' } },
     findingOwner: {

@@ -6,7 +6,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { AdapterAuthenticator } from '../../core/types.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
 import type { NewPasskey } from '../signin/resolve.js';
 import {
@@ -125,7 +125,7 @@ export const webauthnMachine = setup({
   id: 'webauthn',
   initial: 'idle',
   context: ({ input }) => baseContext(input),
-  output: ({ event }) => (event as unknown as { output: WebAuthnOutput }).output,
+  output: finalOutput<WebAuthnOutput>,
   states: {
     idle: {
       on: { OPTIONS: { target: 'choosingCeremony', actions: assign({ request: ({ event }) => ({ action: event.action, email: event.email }) }) } },
