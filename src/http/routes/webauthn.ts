@@ -4,7 +4,6 @@ import { InvalidProvider } from '../../core/errors.js';
 import { handleFlow } from '../flow.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
-import { webauthnScript } from '../webauthn-script.js';
 import { AuthResponse } from '../fast-response.js';
 
 const MAX_EMAIL_LENGTH = 320;
@@ -29,9 +28,24 @@ export async function webauthnOptionsRoute(req: AuthRequest, providerId: string)
   return handleFlow(req, provider, 'options');
 }
 
+// The script's text (8 KB) is loaded on the first request for it: an app without a passkey provider never asks,
+// so it stays out of the code loaded at start. One promise for the whole process, kept once it resolves.
+let scriptText: Promise<string> | undefined;
+
+function loadScript(): Promise<string> {
+  scriptText ??= import('../webauthn-script.js').then(
+    (m) => m.webauthnScript,
+    (error: unknown) => {
+      scriptText = undefined; // a failed load is retried by the next request, not remembered
+      throw error;
+    },
+  );
+  return scriptText;
+}
+
 /** The passkey script as a static asset: cacheable, and never sniffed as anything but JavaScript. */
-export function webauthnScriptRoute(): Response {
-  return new AuthResponse(webauthnScript, {
+export async function webauthnScriptRoute(): Promise<Response> {
+  return new AuthResponse(await loadScript(), {
     headers: {
       'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'public, max-age=3600',
