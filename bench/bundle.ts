@@ -49,8 +49,11 @@ function packageOf(path: string): string {
 }
 
 /** The output files the entry loads at start: the entry chunk and, transitively, the chunks it imports statically. */
-function eagerOutputs(metafile: Metafile): Set<string> {
-  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path].entryPoint !== undefined);
+function eagerOutputs(metafile: Metafile, entryName: string): Set<string> {
+  // Found by name (esbuild gives it relative to the working directory): the chunks split at dynamic imports have
+  // entry points of their own, in no fixed order.
+  const isEntry = (point: string | undefined) => point === entryName || point?.endsWith(`/${entryName}`) === true;
+  const entry = Object.keys(metafile.outputs).find((path) => isEntry(metafile.outputs[path].entryPoint));
   const eager = new Set<string>();
   const visit = (path: string) => {
     if (eager.has(path) || !metafile.outputs[path]) return;
@@ -106,7 +109,7 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
     logLevel: 'silent',
     legalComments: 'none',
   });
-  const eager = eagerOutputs(out.metafile);
+  const eager = eagerOutputs(out.metafile, `${side}-entry.ts`);
   const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
   const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
   const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
