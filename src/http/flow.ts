@@ -72,7 +72,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       paused = openFlow(req, provider.id, flow);
     } catch (err) {
       clearFlow(req, provider.id);
-      rememberFailedFlow(req, recordRejectedFlow(req.config, provider.id, flow.machine, err, browser));
+      rememberFailedFlow(req, await recordRejectedFlow(req.config, provider.id, flow.machine, err, browser));
       return errorRedirect(req, err);
     }
   }

@@ -8,8 +8,9 @@
 // in server memory that exists only with `debug` on outside production.
 import { randomBytes } from 'node:crypto';
 import { clientSafeErrorTypes } from '../core/errors.js';
-import { flowLogFor, tracesKept, type LoggedFlow } from '../flows/runtime/log.js';
-import { formatFlowRecord, isFlowId, type FlowRecord } from '../flows/runtime/record.js';
+import { isFlowId } from '../flows/runtime/flow-id.js';
+import { flowLogFor, loadRecords, tracesKept, type LoggedFlow } from '../flows/runtime/log.js';
+import type { FlowRecord } from '../flows/runtime/record.js';
 import type { AuthRequest } from './request.js';
 import { setCookie } from './response.js';
 
@@ -89,7 +90,7 @@ export function rememberFailedFlow(req: AuthRequest, record: FlowRecord): void {
  * (`?error=` is the failure's public type) and this browser may see it; undefined in production, without debug,
  * or for anything else (a flow id copied into another browser's cookie included).
  */
-export function failedFlowTrace(req: AuthRequest, shownError: string): string | undefined {
+export async function failedFlowTrace(req: AuthRequest, shownError: string): Promise<string | undefined> {
   const id = req.cookies[traceCookie(req).name];
   if (!isFlowId(id)) return undefined;
   const flow = visibleFlow(req, id);
@@ -97,5 +98,6 @@ export function failedFlowTrace(req: AuthRequest, shownError: string): string | 
   if (!flow || !error) return undefined;
   const publicType = clientSafeErrorTypes.has(error.type) ? error.type : 'Configuration';
   if (publicType !== shownError) return undefined;
+  const { formatFlowRecord } = await loadRecords();
   return `${formatFlowRecord(flow.record)}\n\ninspector: ${req.authUrl}/_inspect/${flow.record.id}`;
 }

@@ -7,8 +7,9 @@ import { signInFlow } from '../signin/machine.js';
 import type { SignInOutput } from '../signin/machine.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
 import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
-import { completeFlow } from './log.js';
-import { flowRecord, isFlowId, newFlowId, type FlowRecord } from './record.js';
+import { completeFlow, recordFor } from './log.js';
+import { isFlowId, newFlowId } from './flow-id.js';
+import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
 
 export interface RunFlowOptions extends RunOptions {
@@ -87,7 +88,7 @@ export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowE
   const id = isFlowId(carried) ? carried : newFlowId();
   const result = await settle(flow, deps, entry, paused, options);
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
-  const record = flowRecord({
+  const record = await recordFor(deps.req.config, {
     id,
     provider: deps.provider.id,
     machine: flow.machine.id,

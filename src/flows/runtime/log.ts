@@ -3,7 +3,8 @@
 // logged flow remembers the browsers that ran it, so those pages can show a browser its own flows only.
 import type { AnyStateMachine } from 'xstate';
 import type { InternalConfig } from '../../core/config.js';
-import { flowRecord, newFlowId, type FlowRecord } from './record.js';
+import { newFlowId } from './flow-id.js';
+import type { FlowRecord, FlowRun } from './record.js';
 
 /** How many flows the development log keeps per configuration; the oldest is dropped first. */
 export const FLOW_LOG_SIZE = 100;
@@ -15,6 +16,39 @@ export const FLOW_LOG_SIZE = 100;
  */
 export function tracesKept(config: InternalConfig): boolean {
   return config.debug && !config.production && process.env.NODE_ENV !== 'production';
+}
+
+/** True when someone reads this configuration's flow records: debug output, or the development log (above). */
+export function recordsRead(config: InternalConfig): boolean {
+  return config.logger.debugEnabled || tracesKept(config);
+}
+
+// The record code (the redacted evidence of a failure, the text form) is loaded the first time a record will be
+// read, so an app without debug output does not load it at start. Kept once loaded; a failed load is retried.
+type RecordModule = typeof import('./record.js');
+let recordModule: RecordModule | undefined;
+let loadingRecords: Promise<RecordModule> | undefined;
+
+/** The record module, loaded on first use. */
+export function loadRecords(): Promise<RecordModule> {
+  loadingRecords ??= import('./record.js').then(
+    (m) => (recordModule = m),
+    (error: unknown) => {
+      loadingRecords = undefined;
+      throw error;
+    },
+  );
+  return loadingRecords;
+}
+
+/**
+ * The record of a finished run: `flowRecord` when someone reads records ({@link recordsRead}); otherwise the
+ * same record without the evidence of its error, which nobody would see.
+ */
+export async function recordFor(config: InternalConfig, run: FlowRun): Promise<FlowRecord> {
+  if (recordsRead(config)) return (recordModule ?? (await loadRecords())).flowRecord(run);
+  const { error: _unread, ...rest } = run;
+  return { ...rest, durationMs: Math.round(run.durationMs * 10) / 10, trace: [...run.trace] };
 }
 
 /** One flow in the log: every run (request) it took, merged, and the machine that drew it. */
@@ -114,8 +148,8 @@ export function completeFlow(config: InternalConfig, record: FlowRecord, machine
  * Records a flow that failed before its machine could run (the flow cookie was missing, tampered with or
  * from another version): an empty trace and the error's evidence, so the inspector lists it with the rest.
  */
-export function recordRejectedFlow(config: InternalConfig, provider: string, machine: AnyStateMachine, error: unknown, browser?: string): FlowRecord {
-  const record = flowRecord({ id: newFlowId(), provider, machine: machine.id, startedAt: Date.now(), durationMs: 0, status: 'failed', trace: [], error });
+export async function recordRejectedFlow(config: InternalConfig, provider: string, machine: AnyStateMachine, error: unknown, browser?: string): Promise<FlowRecord> {
+  const record = await recordFor(config, { id: newFlowId(), provider, machine: machine.id, startedAt: Date.now(), durationMs: 0, status: 'failed', trace: [], error });
   completeFlow(config, record, machine, browser);
   return record;
 }

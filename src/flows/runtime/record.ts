@@ -5,6 +5,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
 import type { TraceEntry } from './trace.js';
 
+export { isFlowId, newFlowId } from './flow-id.js';
+
 /** How a flow run ended: the `status` of its FlowResult. */
 export type FlowStatus = 'signedIn' | 'redirected' | 'failed' | 'paused';
 
@@ -45,18 +47,6 @@ export interface FlowRecord {
   /** The transitions taken in this request, in order. */
   trace: TraceEntry[];
   error?: FlowErrorEvidence;
-}
-
-const FLOW_ID = /^[0-9a-f]{16}$/;
-
-/** A fresh flow id: 64 random bits in hex, unguessable and safe in a URL path. */
-export function newFlowId(): string {
-  return randomBytes(8).toString('hex');
-}
-
-/** True for a string shaped like a flow id (ids come back from cookies and URLs, so they are checked). */
-export function isFlowId(value: unknown): value is string {
-  return typeof value === 'string' && FLOW_ID.test(value);
 }
 
 // Evidence can hold anything a check compared (tokens, claims, whole responses); a record stays small.

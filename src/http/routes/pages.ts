@@ -9,14 +9,14 @@ function errorParam(value: string | undefined): string {
   return value && /^[A-Za-z]{1,64}$/.test(value) ? value : 'Default';
 }
 
-export function errorPage(req: AuthRequest): Response {
+export async function errorPage(req: AuthRequest): Promise<Response> {
   const error = errorParam(req.query.error);
   if (req.config.pages.error) {
     const url = new URL(req.config.pages.error, req.origin);
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: failedFlowTrace(req, error), nonce: pageNonce(req) });
+  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req) });
   return html(req, page.html, page.status);
 }
 
