@@ -5,7 +5,6 @@ import { UnknownAction } from '../core/errors.js';
 import { flowFor } from '../flows/registry.js';
 import { clearFlow, flowCookieName, openFlow, sealFlow } from '../flows/runtime/cookie.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
-import { runFlow } from '../flows/runtime/flow.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { ResolvedProvider } from '../core/provider.js';
@@ -20,6 +19,17 @@ import { errorRedirect, html, json, redirect } from './response.js';
 function withoutSessionCookies(req: AuthRequest): void {
   const name = req.cookieOptions.sessionToken.name;
   req.setCookies = req.setCookies.filter((c) => !(c.name === name || c.name.startsWith(`${name}.`)) || c.options.maxAge === 0);
+}
+
+// The runtime (and with it xstate and the sign-in tail) loads on the first sign-in or callback: a server that is
+// only checking sessions never needs it. Later requests get the cached module.
+let runtime: Promise<typeof import('../flows/runtime/flow.js')> | undefined;
+function loadRuntime(): Promise<typeof import('../flows/runtime/flow.js')> {
+  runtime ??= import('../flows/runtime/flow.js').catch((err: unknown) => {
+    runtime = undefined;
+    throw err;
+  });
+  return runtime;
 }
 
 function newUserUrl(req: AuthRequest, callbackUrl: string): string {
@@ -76,6 +86,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       return errorRedirect(req, err);
     }
   }
+  const { runFlow } = await loadRuntime();
   const result = await runFlow(flow, deps, entry, paused, { browser });
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.

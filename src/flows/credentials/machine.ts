@@ -23,7 +23,7 @@ async function authorize({ input }: { input: { deps: FlowDeps; credentials: Reco
   return (await provider.authorize(input.credentials, input.deps.req.request)) ?? null;
 }
 
-export const credentialsMachine = setup({
+export const credentialsMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as CredentialsContext,
     events: {} as CredentialsEvent,
@@ -95,7 +95,7 @@ export const credentialsMachine = setup({
 });
 
 /** The credentials provider's flow: entered by POST {basePath}/callback/:id, CSRF required. */
-export const credentialsFlow = defineFlow({
+export const credentialsFlow = /* @__PURE__ */ defineFlow({
   machine: credentialsMachine,
   version: 2,
   csrf: ['callback'],

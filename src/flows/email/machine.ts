@@ -61,7 +61,7 @@ function emailAccount(providerId: string, email: string, user?: User): Account {
   return { provider: providerId, type: 'email', providerAccountId: email, ...(user?.id ? { userId: String(user.id) } : {}) };
 }
 
-export const emailMachine = setup({
+export const emailMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as EmailContext,
     events: {} as EmailEvent,
@@ -289,7 +289,7 @@ export const emailMachine = setup({
  * The e-mail providers' flow: POST signin/:id sends the link (CSRF required); GET callback/:id opens it (the
  * confirmation page, or one-click sign-in with `confirm: false`); POST callback/:id confirms (CSRF required).
  */
-export const emailFlow = defineFlow({
+export const emailFlow = /* @__PURE__ */ defineFlow({
   machine: emailMachine,
   version: 2,
   csrf: ['signin', 'callback'],

@@ -42,7 +42,7 @@ type CallbackInput = { deps: FlowDeps; params: Record<string, string>; checks: O
 
 const checksOf = (context: OAuthContext): OAuthChecks => ({ codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce });
 
-export const oauthMachine = setup({
+export const oauthMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as OAuthContext,
     events: {} as OAuthEvent,
@@ -185,7 +185,7 @@ export const oauthMachine = setup({
 });
 
 /** The OAuth/OIDC providers' flow: started by POST signin/:id, resumed by GET or POST callback/:id. */
-export const oauthFlow = defineFlow({
+export const oauthFlow = /* @__PURE__ */ defineFlow({
   machine: oauthMachine,
   // 3: the context gained `providerId` (baseContext) and lost `owner`; the tail's states left the machine.
   version: 3,

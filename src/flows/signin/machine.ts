@@ -42,7 +42,7 @@ type Errored = { error: unknown };
 const output = <T>(event: unknown): T => (event as { output: T }).output;
 const errorType = (event: unknown): string | undefined => ((event as Errored).error as { type?: string } | undefined)?.type;
 
-export const signInMachine = setup({
+export const signInMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as SignInContext,
     events: {} as { type: 'START' },
@@ -178,4 +178,4 @@ export const signInMachine = setup({
 });
 
 /** The tail as a flow: never entered from a route, always run by the runtime after an `authenticated` flow. */
-export const signInFlow = defineFlow({ machine: signInMachine, version: 1, entry: () => null });
+export const signInFlow = /* @__PURE__ */ defineFlow({ machine: signInMachine, version: 1, entry: () => null });

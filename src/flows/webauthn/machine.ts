@@ -74,7 +74,7 @@ const pause = (action: 'register' | 'authenticate', out: CeremonyOptions) => ({
   response: { kind: 'json' as const, body: { action, options: out.options } },
 });
 
-export const webauthnMachine = setup({
+export const webauthnMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as WebAuthnContext,
     events: {} as WebAuthnEvent,
@@ -294,7 +294,7 @@ export const webauthnMachine = setup({
  * @example
  * const entry = webauthnFlow.entry('options', deps, false) // { resume: false, event: { type: 'OPTIONS', action: 'authenticate' } }
  */
-export const webauthnFlow = defineFlow({
+export const webauthnFlow = /* @__PURE__ */ defineFlow({
   machine: webauthnMachine,
   version: 2,
   csrf: ['callback'],
