@@ -33,7 +33,7 @@ export {
   type FlowDefinition, type FlowDeps, type FlowEntry, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
 } from './flows/runtime/contract.js';
 export { baseContext, evidenceFrom, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
-export { signInMachine, signInFlow, type SignInInput, type SignInOutput } from './flows/signin/machine.js';
+export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
 export { checkSignIn, type Identity, type SignInDecision } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';

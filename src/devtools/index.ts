@@ -5,3 +5,5 @@ export { machineStates, machineTransitions, awaitingStates, failureStates, state
 export type { TraceEntry, TransitionRef } from '../flows/runtime/trace.js';
 export { modelPaths, type ModelPath, type ModelPathOptions } from './model-paths.js';
 export { createCoverage, type CoverageCount, type CoverageReport, type FlowCoverage } from './coverage.js';
+// The standard sign-in tail's machine, to draw it or walk its paths (the runtime runs it; a flow never imports it).
+export { signInMachine } from '../flows/signin/machine.js';

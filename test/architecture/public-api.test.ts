@@ -7,13 +7,13 @@ import * as adapters from '../../src/adapters/index.js';
 
 describe('authchart (root entry)', () => {
   it('exports the integrations, the flow contract and the errors', () => {
-    for (const name of ['AuthInit', 'ServerAuth', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'signInMachine', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
+    for (const name of ['AuthInit', 'ServerAuth', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'finalOutput', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
       expect(root, name).toHaveProperty(name);
     }
   });
 
   it('keeps internals inside', () => {
-    for (const name of ['toAuthError', 'errorClassesByType', 'publicErrorType', 'clientSafeErrorTypes', 'toWebRequest', 'writeWebResponse', 'resolveConfig', 'toMermaid', 'runFlow', 'settleMachine']) {
+    for (const name of ['toAuthError', 'errorClassesByType', 'publicErrorType', 'clientSafeErrorTypes', 'toWebRequest', 'writeWebResponse', 'resolveConfig', 'toMermaid', 'runFlow', 'settleMachine', 'signInMachine']) {
       expect(root, name).not.toHaveProperty(name);
     }
   });
@@ -27,14 +27,14 @@ describe('authchart (root entry)', () => {
 describe('authchart/devtools and authchart/adapters', () => {
   it('draws machines from its own entry', () => {
     expect(typeof devtools.toMermaid).toBe('function');
-    expect(devtools.toMermaid(root.signInMachine)).toContain('stateDiagram-v2');
+    expect(devtools.toMermaid(devtools.signInMachine)).toContain('stateDiagram-v2');
   });
 
   it('gives flow authors the model paths and the coverage authchart tests its own flows with', () => {
-    const paths = devtools.modelPaths(root.signInMachine, { events: () => [{ type: 'START' }], input: { deps: {}, callbackUrl: '/', identity: {} } });
+    const paths = devtools.modelPaths(devtools.signInMachine, { events: () => [{ type: 'START' }], input: { deps: {}, callbackUrl: '/', identity: {} } });
     expect(paths.map((p) => p.events.map((e) => e.type))).toEqual([['START']]);
-    const coverage = devtools.createCoverage(root.signInMachine);
-    expect(coverage.report().states.total).toBe(devtools.machineStates(root.signInMachine).length);
+    const coverage = devtools.createCoverage(devtools.signInMachine);
+    expect(coverage.report().states.total).toBe(devtools.machineStates(devtools.signInMachine).length);
     expect(() => coverage.assertComplete()).toThrow(/incomplete/);
   });
 
