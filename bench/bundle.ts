@@ -35,6 +35,8 @@ export interface BundleFigures {
   gzipBytes: number;
   /** Chunks loaded only on first use (`import()`): flows of providers the app does not have, devtools. */
   lazyGzipBytes: number;
+  /** What is loaded once this app has signed someone in with each of its providers: start + the flow runtime + their flows. */
+  inUseGzipBytes: number;
   /** Largest contributors (by package), minified bytes. */
   largest: { name: string; bytes: number }[];
   /** The provider presets that made it into the bundle: only the ones imported, if the rest tree-shake away. */
@@ -49,18 +51,18 @@ function packageOf(path: string): string {
 }
 
 /** The output files the entry loads at start: the entry chunk and, transitively, the chunks it imports statically. */
-function eagerOutputs(metafile: Metafile, entryName: string): Set<string> {
+function eagerOutputs(metafile: Metafile, entryName: string, alsoLoaded: readonly string[] = []): Set<string> {
   // Found by name (esbuild gives it relative to the working directory): the chunks split at dynamic imports have
   // entry points of their own, in no fixed order.
-  const isEntry = (point: string | undefined) => point === entryName || point?.endsWith(`/${entryName}`) === true;
-  const entry = Object.keys(metafile.outputs).find((path) => isEntry(metafile.outputs[path].entryPoint));
+  const isEntry = (point: string | undefined, name: string) => point === name || point?.endsWith(`/${name}`) === true;
+  const entries = [entryName, ...alsoLoaded].flatMap((name) => Object.keys(metafile.outputs).filter((path) => isEntry(metafile.outputs[path].entryPoint, name)));
   const eager = new Set<string>();
   const visit = (path: string) => {
     if (eager.has(path) || !metafile.outputs[path]) return;
     eager.add(path);
     for (const imported of metafile.outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
-  if (entry) visit(entry);
+  for (const entry of entries) visit(entry);
   return eager;
 }
 
@@ -113,11 +115,15 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
   const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
   const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
+  // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start).
+  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, ['src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']);
+  const inUseCode = Buffer.concat(out.outputFiles.filter((f) => [...inUse].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
   const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
   return {
     minifiedBytes: eagerCode.byteLength,
     gzipBytes: gzipSync(eagerCode, { level: 9 }).byteLength,
     lazyGzipBytes: lazyCode.byteLength ? gzipSync(lazyCode, { level: 9 }).byteLength : 0,
+    inUseGzipBytes: gzipSync(inUseCode, { level: 9 }).byteLength,
     largest: largest(out.metafile, eager),
     presets: presetsOf(out.metafile, eager),
   };
