@@ -32,7 +32,7 @@ export {
   AWAITING, defineFlow, finalOutput,
   type FlowDefinition, type FlowDeps, type FlowEntry, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
 } from './flows/runtime/contract.js';
-export { baseContext, evidenceFrom, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
+export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
 export { checkSignIn, type Identity, type SignInDecision } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';

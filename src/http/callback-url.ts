@@ -4,8 +4,6 @@ import { bodyString, type AuthRequest } from './request.js';
 import { setCookie } from './response.js';
 import { applyRedirectCallback } from '../core/redirect.js';
 
-export { applyRedirectCallback };
-
 /** Resolves the callback URL for this request and remembers it in a cookie when it changed. */
 export async function resolveCallbackUrl(req: AuthRequest): Promise<string> {
   const cookieName = req.cookieOptions.callbackUrl.name;

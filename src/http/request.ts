@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import type { InternalConfig } from '../core/config.js';
-import { defaultCookies, mergeCookies, type CookiesOptions, type CookieToSet } from '../core/cookies.js';
+import { defaultCookies, mergeCookies, type CookiesOptions } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
 import { isTrustedHost, parseHost } from '../core/hosts.js';
 import type { RequestContext } from '../core/request-context.js';

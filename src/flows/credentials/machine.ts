@@ -6,7 +6,7 @@ import type { CredentialsSignin } from '../../core/errors.js';
 import type { User } from '../../core/types.js';
 import type { CredentialsConfig } from '../../providers/credentials.js';
 import { defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, evidenceFrom, errorTypeOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 
 export interface CredentialsContext extends FlowContextBase {
   /** The submitted form, kept only while this one request runs (the flow never pauses). */
@@ -15,7 +15,6 @@ export interface CredentialsContext extends FlowContextBase {
 
 export type CredentialsEvent = { type: 'SUBMIT'; credentials: Record<string, unknown> };
 
-type Errored = { error: unknown };
 
 /** The app's `authorize`, called with the form and the request; `null` (or nothing) means "no such user". */
 async function authorize({ input }: { input: { deps: FlowDeps; credentials: Record<string, unknown> } }): Promise<User | null> {
@@ -35,10 +34,10 @@ export const credentialsMachine = /* @__PURE__ */ setup({
   },
   guards: {
     userReturned: ({ event }) => Boolean((event as unknown as { output: User | null }).output),
-    errorIsCredentialsSignin: ({ event }) => ((event as unknown as Errored).error as { type?: string } | undefined)?.type === 'CredentialsSignin',
+    errorIsCredentialsSignin: ({ event }) => errorTypeOf(event) === 'CredentialsSignin',
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(recordFailure),
     recordCredentialsError: assign({
       failure: ({ event }) => {
         const error = (event as unknown as { error: CredentialsSignin }).error;

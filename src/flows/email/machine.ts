@@ -5,9 +5,9 @@
 import { assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
-import { checkSignIn, type SignInDecision } from '../signin/steps.js';
+import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/steps.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import {
   consumeToken,
   emailProviderOf,
@@ -51,10 +51,9 @@ export type EmailEvent =
   | { type: 'OPEN_LINK'; token?: string; email?: string }
   | { type: 'CONFIRM' };
 
-type Errored = { error: unknown };
 type TokenFound = { expires: number } | null;
 type Link = { deps: FlowDeps; email: string; token: string };
-const output = <T>(event: unknown): T => (event as { output: T }).output;
+const output = doneOutput;
 
 /** The account an e-mail sign-in presents: the address is the account. */
 function emailAccount(providerId: string, email: string, user?: User): Account {
@@ -89,20 +88,20 @@ export const emailMachine = /* @__PURE__ */ setup({
       return ok(token) && ok(email);
     },
     confirmRequired: ({ context }) => context.confirm,
-    signInAllowed: ({ event }) => output<SignInDecision>(event).allowed,
-    signInRedirected: ({ event }) => Boolean((output<SignInDecision>(event) as { redirect?: string }).redirect),
+    signInAllowed,
+    signInRedirected,
     // The adapter cannot look a token up without using it (an Auth.js adapter): the page names no address.
     linkUnchecked: ({ event }) => output<unknown>(event) === 'unchecked',
     tokenFound: ({ event }) => output<TokenFound>(event) !== null,
     tokenExpired: ({ event }) => output<{ expires: number }>(event).expires <= Date.now(),
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(recordFailure),
     recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused to send a sign-in link.', expected: true, actual: false }) }),
     recordRedirect: assign({ redirectTo: ({ event }) => output<{ redirect: string }>(event).redirect }),
     // The mail error stays the evidence; a failed revocation is added to it, not put in its place.
     recordNotRevoked: assign({
-      failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom((event as unknown as Errored).error).message ?? 'unknown error'}` }),
+      failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom(errorOf(event)).message ?? 'unknown error'}` }),
     }),
     forgetToken: assign({ token: undefined }),
     recordLinkUnknown: assign({

@@ -4,7 +4,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { AuthError } from '../../core/errors.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, errorIs, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import {
   callbackParams,
   discoverProvider,
@@ -37,7 +37,6 @@ export type OAuthEvent =
   | { type: 'START'; extraParams: Record<string, string>; discover: boolean }
   | { type: 'CALLBACK'; params: Record<string, string>; at: number };
 
-type Errored = { error: unknown };
 type CallbackInput = { deps: FlowDeps; params: Record<string, string>; checks: OAuthChecks };
 
 const checksOf = (context: OAuthContext): OAuthChecks => ({ codeVerifier: context.codeVerifier, state: context.state, nonce: context.nonce });
@@ -60,12 +59,12 @@ export const oauthMachine = /* @__PURE__ */ setup({
     needsDiscovery: ({ event }) => event.type === 'START' && event.discover,
     flowExpired: ({ context, event }) => event.type === 'CALLBACK' && event.at - context.startedAt > OAUTH_FLOW_TTL_MS,
     /** The invoked actor failed with this error type (`{ type: 'errorIs', params: { type: 'InvalidCheck' } }`). */
-    errorIs: ({ event }, params: { type: string }) => ((event as unknown as Errored).error as { type?: string } | undefined)?.type === params.type,
+    errorIs,
     /** The steps type every failure of theirs; anything else was thrown by the app's own code (its account()). */
-    errorIsUntyped: ({ event }) => !((event as unknown as Errored).error instanceof AuthError),
+    errorIsUntyped: ({ event }) => !(errorOf(event) instanceof AuthError),
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(recordFailure),
     recordExpired: assign({
       failure: ({ context, event }) => ({
         message: 'The sign-in took too long; please start again.',

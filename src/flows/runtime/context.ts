@@ -43,3 +43,24 @@ export function evidenceFrom(err: unknown): FailureEvidence {
   if (err instanceof Error) return { message: err.message, err };
   return { message: typeof err === 'string' ? err : undefined, actual: err };
 }
+
+/** The output of an `xstate.done.actor.*` event (what an invoked actor resolved with). */
+export function doneOutput<T>(event: unknown): T {
+  return (event as { output: T }).output;
+}
+
+/** The error of an `xstate.error.actor.*` event (what an invoked actor threw). */
+export function errorOf(event: unknown): unknown {
+  return (event as { error?: unknown }).error;
+}
+
+/** The `type` of the AuthError an invoked actor threw, if it was one. */
+export function errorTypeOf(event: unknown): string | undefined {
+  return (errorOf(event) as { type?: string } | undefined)?.type;
+}
+
+/** Guard: the invoked actor failed with this error type (`{ type: 'errorIs', params: { type: 'InvalidCheck' } }`). */
+export const errorIs = ({ event }: { event: unknown }, params: { type: string }): boolean => errorTypeOf(event) === params.type;
+
+/** `assign` body: the failure's evidence from what the invoked actor threw (`actions: assign(recordFailure)`). */
+export const recordFailure = ({ event }: { event: unknown }): { failure: FailureEvidence } => ({ failure: evidenceFrom(errorOf(event)) });

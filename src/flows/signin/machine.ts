@@ -4,8 +4,8 @@
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
 import { defineFlow, type FlowDeps, finalOutput } from '../runtime/contract.js';
-import { evidenceFrom, type FailureEvidence } from '../runtime/context.js';
-import { checkSignIn, findOwner, issueSession, resolveUser, type Identity, type Resolution, type SignInDecision } from './steps.js';
+import { doneOutput, errorIs, recordFailure, type FailureEvidence } from '../runtime/context.js';
+import { checkSignIn, findOwner, issueSession, resolveUser, signInAllowed, signInRedirected, type Identity, type Resolution, type SignInDecision } from './steps.js';
 
 export interface SignInContext {
   deps: FlowDeps;
@@ -38,9 +38,7 @@ type Emitted =
   | { type: 'updateUser'; user: User }
   | { type: 'linkAccount'; user: User; account: Account; profile: User };
 
-type Errored = { error: unknown };
-const output = <T>(event: unknown): T => (event as { output: T }).output;
-const errorType = (event: unknown): string | undefined => ((event as Errored).error as { type?: string } | undefined)?.type;
+const output = doneOutput;
 
 export const signInMachine = /* @__PURE__ */ setup({
   types: {
@@ -67,12 +65,12 @@ export const signInMachine = /* @__PURE__ */ setup({
     ),
   },
   guards: {
-    signInAllowed: ({ event }) => output<SignInDecision>(event).allowed,
-    signInRedirected: ({ event }) => Boolean((output<SignInDecision>(event) as { redirect?: string }).redirect),
-    errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
+    signInAllowed,
+    signInRedirected,
+    errorIs,
   },
   actions: {
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(recordFailure),
     recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the sign-in.', expected: true, actual: false }) }),
     recordRedirect: assign({ redirectTo: ({ event }) => output<{ redirect: string }>(event).redirect }),
     recordResolution: assign(({ event }) => {

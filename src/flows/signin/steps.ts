@@ -5,6 +5,7 @@ import { applyRedirectCallback } from '../../core/redirect.js';
 import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
 import { strategyFor, type SignInResult } from '../../session/strategy.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { doneOutput } from '../runtime/context.js';
 import { resolveCredentialsUser } from './credentials-user.js';
 import { findAccountOwner, linkAccount } from './linking.js';
 import { resolveEmailUser, resolvePasskeyUser, type NewPasskey, type Resolution } from './resolve.js';
@@ -24,6 +25,12 @@ export interface Identity {
 
 /** The signIn callback's answer: go on, stop, or go to another URL without a session. */
 export type SignInDecision = { allowed: true } | { allowed: false; redirect?: string };
+
+/** Guard: the signIn callback (an invoked `checkSignIn`) let the sign-in go on. */
+export const signInAllowed = ({ event }: { event: unknown }): boolean => doneOutput<SignInDecision>(event).allowed;
+
+/** Guard: the signIn callback answered with a URL to go to instead. */
+export const signInRedirected = ({ event }: { event: unknown }): boolean => Boolean((doneOutput<SignInDecision>(event) as { redirect?: string }).redirect);
 
 /** The stored user this identity already belongs to, if an adapter knows one (by address for e-mail sign-ins). */
 export async function findOwner(deps: FlowDeps, identity: Identity): Promise<AdapterUser | null> {

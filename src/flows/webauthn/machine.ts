@@ -7,7 +7,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { AdapterAuthenticator } from '../../core/types.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, evidenceFrom, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, doneOutput, errorIs, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import type { NewPasskey } from '../signin/resolve.js';
 import {
   authenticationOptions,
@@ -58,12 +58,10 @@ export type WebAuthnEvent =
 /** How a ceremony ends well: the identity for the sign-in tail, with the new passkey after a registration. */
 export type WebAuthnOutput = Extract<FlowOutput, { outcome: 'authenticated' }> & { passkey?: NewPasskey };
 
-type Errored = { error: unknown };
 type Deps = { deps: FlowDeps };
 type Answer = Deps & { credential: unknown; challenge: string; expiresAt: number };
 
-const output = <T>(event: unknown): T => (event as { output: T }).output;
-const errorType = (event: unknown): string | undefined => ((event as Errored).error as { type?: string } | undefined)?.type;
+const output = doneOutput;
 
 /** What a ceremony's options step leaves in context while the flow waits (and nothing it should not keep). */
 const pause = (action: 'register' | 'authenticate', out: CeremonyOptions) => ({
@@ -94,14 +92,14 @@ export const webauthnMachine = /* @__PURE__ */ setup({
     choiceIs: ({ context, event }, params: { choice: Choice }) => chooseCeremony(context.request ?? {}, output<Subject>(event)) === params.choice,
     answeredTooLate: ({ context, event }) => (event as unknown as CredentialEvent).at > (context.expiresAt ?? 0),
     authenticatorFound: ({ event }) => output<AdapterAuthenticator | null>(event) !== null,
-    errorIs: ({ event }, params: { type: string }) => errorType(event) === params.type,
+    errorIs,
   },
   actions: {
     receive: assign(({ event }) => {
       const e = event as unknown as CredentialEvent;
       return { credential: e.credential, callbackUrl: e.callbackUrl };
     }),
-    recordError: assign({ failure: ({ event }) => evidenceFrom((event as unknown as Errored).error) }),
+    recordError: assign(recordFailure),
     recordInvalidRequest: assign({
       failure: ({ context, event }) => ({
         message: output<Subject>(event).sessionUser
