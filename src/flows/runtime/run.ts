@@ -6,7 +6,7 @@ import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMa
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
-import { AWAITING, type FlowDefinition, type FlowDeps, type FlowEntry, type FlowOutput, type FlowResponse } from './contract.js';
+import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './contract.js';
 import type { FlowContextBase } from './context.js';
 import { traceEntriesFromMicrostep, type TraceEntry } from './trace.js';
 
@@ -191,4 +191,3 @@ export function outputOf(value: unknown, deps: FlowDeps): FlowOutput | undefined
   return { ...out, account: { ...account, provider: deps.provider.id } };
 }
 
-export type { FlowDefinition, FlowEntry };
