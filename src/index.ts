@@ -30,7 +30,7 @@ export type { RequestContext } from './core/request-context.js';
 // Writing a flow of your own: the contract, the standard sign-in tail every flow ends through, the context helpers.
 export {
   AWAITING, defineFlow, finalOutput,
-  type FlowDefinition, type FlowDeps, type FlowEntry, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
+  type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
 } from './flows/runtime/contract.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';

@@ -8,7 +8,6 @@ import { AWAITING, baseContext, defineFlow, evidenceFrom, type FlowContextBase, 
 export const CODE_TTL_MS = 10 * 60_000;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 const codeHash = (nonce: string, code: string) => sha256(`${nonce}:${code.trim()}`);
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const normalize = (email: string) => email.trim().toLowerCase();
 const output = <T>(event: unknown) => (event as { output: T }).output;
 
@@ -37,18 +36,17 @@ async function issueCode({ input }: { input: { deps: FlowDeps; email: string } }
   return { nonce, code, codeHash: codeHash(nonce, code), expiresAt };
 }
 
-/** The form the paused flow answers: plain HTML (the page's policy allows no inline script or style). */
-function codeForm(deps: FlowDeps, email: string): FlowResponse {
-  // The sign-in POST passed the CSRF check, so the token it carried is this browser's: the form echoes it.
-  const csrf = typeof deps.req.body.csrfToken === 'string' ? deps.req.body.csrfToken : '';
-  const action = `${deps.req.authUrl}/callback/${encodeURIComponent(deps.provider.id)}`;
+/** The form the paused flow answers: a built-in themed page that POSTs the code to the callback with the CSRF token. */
+function codeForm(email: string): FlowResponse {
   return {
-    kind: 'html',
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Enter your code</title></head><body>
-<h1>Check your e-mail</h1><p>We sent a 6-digit code to ${escape(email)}. It is valid for 10 minutes.</p>
-<form method="post" action="${escape(action)}"><input type="hidden" name="csrfToken" value="${escape(csrf)}">
-<label for="code">Code</label> <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
-<button type="submit">Sign in</button></form></body></html>`,
+    kind: 'page',
+    page: 'form',
+    data: {
+      title: 'Check your e-mail',
+      message: `We sent a 6-digit code to ${email}. It is valid for 10 minutes.`,
+      fields: [{ name: 'code', label: 'Code', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6 }],
+      submit: 'Sign in',
+    },
   };
 }
 
@@ -112,7 +110,7 @@ export const emailCodeMachine = setup({
         id: 'sendCode',
         src: 'sendCode',
         input: ({ context }) => ({ deps: context.deps, email: context.email!, code: context.code! }),
-        onDone: { target: 'awaiting', actions: assign(({ context }) => ({ code: undefined, response: codeForm(context.deps, context.email!) })) },
+        onDone: { target: 'awaiting', actions: assign(({ context }) => ({ code: undefined, response: codeForm(context.email!) })) },
         onError: { target: 'failed.sendFailed', actions: 'recordError' },
       },
     },

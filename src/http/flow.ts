@@ -12,6 +12,7 @@ import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
 import { renderConfirmEmail } from './pages/confirm-email.js';
+import { renderFormPage } from './pages/form.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
 
@@ -38,8 +39,8 @@ function newUserUrl(req: AuthRequest, callbackUrl: string): string {
   return url.href;
 }
 
-/** What a paused flow answers: its redirect, JSON or HTML, or a built-in page rendered here. */
-function pausedResponse(req: AuthRequest, response: FlowResponse): Response {
+/** What a paused flow answers: its redirect, JSON or HTML, or a built-in page (confirm e-mail, a form) rendered here. */
+function pausedResponse(req: AuthRequest, provider: ResolvedProvider, response: FlowResponse): Response {
   switch (response.kind) {
     case 'redirect':
       return redirect(req, response.url);
@@ -48,6 +49,16 @@ function pausedResponse(req: AuthRequest, response: FlowResponse): Response {
     case 'html':
       return html(req, response.body, response.status ?? 200);
     case 'page':
+      if (response.page === 'form') {
+        const page = renderFormPage({
+          theme: req.config.theme,
+          actionUrl: `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`,
+          hiddenFields: { csrfToken: csrf(req).token },
+          page: response.data,
+          nonce: pageNonce(req),
+        });
+        return html(req, page, response.status ?? 200);
+      }
       return html(
         req,
         renderConfirmEmail({
@@ -94,7 +105,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   switch (result.status) {
     case 'paused':
       sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
-      return pausedResponse(req, result.response);
+      return pausedResponse(req, provider, result.response);
     case 'signedIn':
       return redirect(req, result.isNewUser && req.config.pages.newUser ? newUserUrl(req, result.redirect) : result.redirect);
     case 'redirected':

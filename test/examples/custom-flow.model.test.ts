@@ -279,13 +279,15 @@ describe('email-code flow, attacks and edges', () => {
     expect(await (await browser.get('/')).text()).toContain(`Signed in as ${email}.`);
   });
 
-  it('answers a plain HTML code form under the strict policy, with the browser\'s CSRF token', async () => {
-    const { form, csrf } = await start();
+  it('answers the built-in form page (themed, under the pages\' nonce policy) with the browser\'s CSRF token', async () => {
+    const { form, csrf, email } = await start();
     const page = await form.text();
-    expect(form.headers.get('content-security-policy')).toContain("script-src 'none'; style-src 'none'");
+    const policy = form.headers.get('content-security-policy') ?? '';
+    expect(policy).toMatch(/default-src 'none'; script-src 'nonce-[\w+/=-]+'; style-src 'nonce-[\w+/=-]+'/);
     expect(injectedMarkup(page)).toEqual([]);
     expect(tags(page, 'script')).toEqual([]);
-    expect(tags(page, 'style')).toEqual([]);
+    expect(tags(page, 'style')).toHaveLength(1);
+    expect(page).toContain(`We sent a 6-digit code to ${email}.`);
     const [f] = forms(page);
     expect(f.form.attrs).toMatchObject({ method: 'post', action: `${ORIGIN}/auth/callback/email-code` });
     expect(hidden(f.inner)).toEqual({ csrfToken: csrf });

@@ -2,7 +2,7 @@
 // emits, the browser is sent only where the redirect callback allows, and only the tail announces a sign-in.
 import { baseContext, defineFlow, type FlowInput, type FlowOutput } from 'authchart';
 import { describe, expect, it } from 'vitest';
-import { emit, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import { ORIGIN, testAuth } from '../support/auth-app.js';
 
 const EVIL = 'https://evil.example/phish';
@@ -66,5 +66,35 @@ describe('a custom flow cannot send the browser off-site', () => {
     expect(t.logger.errorTypes()).toEqual([]);
     expect(res.setCookie.some((c) => c.includes('session-token'))).toBe(true);
     expect(events).toEqual(['signIn']);
+  });
+});
+
+describe('a custom flow cannot answer with a response the HTTP layer does not know', () => {
+  /** Pauses with whatever `response` it is given, as a buggy or hostile flow might. */
+  function pausingWith(response: unknown) {
+    const machine = setup({ types: { input: {} as FlowInput, output: {} as FlowOutput } }).createMachine({
+      id: 'odd-answer',
+      initial: 'idle',
+      context: ({ input }) => baseContext(input),
+      states: {
+        idle: { on: { GO: { target: 'waiting', actions: assign({ response: () => response as never }) } } },
+        waiting: { tags: ['awaiting'] },
+      },
+    });
+    return defineFlow({ machine, version: 1, entry: (route) => (route === 'signin' ? { resume: false, event: { type: 'GO' } } : null) });
+  }
+
+  it.each([
+    ['an unknown kind', { kind: 'stream', body: 'x' }],
+    ['a page the layer does not have', { kind: 'page', page: 'admin', data: {} }],
+    ['a form without fields', { kind: 'page', page: 'form', data: { title: 'x' } }],
+    ['html that is not a string', { kind: 'html', body: { toString: (): string => '<script>' } }],
+  ])('%s is a CallbackRouteError: no 500, nothing sealed', async (_, response) => {
+    const t = testAuth({ providers: [{ id: 'odd', name: 'Odd', type: 'odd', flow: pausingWith(response) }] });
+    const res = await t.client.post('/auth/signin/odd', { csrfToken: await t.csrfToken() });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`${ORIGIN}/auth/error?error=Configuration`);
+    expect(t.logger.errorTypes()).toEqual(['CallbackRouteError']);
+    expect(res.setCookie.filter((c) => c.startsWith('authchart.flow.odd=') && !/max-age=0/i.test(c))).toEqual([]);
   });
 });

@@ -45,7 +45,44 @@ export type FlowResponse =
   | { kind: 'json'; body: unknown; status?: number }
   | { kind: 'html'; body: string; status?: number }
   /** A built-in page, rendered by the HTTP layer (it adds the CSRF token, the theme and the security headers). */
-  | { kind: 'page'; page: 'confirmEmail'; data: { email: string; provider: string }; status?: number };
+  | { kind: 'page'; page: 'confirmEmail'; data: { email: string; provider: string }; status?: number }
+  /**
+   * A themed form that POSTs to this provider's callback with the browser's CSRF token: what a flow that asks the
+   * user for something (a code, an answer) shows instead of hand-written HTML.
+   */
+  | { kind: 'page'; page: 'form'; data: FlowFormPage; status?: number };
+
+/** One input of a {@link FlowFormPage}. */
+export interface FlowFormField {
+  name: string;
+  label: string;
+  /** `text` (default), `password`, `email`, `tel`, `number`. */
+  type?: 'text' | 'password' | 'email' | 'tel' | 'number';
+  autocomplete?: string;
+  inputmode?: 'numeric' | 'text' | 'email' | 'tel';
+  /** An HTML `pattern` (the server still checks what arrives). */
+  pattern?: string;
+  maxlength?: number;
+  /** Defaults to `true`. */
+  required?: boolean;
+}
+
+/**
+ * The content of a built-in form page. Every value is escaped when rendered.
+ *
+ * @example
+ * response: { kind: 'page', page: 'form', data: { title: 'Check your e-mail', message: `We sent a code to ${email}.`,
+ *   fields: [{ name: 'code', label: 'Code', inputmode: 'numeric', autocomplete: 'one-time-code' }], submit: 'Sign in' } }
+ */
+export interface FlowFormPage {
+  title: string;
+  message?: string;
+  /** Shown above the form as an alert (e.g. "That code did not match."). */
+  error?: string;
+  fields: FlowFormField[];
+  /** The button's label; `Continue` by default. */
+  submit?: string;
+}
 
 /**
  * How a flow ends well: the machine's `output`. `authenticated` hands the identity to the standard sign-in tail

@@ -89,10 +89,29 @@ function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, tr
   if (snapshot.status === 'done') return { kind: 'done', output: snapshot.output, context, state };
   // Active and awaiting: strip what lives only within a request; the rest is sealed.
   const { response } = context;
-  if (!response) return { kind: 'failed', error: new CallbackRouteError('A paused flow gave no response.', { state }), state };
+  if (!isFlowResponse(response)) return { kind: 'failed', error: new CallbackRouteError('A paused flow gave no response the HTTP layer knows.', { state }), state };
   const persisted: Record<string, unknown> = { ...(context as unknown as Record<string, unknown>) };
   for (const key of TRANSIENT_KEYS) delete persisted[key];
   return { kind: 'paused', paused: { machine: machine.id, value: snapshot.value, context: persisted }, response };
+}
+
+/** A custom flow's `context.response` is checked like its output: an unknown kind would answer nothing. */
+function isFlowResponse(value: unknown): value is FlowResponse {
+  const r = value as FlowResponse | undefined;
+  if (!r || typeof r !== 'object') return false;
+  switch (r.kind) {
+    case 'redirect':
+      return typeof r.url === 'string' && r.url !== '';
+    case 'json':
+      return true;
+    case 'html':
+      return typeof r.body === 'string';
+    case 'page':
+      if (r.page === 'form') return typeof r.data?.title === 'string' && Array.isArray(r.data.fields);
+      return r.page === 'confirmEmail' && typeof r.data?.provider === 'string';
+    default:
+      return false;
+  }
 }
 
 /**

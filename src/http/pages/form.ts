@@ -1,0 +1,52 @@
+// The form a paused flow asks the HTTP layer to show (`{ kind: 'page', page: 'form' }`): the built-in page frame
+// and theme, the browser's CSRF token, and inputs described as data, so a custom flow never writes HTML itself.
+
+import { attr, html, safeUrl } from '../../core/html-escape.js';
+import type { FlowFormField, FlowFormPage } from '../../flows/runtime/contract.js';
+import { layout, type Theme } from './theme.js';
+
+/** Input of {@link renderFormPage}. */
+export interface FormPageParams {
+  theme: Theme;
+  /** Where the form POSTs (the provider's callback URL). */
+  actionUrl: string;
+  /** Sent back as they are (the CSRF token). */
+  hiddenFields: Record<string, string>;
+  page: FlowFormPage;
+  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  nonce?: string;
+}
+
+const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number']);
+
+function input(field: FlowFormField, i: number, autofocus: boolean) {
+  const id = `field-${i}`;
+  const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
+  return html`<div><label for="${id}">${field.label}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
+}
+
+/**
+ * Renders a flow's form page: heading, message, optional error, the inputs, one submit button.
+ *
+ * @example
+ * renderFormPage({ theme: {}, actionUrl: '/auth/callback/email-code', hiddenFields: { csrfToken },
+ *   page: { title: 'Enter your code', fields: [{ name: 'code', label: 'Code' }] } })
+ */
+export function renderFormPage(params: FormPageParams): string {
+  const { page } = params;
+  const action = safeUrl(params.actionUrl);
+  const hidden = Object.entries(params.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  const body = html`<h1>${page.title}</h1>
+${page.error ? html`<div class="alert" role="alert">${page.error}</div>` : ''}
+${page.message ? html`<p class="muted center message">${page.message}</p>` : ''}
+${
+  action
+    ? html`<form method="post"${attr('action', action)}>
+${hidden}
+${page.fields.map((field, i) => input(field, i, i === 0))}
+<button type="submit" class="button">${page.submit ?? 'Continue'}</button>
+</form>`
+    : ''
+}`;
+  return layout({ title: page.title, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}', nonce: params.nonce });
+}
