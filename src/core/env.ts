@@ -22,7 +22,7 @@ export function envProviderStem(id: string): string {
 }
 
 /** The `AUTH_{PROVIDER}_{KEY}` variable for a provider, if set. */
-export function providerEnv(env: Env, id: string, key: 'ID' | 'SECRET' | 'ISSUER'): string | undefined {
+export function providerEnv(env: Env, id: string, key: 'ID' | 'SECRET' | 'ISSUER' | 'KEY'): string | undefined {
   const v = env[`AUTH_${envProviderStem(id)}_${key}`];
   return v === '' ? undefined : v;
 }

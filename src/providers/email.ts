@@ -1,7 +1,7 @@
 // The e-mail (magic link) provider: how addresses are normalised, how long a link lives and who sends it.
 // The flow itself is flows/email/machine.ts; the default mail is plain HTML + text sent with nodemailer, when installed.
 import { asciiEmailDomain } from '../core/email-address.js';
-import type { Env } from '../core/env.js';
+import { providerEnv, type Env } from '../core/env.js';
 import type { Awaitable } from '../core/types.js';
 import { escapeHtml } from '../core/html-escape.js';
 import { readableTextOn, safeColor } from '../core/color.js';
@@ -32,6 +32,8 @@ export interface EmailConfig extends CommonProviderOptions {
   server?: EmailServer;
   /** The sender address; falls back to `AUTH_EMAIL_FROM`, then `no-reply@<host of the request>`. */
   from?: string;
+  /** The API key of an HTTP e-mail API sender (Resend, SendGrid, ...); falls back to `AUTH_{PROVIDER}_KEY`. */
+  apiKey?: string;
   /** Seconds a link stays valid (default 24 h). */
   maxAge: number;
   /**
@@ -121,11 +123,15 @@ export function Nodemailer(options: EmailUserConfig = {}): EmailConfig {
   return Email({ id: 'nodemailer', name: 'Nodemailer', ...options });
 }
 
-/** The provider with `server` and `from` filled in from the environment (explicit options win). */
+/**
+ * The provider with `server`, `from` and `apiKey` filled in from the environment (explicit options win). The key
+ * is read per provider id, as Auth.js does: `resend` reads `AUTH_RESEND_KEY`, `forwardemail` `AUTH_FORWARDEMAIL_KEY`.
+ */
 export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: string): EmailConfig & { from: string } {
   const server = provider.server ?? (env.AUTH_EMAIL_SERVER || undefined);
   const from = provider.from ?? (env.AUTH_EMAIL_FROM || `no-reply@${new URL(origin).hostname}`);
-  return { ...provider, server, from };
+  const apiKey = provider.apiKey ?? providerEnv(env, provider.id, 'KEY');
+  return { ...provider, server, from, ...(apiKey ? { apiKey } : {}) };
 }
 
 /** The subject, text and HTML of the default sign-in mail. Every value is escaped in the HTML. */
