@@ -67,18 +67,35 @@ function parseUrl(value: string, providerId: string, option: string): URL {
   }
 }
 
-/** A URL string or `{ url, params }` becomes `{ url without query, params }`; the URL's own query wins. */
+/** An endpoint given as a path (`/oauth/token`) hangs under the issuer, the issuer's own path kept in front. */
+function endpointHref(rawUrl: string, issuer: string | undefined, providerId: string, option: string): string {
+  if (!rawUrl.startsWith('/')) return rawUrl;
+  if (issuer === undefined) {
+    throw new InvalidEndpoints(
+      `Provider "${providerId}" runs per instance: set \`issuer\` (or AUTH_${providerId.toUpperCase().replace(/-/g, '_')}_ISSUER) to its base URL.`,
+      { provider: providerId, option, expected: ['issuer'], actual: rawUrl },
+    );
+  }
+  const base = new URL(issuer);
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${rawUrl}`;
+}
+
+/**
+ * A URL string or `{ url, params }` becomes `{ url without query, params }`; the URL's own query wins. A path is
+ * resolved under the issuer (see `endpointHref`).
+ */
 function normalizeEndpoint<T extends { url?: string; params?: Record<string, string> }>(
   value: string | T | undefined,
   providerId: string,
   option: string,
+  issuer: string | undefined,
 ): InternalEndpoint & Omit<T, 'url' | 'params'> {
   const config = (typeof value === 'string' ? { url: value } : (value ?? {})) as T;
   const { url: rawUrl, params: rawParams, ...rest } = config;
   const params: Record<string, string> = { ...rawParams };
   let url: URL | undefined;
   if (rawUrl) {
-    url = parseUrl(rawUrl, providerId, option);
+    url = parseUrl(endpointHref(rawUrl, issuer, providerId, option), providerId, option);
     for (const [key, v] of url.searchParams) params[key] = v;
     url.search = '';
   }
@@ -98,7 +115,8 @@ function redirectUriFor(proxyBase: string, providerId: string): string {
 }
 
 /**
- * Resolves a provider's options: env fallbacks (`AUTH_{ID}_ID`, `_SECRET`, `_ISSUER`; explicit options win),
+ * Resolves a provider's options: env fallbacks (`AUTH_{ID}_ID`, `_SECRET`, `_ISSUER`; explicit options win, and
+ * `_ISSUER` wins over a preset's `defaultIssuer`), endpoints given as paths under the issuer,
  * default `checks` (`['pkce']`, plus `state` behind a redirect proxy), default scope for OIDC, client
  * authentication (`client_secret_basic`), profile and account mappings, and the `redirect_uri`.
  * Throws `InvalidEndpoints` when the endpoints can neither be read nor discovered.
@@ -110,14 +128,14 @@ function redirectUriFor(proxyBase: string, providerId: string): string {
 export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, options: NormalizeOAuthOptions): InternalOAuthProvider {
   const { id } = provider;
   const env = options.env;
-  const issuer = provider.issuer ?? providerEnv(env, id, 'ISSUER');
+  const issuer = provider.issuer ?? providerEnv(env, id, 'ISSUER') ;
   if (issuer !== undefined) parseUrl(issuer, id, 'issuer');
   const wellKnown = provider.wellKnown ? parseUrl(provider.wellKnown, id, 'wellKnown') : undefined;
   const jwks_endpoint = provider.jwks_endpoint ? parseUrl(provider.jwks_endpoint, id, 'jwks_endpoint') : undefined;
 
-  const authorization = normalizeEndpoint(provider.authorization, id, 'authorization');
-  const token = normalizeEndpoint<TokenEndpointConfig>(provider.token, id, 'token');
-  const userinfo = normalizeEndpoint<UserinfoEndpointConfig>(provider.userinfo, id, 'userinfo');
+  const authorization = normalizeEndpoint(provider.authorization, id, 'authorization', issuer);
+  const token = normalizeEndpoint<TokenEndpointConfig>(provider.token, id, 'token', issuer);
+  const userinfo = normalizeEndpoint<UserinfoEndpointConfig>(provider.userinfo, id, 'userinfo', issuer);
 
   const isOidc = provider.type === 'oidc';
   if (isOidc && !authorization.params.scope) authorization.params.scope = DEFAULT_OIDC_SCOPE;

@@ -86,8 +86,15 @@ type CommonOAuthOptions<P extends object> = {
   userinfo?: string | UserinfoEndpointConfig;
   /** Discovery document URL; replaces the three endpoint options in most cases. */
   wellKnown?: string;
-  /** Issuer identifier, compared with the ID token's `iss`; falls back to `AUTH_{ID}_ISSUER`. */
+  /**
+   * Issuer identifier, compared with the ID token's `iss`; falls back to `AUTH_{ID}_ISSUER`, then `defaultIssuer`.
+   * For a provider run per instance or region (Mastodon, Nextcloud, Zoho), it is also the base URL of any endpoint
+   * given as a path: `authorization: '/oauth/authorize'` with issuer `https://mastodon.social` is
+   * `https://mastodon.social/oauth/authorize` (the issuer's own path, if any, is kept in front).
+   */
   issuer?: string;
+  /** The issuer when neither `issuer` nor `AUTH_{ID}_ISSUER` names one (a multi-tenant or regional default). */
+  defaultIssuer?: string;
   jwks_endpoint?: string;
   client?: OAuthClientOptions;
   /** Maps the provider's profile to the user authchart stores. Default: `{ id: sub ?? id, name, email, image: picture }`. */

@@ -4,6 +4,7 @@ import { InvalidEndpoints } from '../../src/core/errors.js';
 import { OAuth, OIDC } from '../../src/providers/oauth.js';
 import { defaultAccount, defaultProfile, endpointUrl, isLoopbackHttp, normalizeOAuthProvider } from '../../src/providers/oauth-normalize.js';
 import GitHub from '../../src/providers/catalogue/github.js';
+import Keycloak from '../../src/providers/catalogue/keycloak.js';
 import MicrosoftEntraID from '../../src/providers/catalogue/microsoft-entra-id.js';
 
 const callbackUrl = 'https://app.test/auth/callback/acme';
@@ -44,6 +45,44 @@ describe('normalizeOAuthProvider: environment', () => {
       callbackUrl,
     });
     expect(q.issuer).toBe('https://login.microsoftonline.com/mine/v2.0');
+  });
+});
+
+describe('normalizeOAuthProvider: default issuers and instance endpoints', () => {
+  it('falls back to a preset default issuer below the option and AUTH_{ID}_ISSUER (Entra ID: common)', () => {
+    const common = 'https://login.microsoftonline.com/common/v2.0';
+    expect(normalizeOAuthProvider(MicrosoftEntraID(), { env: {}, callbackUrl }).issuer).toBe(common);
+    const env = { AUTH_MICROSOFT_ENTRA_ID_ISSUER: 'https://login.microsoftonline.com/env/v2.0' };
+    expect(normalizeOAuthProvider(MicrosoftEntraID(), { env, callbackUrl }).issuer).toBe(env.AUTH_MICROSOFT_ENTRA_ID_ISSUER);
+    const mine = 'https://login.microsoftonline.com/mine/v2.0';
+    expect(normalizeOAuthProvider(MicrosoftEntraID({ issuer: mine }), { env, callbackUrl }).issuer).toBe(mine);
+    // A multi-tenant issuer: each ID token is held to its own tenant.
+    expect(normalizeOAuthProvider(MicrosoftEntraID(), { env: {}, callbackUrl }).issuerPerTenant).toBe(true);
+  });
+
+  const instance = (extra: Partial<Parameters<typeof OAuth>[0]> = {}) =>
+    OAuth({ id: 'my-chat', name: 'Chat', authorization: { url: '/oauth/authorize', params: { scope: 'read' } }, token: '/oauth/token', userinfo: '/api/me?fields=all', ...extra });
+
+  it('resolves endpoint paths under the issuer, keeping its path (option, env or default)', () => {
+    const p = normalizeOAuthProvider(instance({ issuer: 'https://chat.acme.test/tools/' }), { env: {}, callbackUrl });
+    expect(p.authorization.url?.href).toBe('https://chat.acme.test/tools/oauth/authorize');
+    expect(p.authorization.params).toEqual({ scope: 'read' });
+    expect(p.token.url?.href).toBe('https://chat.acme.test/tools/oauth/token');
+    expect(p.userinfo.url?.href).toBe('https://chat.acme.test/tools/api/me');
+    expect(p.userinfo.params).toEqual({ fields: 'all' });
+    expect(p.needsDiscovery).toBe(false);
+    const fromEnv = normalizeOAuthProvider(instance(), { env: { AUTH_MY_CHAT_ISSUER: 'https://env.acme.test' }, callbackUrl });
+    expect(fromEnv.token.url?.href).toBe('https://env.acme.test/oauth/token');
+    const fallback = normalizeOAuthProvider(instance({ defaultIssuer: 'https://eu.acme.test' }), { env: {}, callbackUrl });
+    expect(fallback.token.url?.href).toBe('https://eu.acme.test/oauth/token');
+  });
+
+  it('names the missing instance URL when an endpoint path has no issuer', () => {
+    expect(() => normalizeOAuthProvider(instance(), { env: {}, callbackUrl })).toThrow(InvalidEndpoints);
+    expect(() => normalizeOAuthProvider(instance(), { env: {}, callbackUrl })).toThrow(/AUTH_MY_CHAT_ISSUER/);
+    // An absolute URL is left alone whatever the issuer.
+    const p = normalizeOAuthProvider(acme({ issuer: 'https://other.test' }), { env: {}, callbackUrl });
+    expect(p.token.url?.href).toBe('https://acme.test/token');
   });
 });
 
@@ -184,7 +223,7 @@ describe('normalizeOAuthProvider: validation', () => {
     expect(() => normalizeOAuthProvider(p, { env: {}, callbackUrl })).toThrow(InvalidEndpoints);
     expect(() => normalizeOAuthProvider(p, { env: { AUTH_O_ISSUER: 'https://o.test' }, callbackUrl })).not.toThrow();
     // Tenant-specific presets fail the same way until their issuer is set.
-    expect(() => normalizeOAuthProvider(MicrosoftEntraID(), { env: {}, callbackUrl })).toThrow(InvalidEndpoints);
+    expect(() => normalizeOAuthProvider(Keycloak(), { env: {}, callbackUrl })).toThrow(InvalidEndpoints);
   });
 
   it('rejects malformed URLs with InvalidEndpoints naming the option', () => {

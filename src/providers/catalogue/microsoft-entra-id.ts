@@ -23,13 +23,16 @@ export interface MicrosoftEntraIDProfile {
   [claim: string]: unknown;
 }
 
-// No default issuer: name one tenant (https://login.microsoftonline.com/<tenant-id>/v2.0), `consumers` for
-// personal accounts, or `common` / `organizations` for a multi-tenant app. Those publish a templated issuer (`{tenantid}`), and each ID token is
-// checked against it with its own `tid` put in; which tenants may sign in is the signIn callback's call.
+// The issuer defaults (below `issuer` and AUTH_MICROSOFT_ENTRA_ID_ISSUER) to `common`: any work, school or personal
+// account. Name one tenant (https://login.microsoftonline.com/<tenant-id>/v2.0), `consumers` for personal accounts
+// or `organizations` for any work account instead. `common` and `organizations` publish a templated issuer
+// (`{tenantid}`), and each ID token is checked against it with its own `tid` put in; which tenants may sign in is
+// the signIn callback's call.
 const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
   id: 'microsoft-entra-id',
   name: 'Microsoft Entra ID',
   type: 'oidc',
+  defaultIssuer: 'https://login.microsoftonline.com/common/v2.0',
   authorization: { params: { scope: 'openid profile email' } },
   checks: ['pkce', 'nonce'],
   issuerPerTenant: true,
@@ -38,12 +41,12 @@ const preset = /* @__PURE__ */ definePreset<MicrosoftEntraIDProfile>({
 });
 
 /**
- * Sign in with Microsoft Entra ID. Reads `AUTH_MICROSOFT_ENTRA_ID_ID`, `_SECRET` and `_ISSUER`.
+ * Sign in with Microsoft Entra ID. Reads `AUTH_MICROSOFT_ENTRA_ID_ID`, `_SECRET` and `_ISSUER`; without an issuer,
+ * the multi-tenant `common` endpoint (admit tenants in the signIn callback by `profile.tid`).
  *
  * @example
- * MicrosoftEntraID({ issuer: `https://login.microsoftonline.com/${tenantId}/v2.0` })
- * // Any work or school account; admit tenants in the signIn callback by `profile.tid`.
- * MicrosoftEntraID({ issuer: 'https://login.microsoftonline.com/organizations/v2.0' })
+ * MicrosoftEntraID()  // https://login.microsoftonline.com/common/v2.0
+ * MicrosoftEntraID({ issuer: `https://login.microsoftonline.com/${tenantId}/v2.0` })  // one tenant
  */
 export default function MicrosoftEntraID(options?: OIDCUserConfig<MicrosoftEntraIDProfile>): OIDCConfig<MicrosoftEntraIDProfile> {
   return preset(options);
