@@ -34,7 +34,8 @@ const PROTECTED_PARAMS = new Set([
  * `response_type=code`, `client_id`, `redirect_uri`; the provider's `authorization.params` (with `scope`);
  * the endpoint URL's own query; `extraParams`. The protected parameters (`client_id`, `redirect_uri`,
  * `response_type`, `code_challenge*`, `state`, `nonce`, `request`, `request_uri`) are ignored in
- * `extraParams`, and `code_challenge` (S256), `state` and `nonce` are set last from the flow's values.
+ * `extraParams`, and `code_challenge` (S256), `state` and `nonce` are set last from the flow's values. A preset's
+ * `authorization.conform` then rewrites the finished URL (TikTok, WeChat).
  *
  * @example
  * buildAuthorizationUrl(provider, provider.authorization.url!, { redirectUri: provider.redirectUri, state, codeChallenge })
@@ -67,7 +68,7 @@ export function buildAuthorizationUrl(provider: InternalOAuthProvider, endpoint:
   if (options.state !== undefined) query.set('state', options.state);
   if (options.nonce !== undefined) query.set('nonce', options.nonce);
   url.search = query.toString();
-  return url;
+  return provider.authorization.conform ? provider.authorization.conform(url) : url;
 }
 
 export interface MapProfileOptions {

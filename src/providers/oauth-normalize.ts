@@ -4,6 +4,7 @@ import { providerEnv, type Env } from '../core/env.js';
 import { InvalidEndpoints } from '../core/errors.js';
 import type { Profile, TokenSet, User } from '../core/types.js';
 import type {
+  AuthorizationEndpointConfig,
   InternalEndpoint,
   InternalOAuthProvider,
   OAuthCheck,
@@ -110,6 +111,28 @@ function normalizeChecks(configured: readonly OAuthCheck[] | undefined, proxied:
   return [...checks] as Exclude<OAuthCheck, 'none'>[];
 }
 
+const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none']);
+
+/** A client authentication method we do not know, or `private_key_jwt` without a key, fails at start, not at the first callback. */
+function checkClientAuth(providerId: string, method: string, privateKey: unknown): void {
+  if (!AUTH_METHODS.has(method)) {
+    throw new InvalidEndpoints(`Provider "${providerId}": unknown client.token_endpoint_auth_method "${method}".`, {
+      provider: providerId,
+      option: 'client.token_endpoint_auth_method',
+      expected: [...AUTH_METHODS],
+      actual: method,
+    });
+  }
+  if (method === 'private_key_jwt' && (privateKey === undefined || privateKey === null || privateKey === '')) {
+    throw new InvalidEndpoints(`Provider "${providerId}" authenticates with private_key_jwt but has no \`token.clientPrivateKey\`.`, {
+      provider: providerId,
+      option: 'token.clientPrivateKey',
+      expected: 'a private JWK, PKCS#8 PEM or CryptoKey',
+      actual: privateKey,
+    });
+  }
+}
+
 function redirectUriFor(proxyBase: string, providerId: string): string {
   return `${proxyBase.replace(/\/+$/, '')}/callback/${providerId}`;
 }
@@ -128,12 +151,13 @@ function redirectUriFor(proxyBase: string, providerId: string): string {
 export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, options: NormalizeOAuthOptions): InternalOAuthProvider {
   const { id } = provider;
   const env = options.env;
-  const issuer = provider.issuer ?? providerEnv(env, id, 'ISSUER') ;
+  const issuer = provider.issuer ?? providerEnv(env, id, 'ISSUER') ?? provider.defaultIssuer;
   if (issuer !== undefined) parseUrl(issuer, id, 'issuer');
-  const wellKnown = provider.wellKnown ? parseUrl(provider.wellKnown, id, 'wellKnown') : undefined;
-  const jwks_endpoint = provider.jwks_endpoint ? parseUrl(provider.jwks_endpoint, id, 'jwks_endpoint') : undefined;
+  // Like the endpoints, these may be paths under the issuer (Frontegg publishes its metadata below /oauth).
+  const wellKnown = provider.wellKnown ? parseUrl(endpointHref(provider.wellKnown, issuer, id, 'wellKnown'), id, 'wellKnown') : undefined;
+  const jwks_endpoint = provider.jwks_endpoint ? parseUrl(endpointHref(provider.jwks_endpoint, issuer, id, 'jwks_endpoint'), id, 'jwks_endpoint') : undefined;
 
-  const authorization = normalizeEndpoint(provider.authorization, id, 'authorization', issuer);
+  const authorization = normalizeEndpoint<AuthorizationEndpointConfig>(provider.authorization, id, 'authorization', issuer);
   const token = normalizeEndpoint<TokenEndpointConfig>(provider.token, id, 'token', issuer);
   const userinfo = normalizeEndpoint<UserinfoEndpointConfig>(provider.userinfo, id, 'userinfo', issuer);
 
@@ -161,6 +185,9 @@ export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, optio
     );
   }
 
+  const authMethod = provider.client?.token_endpoint_auth_method ?? 'client_secret_basic';
+  checkClientAuth(id, authMethod, token.clientPrivateKey);
+
   const proxyBase = provider.redirectProxyUrl ?? options.redirectProxyUrl ?? (env.AUTH_REDIRECT_PROXY_URL || undefined);
   if (proxyBase !== undefined) parseUrl(proxyBase, id, 'redirectProxyUrl');
 
@@ -173,13 +200,13 @@ export function normalizeOAuthProvider(provider: OAuthProviderConfig<any>, optio
     issuer,
     wellKnown,
     jwks_endpoint,
-    authorization: { url: authorization.url, params: authorization.params },
+    authorization: { url: authorization.url, params: authorization.params, ...(authorization.conform ? { conform: authorization.conform } : {}) },
     token,
     userinfo,
     checks: normalizeChecks(provider.checks, proxyBase !== undefined),
     idToken,
     issuerPerTenant: isOidc && (provider as { issuerPerTenant?: boolean }).issuerPerTenant === true,
-    client: { ...provider.client, token_endpoint_auth_method: provider.client?.token_endpoint_auth_method ?? 'client_secret_basic' },
+    client: { ...provider.client, token_endpoint_auth_method: authMethod },
     profile: provider.profile ?? defaultProfile,
     account: provider.account ?? defaultAccount,
     allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking === true,

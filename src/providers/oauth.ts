@@ -8,8 +8,18 @@ export type OAuthCheck = 'none' | 'state' | 'pkce' | 'nonce';
 /** Checks an OAuth 2 provider may use; `nonce` needs an ID token, so only OIDC has it. */
 export type OAuth2Check = Exclude<OAuthCheck, 'nonce'>;
 
-/** How the client authenticates at the token endpoint. */
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+/**
+ * How the client authenticates at the token endpoint (RFC 6749 §2.3, OIDC Core §9). `client_secret_jwt` signs an
+ * assertion with the client secret (HS256); `private_key_jwt` signs one with `token.clientPrivateKey`.
+ */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+
+/**
+ * The private key a `private_key_jwt` client signs its assertions with: a private JWK (its `kid` and `alg`, if
+ * any, are used), a PKCS#8 PEM string, a Web Crypto private `CryptoKey`, or `{ key: CryptoKey, kid }`.
+ * RSA keys sign with RS256 unless the JWK names another `alg`; EC keys with ES256/384/512 by curve; Ed25519 with EdDSA.
+ */
+export type ClientPrivateKey = string | JsonWebKey | CryptoKey | { key: CryptoKey; kid?: string };
 
 /** Colours (and optionally a logo URL) of the provider's button on the built-in sign-in page. */
 export type OAuthProviderButtonStyles = {
@@ -34,6 +44,11 @@ export type OAuthClientOptions = {
 export type AuthorizationEndpointConfig = {
   url?: string;
   params?: Record<string, string>;
+  /**
+   * Rewrites the finished authorization URL, for providers that bend RFC 6749 there: another name for the client
+   * id (TikTok's `client_key`), a fixed parameter order or a fragment (WeChat). Runs after every check's value is set.
+   */
+  conform?: (url: URL) => URL;
 };
 
 /**
@@ -59,6 +74,14 @@ export type TokenEndpointConfig = {
   request?: (context: TokenRequestContext) => Awaitable<{ tokens: TokenSet }>;
   /** Rewrites the token endpoint's raw response before it is validated (e.g. a non-string `scope`). */
   conform?: (response: Response) => Awaitable<Response>;
+  /**
+   * The key of `client: { token_endpoint_auth_method: 'private_key_jwt' }` (as in Auth.js). Register its public
+   * half with the provider (in its `jwks` or `jwks_uri`).
+   *
+   * @example
+   * token: { clientPrivateKey: JSON.parse(process.env.AUTH_ACME_PRIVATE_JWK!) }
+   */
+  clientPrivateKey?: ClientPrivateKey;
 };
 
 /** What a custom user-info request receives. */
@@ -162,9 +185,9 @@ export type InternalOAuthProvider = {
   wellKnown?: URL;
   jwks_endpoint?: URL;
   /** `params` go on the authorization URL (`scope` is always present for OIDC). */
-  authorization: InternalEndpoint;
+  authorization: InternalEndpoint & Pick<AuthorizationEndpointConfig, 'conform'>;
   /** `params` are extra body parameters of the code exchange. */
-  token: InternalEndpoint & Pick<TokenEndpointConfig, 'request' | 'conform'>;
+  token: InternalEndpoint & Pick<TokenEndpointConfig, 'request' | 'conform' | 'clientPrivateKey'>;
   /** `params` are query parameters of the user-info GET (see `endpointUrl`). */
   userinfo: InternalEndpoint & Pick<UserinfoEndpointConfig, 'request'>;
   /** Never contains `none`; empty means no checks. */

@@ -114,6 +114,22 @@ describe('buildAuthorizationUrl', () => {
     expect(url.searchParams.get('scope')).toBe('openid profile email');
   });
 
+  it("lets a preset's authorization.conform rewrite the finished URL, after the flow's values are set", () => {
+    const conform = (url: URL) => {
+      url.searchParams.set('client_key', url.searchParams.get('client_id') ?? '');
+      url.searchParams.delete('client_id');
+      url.hash = 'vendor_redirect';
+      return url;
+    };
+    const p = acme({ authorization: { url: 'https://acme.test/authorize', params: { scope: 'read' }, conform } });
+    const url = buildAuthorizationUrl(p, p.authorization.url!, { redirectUri: p.redirectUri, state: 's-1', codeChallenge: 'c-1' });
+    expect(url.searchParams.get('client_key')).toBe('acme-client');
+    expect(url.searchParams.has('client_id')).toBe(false);
+    expect(url.searchParams.get('state')).toBe('s-1');
+    expect(url.searchParams.get('code_challenge')).toBe('c-1');
+    expect(url.hash).toBe('#vendor_redirect');
+  });
+
   it('refuses to build a URL without a client id', () => {
     const p = acme({ clientId: undefined });
     expect(() => buildAuthorizationUrl(p, p.authorization.url!, { redirectUri: p.redirectUri })).toThrow(InvalidProvider);
