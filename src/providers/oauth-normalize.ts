@@ -113,7 +113,7 @@ function normalizeChecks(configured: readonly OAuthCheck[] | undefined, proxied:
 
 const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none']);
 
-/** A client authentication method we do not know, or `private_key_jwt` without a key, fails at start, not at the first callback. */
+/** A client authentication method we do not know, or `private_key_jwt` without a key, fails as the sign-in starts, not at the callback. */
 function checkClientAuth(providerId: string, method: string, privateKey: unknown): void {
   if (!AUTH_METHODS.has(method)) {
     throw new InvalidEndpoints(`Provider "${providerId}": unknown client.token_endpoint_auth_method "${method}".`, {

@@ -1,6 +1,8 @@
 // The authorization server as oauth4webapi sees it: metadata from discovery (cached per issuer)
 // merged with the provider's configured endpoints, and the client and client authentication.
+import { createPrivateKey } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { InvalidEndpoints } from '../core/errors.js';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
 import { isTenantOf, isTenantTemplateOf } from './oauth-tenant.js';
@@ -79,17 +81,78 @@ export function clientOf(provider: InternalOAuthProvider): oauth.Client {
   return { ...rest, client_id: provider.clientId ?? '' } as oauth.Client;
 }
 
-/** How the client authenticates at the token endpoint. */
-export function clientAuthOf(provider: InternalOAuthProvider): oauth.ClientAuth {
+/**
+ * How the client authenticates at the token endpoint. The JWT assertions of `client_secret_jwt` and
+ * `private_key_jwt` name both the issuer and the token endpoint as audience, as Auth.js sends them: providers
+ * differ in which one they expect.
+ */
+export async function clientAuthOf(provider: InternalOAuthProvider, as: oauth.AuthorizationServer): Promise<oauth.ClientAuth> {
   const secret = provider.clientSecret ?? '';
+  const audience: oauth.ModifyAssertionOptions = {
+    [oauth.modifyAssertion](_header, payload) {
+      payload.aud = [as.issuer, ...(as.token_endpoint ? [as.token_endpoint] : [])];
+    },
+  };
   switch (provider.client.token_endpoint_auth_method) {
     case 'client_secret_post':
       return oauth.ClientSecretPost(secret);
+    case 'client_secret_jwt':
+      return oauth.ClientSecretJwt(secret, audience);
+    case 'private_key_jwt':
+      return oauth.PrivateKeyJwt(await signingKeyOf(provider), audience);
     case 'none':
       return oauth.None();
     default:
       return oauth.ClientSecretBasic(secret);
   }
+}
+
+// Imported keys, per configured key object or PEM/JWK text: importing costs more than signing the assertion.
+const importedKeys = new WeakMap<object, Promise<oauth.PrivateKey>>();
+const importedPems = new Map<string, Promise<oauth.PrivateKey>>();
+
+/** The JWS algorithm a private JWK signs with: its own `alg`, else the usual one for its key type and curve. */
+function algorithmOf(jwk: JsonWebKey): string {
+  if (typeof jwk.alg === 'string' && jwk.alg) return jwk.alg;
+  if (jwk.kty === 'RSA') return 'RS256';
+  if (jwk.kty === 'EC') return ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[jwk.crv ?? ''] ?? 'ES256';
+  if (jwk.kty === 'OKP') return 'EdDSA';
+  throw new InvalidEndpoints(`A private_key_jwt key of type "${String(jwk.kty)}" cannot sign.`, { option: 'token.clientPrivateKey', actual: jwk.kty });
+}
+
+async function importPrivateJwk(jwk: JsonWebKey & { kid?: string }): Promise<oauth.PrivateKey> {
+  if (typeof jwk.d !== 'string') {
+    throw new InvalidEndpoints('token.clientPrivateKey is a public key; private_key_jwt needs the private one.', { option: 'token.clientPrivateKey', expected: 'a JWK with "d"' });
+  }
+  // jose only on this path: most apps never authenticate with a private key.
+  const { importJWK } = await import('jose');
+  const key = await importJWK(jwk, algorithmOf(jwk), { extractable: false });
+  return { key: key as CryptoKey, kid: typeof jwk.kid === 'string' ? jwk.kid : undefined };
+}
+
+async function importKey(configured: NonNullable<InternalOAuthProvider['token']['clientPrivateKey']>): Promise<oauth.PrivateKey> {
+  try {
+    if (typeof configured === 'string') return await importPrivateJwk(createPrivateKey(configured).export({ format: 'jwk' }) as JsonWebKey);
+    if (configured instanceof CryptoKey) return { key: configured };
+    if ('key' in configured && configured.key instanceof CryptoKey) return { key: configured.key, kid: configured.kid };
+    return await importPrivateJwk(configured as JsonWebKey);
+  } catch (err) {
+    if (err instanceof InvalidEndpoints) throw err;
+    throw new InvalidEndpoints(`token.clientPrivateKey could not be read: ${(err as Error).message}`, { err: err as Error, option: 'token.clientPrivateKey' });
+  }
+}
+
+/** The provider's `token.clientPrivateKey` as oauth4webapi signs with it, imported once. */
+function signingKeyOf(provider: InternalOAuthProvider): Promise<oauth.PrivateKey> {
+  const configured = provider.token.clientPrivateKey!;
+  const cached = typeof configured === 'string' ? importedPems.get(configured) : importedKeys.get(configured);
+  if (cached) return cached;
+  const imported = importKey(configured);
+  if (typeof configured === 'string') importedPems.set(configured, imported);
+  else importedKeys.set(configured, imported);
+  // A failed import is not remembered: the next sign-in tries again (and reports again).
+  imported.catch(() => (typeof configured === 'string' ? importedPems.delete(configured) : importedKeys.delete(configured)));
+  return imported;
 }
 
 /** Forgets cached discovery documents (tests, and providers that rotate endpoints). */

@@ -185,7 +185,7 @@ export async function exchangeCode(deps: FlowDeps, params: Record<string, string
     const opts = withTimeout({ ...httpOptions(as.token_endpoint), additionalParameters: provider.token.params });
     // oauth4webapi only exchanges parameters it validated itself in this process, so validate again (pure, cheap).
     const validated = await validatedParams(provider, params, checks);
-    let response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(provider), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
+    let response = await oauth.authorizationCodeGrantRequest(as, client, await clientAuthOf(provider, as), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
     // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.
     const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
