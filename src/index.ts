@@ -20,8 +20,12 @@ export {
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
-  InvalidRequest, type ErrorCause, type ErrorKind,
+  InvalidRequest, RateLimited, type ErrorCause, type ErrorKind,
 } from './core/errors.js';
+export {
+  defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
+} from './core/throttle/options.js';
+export { memoryThrottleStore, redisThrottleStore, type ThrottleStore, type ThrottleCounter, type RedisThrottleStoreOptions } from './core/throttle/store.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
 export type { Adapter } from './core/adapter.js';

@@ -13,6 +13,7 @@ import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
+import { resolveThrottle, type ResolvedThrottle } from './throttle/options.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -40,6 +41,8 @@ export interface InternalConfig {
   /** AUTH_URL, when set: the origin (and possibly base path) of the deployment. */
   url?: URL;
   redirectProxyUrl?: string;
+  /** Sign-in limits; undefined when throttling is off (the default outside production). */
+  throttle?: ResolvedThrottle;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -156,6 +159,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     trustedHosts,
     url,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    throttle: resolveThrottle(config.throttle, production),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     production,

@@ -87,6 +87,18 @@ export class OAuthSignInError extends SignInError {
 export class EmailSignInError extends SignInError {
   static override type = 'EmailSignInError';
 }
+/**
+ * Too many sign-in attempts from this client or for this account (or the throttle's store is down and the limit
+ * fails closed): answered with 429 (503) and `Retry-After`; nothing was sent or created.
+ *
+ * @example
+ * if (error instanceof RateLimited) console.log(`retry in ${error.retryAfter} s`)
+ */
+export class RateLimited extends SignInError {
+  static override type = 'RateLimited';
+  /** Seconds until a retry may succeed. */
+  retryAfter = 0;
+}
 
 // ---- client-safe errors shown on the error page ---------------------------------
 
@@ -189,6 +201,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   AccountNotLinked.type,
   WebAuthnVerificationError.type,
   EmailSignInError.type,
+  RateLimited.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -210,7 +223,7 @@ const allErrorClasses = [
   ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError, MissingAdapter,
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
-  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest,
+  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -4,6 +4,7 @@ import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { Theme } from './theme.js';
 import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, User } from './types.js';
 import type { AnyProvider } from './provider.js';
+import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
 
 /** Passing this as `skipCSRFCheck` disables the CSRF check. A named opt-out, never a boolean. */
 export const skipCSRFCheck: unique symbol = Symbol('skip-csrf-check');
@@ -81,6 +82,20 @@ export interface EventsOptions {
   updateUser?: (message: { user: User }) => Awaitable<void>;
   linkAccount?: (message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }) => Awaitable<void>;
   session?: (message: { session: Session; token?: JWT }) => Awaitable<void>;
+  /** A sign-in request was refused by the throttle (429, or 503 when the store is down and the limit fails closed). */
+  rateLimited?: (message: RateLimitedMessage) => Awaitable<void>;
+}
+
+/** The `rateLimited` event: which limit refused, from which client, and for how long. No account name is included. */
+export interface RateLimitedMessage {
+  limit: ThrottleLimit;
+  /** The provider whose sign-in was refused, when the limit is a provider's. */
+  provider?: string;
+  /** The client's address as seen by authchart (undefined when unknown). */
+  clientAddress?: string;
+  retryAfter: number;
+  /** The store was down and the limit fails closed. */
+  storeDown: boolean;
 }
 
 export interface LoggerInstance {
@@ -133,6 +148,14 @@ export interface AuthConfig {
    */
   trustHost?: boolean | string[];
   redirectProxyUrl?: string;
+  /**
+   * Limits on sign-in attempts (failed passwords, magic links, WebAuthn ceremonies, sign-in requests per client).
+   * On by default in production, in memory; see {@link ThrottleOptions} for the defaults and the shared stores.
+   *
+   * @example
+   * throttle: { store: redisThrottleStore(redis), rules: { emailAddress: { points: 3, duration: 900 } } }
+   */
+  throttle?: ThrottleOptions;
   skipCSRFCheck?: typeof skipCSRFCheck;
   experimental?: { enableWebAuthn?: boolean };
 }

@@ -22,6 +22,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['MissingCSRF', 'MissingCSRF', 'signIn'],
   ['OAuthSignInError', 'OAuthSignInError', 'signIn'],
   ['EmailSignInError', 'EmailSignInError', 'signIn'],
+  ['RateLimited', 'RateLimited', 'signIn'],
   ['AccessDenied', 'AccessDenied', 'error'],
   ['Verification', 'Verification', 'error'],
   ['WebAuthnVerificationError', 'WebAuthnVerificationError', 'error'],
@@ -52,10 +53,10 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['InvalidRequest', 'InvalidRequest', 'error'],
 ];
 
-/** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError (its page has a message). */
+/** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError and RateLimited (their pages have a message). */
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
-  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError',
+  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

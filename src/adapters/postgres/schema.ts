@@ -73,6 +73,19 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX authenticators_user_id_idx ON authenticators (user_id)`,
     ],
   },
+  {
+    version: 2,
+    description: 'throttle counters (PostgresThrottleStore)',
+    statements: [
+      // The row shape rate-limiter-flexible's PostgreSQL limiter reads and writes: expire in epoch milliseconds.
+      `CREATE TABLE authchart_throttle (
+        key VARCHAR(255) PRIMARY KEY,
+        points INTEGER NOT NULL DEFAULT 0,
+        expire BIGINT
+      )`,
+      `CREATE INDEX authchart_throttle_expire_idx ON authchart_throttle (expire)`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -1,0 +1,54 @@
+// Where throttle counters live. A store hands out one atomic counter per limit, made with rate-limiter-flexible:
+// in this process's memory, or in Redis shared by every instance (PostgreSQL: authchart/adapters/postgres).
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
+import RateLimiterRedis from 'rate-limiter-flexible/lib/RateLimiterRedis.js';
+import type { ThrottleRule, ThrottleStore } from './options.js';
+export type { CounterRefusal, ThrottleCounter, ThrottleStore } from './options.js';
+
+function limiterOptions(prefix: string, name: string, rule: ThrottleRule) {
+  return { keyPrefix: `${prefix}${name}`, points: rule.points, duration: rule.duration, blockDuration: rule.blockDuration ?? 0 };
+}
+
+/**
+ * Counters in this process's memory: the default, right for one instance. Entries expire on their own.
+ *
+ * @example
+ * throttle: { store: memoryThrottleStore() }
+ */
+export function memoryThrottleStore(): ThrottleStore {
+  return {
+    kind: 'memory',
+    counter: (name, rule) => new RateLimiterMemory(limiterOptions('', name, rule)),
+  };
+}
+
+/** Options of {@link redisThrottleStore}. */
+export interface RedisThrottleStoreOptions {
+  /** Prefix of every key (default `authchart:throttle:`). */
+  prefix?: string;
+  /** The client is node-redis (`redis` package) rather than ioredis: detected, but can be forced. */
+  nodeRedis?: boolean;
+}
+
+/**
+ * Counters in Redis, shared by every instance that uses the same server: each hit is one atomic script (INCR with
+ * its expiry). Pass an `ioredis` client (`enableOfflineQueue: false` makes a lost server fail at once instead of
+ * queueing) or a connected node-redis client.
+ *
+ * @example
+ * import Redis from 'ioredis';
+ * throttle: { store: redisThrottleStore(new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false })) }
+ */
+export function redisThrottleStore(client: unknown, options: RedisThrottleStoreOptions = {}): ThrottleStore {
+  const prefix = options.prefix ?? 'authchart:throttle:';
+  return {
+    kind: 'redis',
+    counter: (name, rule) =>
+      new RateLimiterRedis({
+        ...limiterOptions(prefix, name, rule),
+        storeClient: client,
+        rejectIfRedisNotReady: true,
+        ...(options.nodeRedis ? { useRedisPackage: true } : {}),
+      }),
+  };
+}

@@ -1,0 +1,56 @@
+// The client address the throttle counts by: socket, or the nearest proxy's X-Forwarded-For entry under trustHost;
+// one spelling per address; IPv6 per /64.
+import { describe, expect, it } from 'vitest';
+import { addressUnit, clientAddress, normalizeAddress } from '../../src/core/client-address.js';
+
+const withIp = (ip: string | undefined, headers: Record<string, string> = {}) =>
+  Object.assign(new Request('http://localhost/auth/signin', { headers }), { ip });
+
+describe('clientAddress', () => {
+  it('is the socket address when forwarded headers are not trusted, whatever X-Forwarded-For says', () => {
+    expect(clientAddress(withIp('192.0.2.10', { 'x-forwarded-for': '6.6.6.6' }), false)).toBe('192.0.2.10');
+  });
+
+  it('is the last X-Forwarded-For entry under trustHost: earlier entries are the client own', () => {
+    const request = withIp('10.0.0.1', { 'x-forwarded-for': '6.6.6.6, 7.7.7.7,203.0.113.7' });
+    expect(clientAddress(request, true)).toBe('203.0.113.7');
+  });
+
+  it('falls back to the socket when the last forwarded entry is not an address', () => {
+    expect(clientAddress(withIp('10.0.0.1', { 'x-forwarded-for': '1.2.3.4, unknown' }), true)).toBe('10.0.0.1');
+  });
+
+  it('is undefined without a socket address or a trusted header', () => {
+    expect(clientAddress(withIp(undefined), true)).toBeUndefined();
+    expect(clientAddress(new Request('http://localhost/'), false)).toBeUndefined();
+  });
+});
+
+describe('normalizeAddress', () => {
+  it.each([
+    ['::ffff:192.0.2.1', '192.0.2.1'],
+    ['[::FFFF:192.0.2.1]:443', '192.0.2.1'],
+    ['192.0.2.1:8080', '192.0.2.1'],
+    [' 2001:DB8::1 ', '2001:db8::1'],
+    ['fe80::1%eth0', 'fe80::1'],
+  ])('%s is %s', (raw, expected) => expect(normalizeAddress(raw)).toBe(expected));
+
+  it.each(['', 'unknown', '999.1.1.1', 'example.com', '1.2.3.4.5'])('%j is no address', (raw) => expect(normalizeAddress(raw)).toBeUndefined());
+});
+
+describe('addressUnit', () => {
+  it('keeps IPv4 as it is', () => expect(addressUnit('198.51.100.4')).toBe('198.51.100.4'));
+
+  it('puts every address of one /64 in one unit, and other /64s apart', () => {
+    const a = addressUnit('2001:db8:1:2:aaaa:bbbb:cccc:dddd');
+    expect(a).toBe('2001:db8:1:2:0:0:0:0/64');
+    expect(addressUnit('2001:db8:1:2::1')).toBe(a);
+    expect(addressUnit('2001:0db8:0001:0002:ffff::')).toBe(a);
+    expect(addressUnit('2001:db8:1:3::1')).not.toBe(a);
+  });
+
+  it('takes another prefix length, down to the bit', () => {
+    expect(addressUnit('2001:db8:1:2ff::1', 56)).toBe('2001:db8:1:200:0:0:0:0/56');
+    expect(addressUnit('2001:db8::1', 128)).toBe('2001:db8:0:0:0:0:0:1/128');
+  });
+});
