@@ -1,7 +1,7 @@
 // HTTP helpers shared by catalogue providers whose user info takes more than one plain GET, and
 // `token.conform` hooks for token endpoints that bend RFC 6749.
 import type { TokenSet } from '../../core/types.js';
-import type { InternalEndpoint } from '../oauth.js';
+import type { InternalEndpoint, UserinfoRequestContext } from '../oauth.js';
 import { endpointUrl } from '../oauth-normalize.js';
 
 /** Reads JSON from a provider API; a non-2xx answer throws with the status and body as evidence. */
@@ -63,3 +63,53 @@ export async function scopeArrayAsString(response: Response): Promise<Response> 
   if (!body || !Array.isArray(body.scope)) return response;
   return jsonResponse({ ...body, scope: body.scope.join(' ') }, response);
 }
+
+/**
+ * A `token.conform` that rewrites a successful token response's JSON body with `reshape` (unwrapping an envelope,
+ * filling in a field). Error answers (non-2xx, or no JSON object) pass through for oauth4webapi to report.
+ *
+ * @example
+ * token: { url, conform: reshapeTokens((body) => (body.data as object[])[0]) }
+ */
+export function reshapeTokens(reshape: (body: Record<string, unknown>) => unknown): (response: Response) => Promise<Response> {
+  return async (response) => {
+    if (!response.ok) return response;
+    const body = await readJsonObject(response);
+    if (!body) return response;
+    const shaped = reshape(body);
+    return shaped && typeof shaped === 'object' ? jsonResponse(shaped, response) : response;
+  };
+}
+
+/**
+ * `token.conform` for providers whose token response has no `token_type` (Figma, ClickUp, Foursquare): RFC 6749
+ * requires it, so the bearer type their APIs take is filled in.
+ */
+export const withTokenType = /* @__PURE__ */ reshapeTokens((body) => (typeof body.token_type === 'string' ? body : { ...body, token_type: 'bearer' }));
+
+/**
+ * A `userinfo.request` for APIs that take the access token as a query parameter (`?oauth_token=`) rather than
+ * an `Authorization` header. The URL's configured params stay.
+ *
+ * @example
+ * userinfo: { url: 'https://api.foursquare.com/v2/users/self', params: { v: '20250101' }, request: tokenInQuery('oauth_token') }
+ */
+export function tokenInQuery(param: string): (context: UserinfoRequestContext) => Promise<Record<string, any>> {
+  return ({ tokens, provider }) => {
+    const url = userinfoUrl(provider.userinfo);
+    url.searchParams.set(param, String(tokens.access_token ?? ''));
+    return fetchJson<Record<string, any>>(url);
+  };
+}
+
+const warned = new Set<string>();
+
+/** Warns once per process that a deprecated preset id is in use, naming its successor. */
+export function warnDeprecatedPreset(id: string, successor: string): void {
+  if (warned.has(id)) return;
+  warned.add(id);
+  console.warn(`[authchart][warn][deprecated-provider] The "${id}" provider is deprecated; use ${successor} instead.`);
+}
+
+/** The User-Agent sent to provider APIs that refuse requests without one (Trakt, Wikimedia). */
+export const USER_AGENT = 'authchart';
