@@ -102,10 +102,12 @@ export function tokenInQuery(param: string): (context: UserinfoRequestContext) =
   };
 }
 
-const warned = new Set<string>();
+// Created on first use, so that importing a preset leaves nothing behind at module level.
+let warned: Set<string> | undefined;
 
 /** Warns once per process that a deprecated preset id is in use, naming its successor. */
 export function warnDeprecatedPreset(id: string, successor: string): void {
+  warned ??= new Set();
   if (warned.has(id)) return;
   warned.add(id);
   console.warn(`[authchart][warn][deprecated-provider] The "${id}" provider is deprecated; use ${successor} instead.`);
