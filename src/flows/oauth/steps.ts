@@ -9,6 +9,7 @@ import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../prov
 import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
 export interface OAuthChecks {
@@ -111,7 +112,9 @@ export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<s
     checks.codeVerifier = oauth.generateRandomCodeVerifier();
     codeChallenge = await oauth.calculatePKCECodeChallenge(checks.codeVerifier);
   }
-  if (provider.checks.includes('state')) checks.state = oauth.generateRandomState();
+  // Behind a redirect proxy the state also tells the proxy where to forward the answer (sealed: see redirect-proxy.ts).
+  const proxied = provider.redirectProxyUrl !== undefined && !isOnRedirectProxy(deps.req, provider.redirectProxyUrl);
+  if (provider.checks.includes('state')) checks.state = proxied ? sealProxyState(deps.req, provider.id) : oauth.generateRandomState();
   if (provider.checks.includes('nonce')) checks.nonce = oauth.generateRandomNonce();
   const url = buildAuthorizationUrl(provider, new URL(as.authorization_endpoint), {
     redirectUri: provider.redirectUri,

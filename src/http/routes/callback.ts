@@ -1,10 +1,42 @@
-// GET|POST {basePath}/callback/:provider: where providers (and the credentials form) come back to.
+// GET|POST {basePath}/callback/:provider: where providers (and the credentials form) come back to. On the
+// deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
 import { InvalidProvider } from '../../core/errors.js';
+import type { ResolvedProvider } from '../../core/provider.js';
 import { handleFlow } from '../flow.js';
 import type { AuthRequest } from '../request.js';
+import { errorRedirect, redirect } from '../response.js';
+
+/** The redirect proxy an OAuth provider uses (its own, else the global one), if any. */
+function redirectProxyOf(req: AuthRequest, provider: ResolvedProvider): string | undefined {
+  if (provider.type !== 'oauth' && provider.type !== 'oidc') return undefined;
+  if (provider.flow !== undefined) return undefined;
+  return (typeof provider.redirectProxyUrl === 'string' ? provider.redirectProxyUrl : undefined) ?? req.config.redirectProxyUrl;
+}
+
+/**
+ * The proxy side runs no flow (the sign-in's flow cookie is on the other deployment): it only opens the sealed
+ * state and forwards the answer, unchanged, to the callback the state names. Loaded only by proxied providers.
+ */
+async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): Promise<Response | undefined> {
+  const proxyUrl = redirectProxyOf(req, provider);
+  if (proxyUrl === undefined) return undefined;
+  const { isOnRedirectProxy, proxyTarget } = await import('../../flows/oauth/redirect-proxy.js');
+  if (!isOnRedirectProxy(req, proxyUrl)) return undefined;
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(req.method === 'POST' ? req.body : req.query)) if (typeof value === 'string') params[key] = value;
+  let target: string | undefined;
+  try {
+    target = proxyTarget(req, provider.id, params);
+  } catch (err) {
+    return errorRedirect(req, err);
+  }
+  if (target === undefined) return undefined;
+  req.config.logger.debug('redirect proxy: forwarding the callback', { provider: provider.id, target: new URL(target).origin });
+  return redirect(req, target);
+}
 
 export async function callbackRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
-  return handleFlow(req, provider, 'callback');
+  return (await forwardedByProxy(req, provider)) ?? handleFlow(req, provider, 'callback');
 }
