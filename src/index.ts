@@ -4,6 +4,9 @@ export { AuthInit, type AuthInitResult, type AuthenticatedRequest, type SignInOp
 export { ServerAuth } from './http/integrations/node.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
+export {
+  getUserSession, requireUserSession, clearUserSession, updateUserSession, type AnyH3Event, type RequireUserSessionOptions,
+} from './http/integrations/h3-helpers.js';
 export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js';
 export { skipCSRFCheck } from './core/options.js';
 export type {
