@@ -33,6 +33,16 @@ function loadRuntime(): Promise<typeof import('../flows/runtime/flow.js')> {
   return runtime;
 }
 
+// The throttle (and rate-limiter-flexible) loads on the first sign-in request of a configuration that throttles.
+let throttleModule: Promise<typeof import('./throttle.js')> | undefined;
+function loadThrottle(): Promise<typeof import('./throttle.js')> {
+  throttleModule ??= import('./throttle.js').catch((err: unknown) => {
+    throttleModule = undefined;
+    throw err;
+  });
+  return throttleModule;
+}
+
 function newUserUrl(req: AuthRequest, callbackUrl: string): string {
   const url = new URL(req.config.pages.newUser!, req.origin);
   url.searchParams.set('callbackUrl', callbackUrl);
@@ -77,6 +87,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const flow = await flowFor(provider);
   // Checked before anything else, so a forged request leaves no trace (not even a callback-url cookie).
   if (req.method === 'POST' && (flow.csrf ?? ['signin']).includes(route)) requireCsrf(req);
+  // Counted before anything runs: a request over a limit sends, stores and sets nothing.
+  const gate = req.config.throttle ? await (await loadThrottle()).throttleSignIn(req, provider, route) : undefined;
+  if (gate instanceof Response) return gate;
   const callbackUrl = await resolveCallbackUrl(req);
   const deps: FlowDeps = { req, provider, callbackUrl };
   const entry = flow.entry(route, deps, req.cookies[flowCookieName(req, provider.id)] !== undefined);
@@ -99,6 +112,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   }
   const { runFlow } = await loadRuntime();
   const result = await runFlow(flow, deps, entry, paused, { browser });
+  await gate?.settle(result.status === 'signedIn');
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, provider.id);

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import pg from 'pg';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { migrate } from '../../src/adapters/postgres/index.js';
 

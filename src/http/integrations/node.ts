@@ -17,7 +17,10 @@ type LazyRequest = Request & { _url: URL };
  */
 export function toWebRequest(req: NodeRequest): Request {
   const method = req.method ?? 'GET';
-  if (method !== 'GET' && method !== 'HEAD' && req.readableEnded) return withParsedBody(req, method);
+  if (method !== 'GET' && method !== 'HEAD' && req.readableEnded) {
+    // The client's address, as srvx's wrapper would give it (`request.ip`): the throttle counts by it.
+    return Object.assign(withParsedBody(req, method), { ip: req.socket?.remoteAddress });
+  }
   const request = new SrvxNodeRequest({ req }) as unknown as LazyRequest;
   // Mounted under a path (Express `app.use('/auth', …)`), req.url lost the mount point; originalUrl still has it.
   // Always appended as a path: an originalUrl of `//other.host/…` must not become another host.

@@ -46,12 +46,13 @@ const fallback: Entry = { heading: 'Something went wrong', message: 'An unexpect
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
- * The status code of the error page: 500 for `Configuration`, 403 for `AccessDenied` and `Verification`,
- * else 200 (the page itself was served fine).
+ * The status code of the error page: 500 for `Configuration`, 403 for `AccessDenied` and `Verification`, 429
+ * for `RateLimited`, else 200 (the page itself was served fine).
  */
 export function errorPageStatus(error: string): number {
   if (error === 'Configuration') return 500;
   if (error === 'AccessDenied' || error === 'Verification') return 403;
+  if (error === 'RateLimited') return 429;
   return 200;
 }
 

@@ -1,0 +1,136 @@
+// The throttle at the door of every sign-in route: before a flow runs, count this request against the limits it
+// falls under (the client's sign-in requests; failed passwords per account and client; magic links per address and
+// client; WebAuthn ceremonies per client); over a limit, answer 429 with Retry-After and run nothing.
+import { clientAddress as requestClientAddress, addressUnit } from '../core/client-address.js';
+import type { InternalConfig } from '../core/config.js';
+import { RateLimited } from '../core/errors.js';
+import { dispatchEvent } from '../core/events.js';
+import type { ResolvedProvider } from '../core/provider.js';
+import type { ThrottleLimit } from '../core/throttle/options.js';
+import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
+import { memoryThrottleStore } from '../core/throttle/store.js';
+import { normalizeAddress } from '../flows/email/steps.js';
+import type { FlowDeps, FlowRoute } from '../flows/runtime/contract.js';
+import { renderError } from './pages/index.js';
+import { pageNonce, type AuthRequest } from './request.js';
+import { errorPageUrl, html, json } from './response.js';
+
+/** What a counted request leaves to do once its flow has run: give back the points of a successful sign-in. */
+export interface ThrottleGate {
+  settle(signedIn: boolean): Promise<void>;
+}
+
+const throttles = new WeakMap<InternalConfig, Throttle>();
+
+/** The throttle of a configuration (made once; the memory store when none is configured). */
+export function throttleOf(config: InternalConfig): Throttle | undefined {
+  const settings = config.throttle;
+  if (!settings) return undefined;
+  let throttle = throttles.get(config);
+  if (!throttle) {
+    throttle = new Throttle(settings, settings.store ?? memoryThrottleStore(), config.secrets[0], config.logger);
+    throttles.set(config, throttle);
+  }
+  return throttle;
+}
+
+// Body fields that name the account of a credentials form, in order of preference.
+const ACCOUNT_FIELDS = ['username', 'email', 'identifier', 'login', 'user'];
+const MAX_KEY = 320;
+
+/** The account a credentials form names: a known identifier field, else its first field that is not a password. */
+function credentialsAccount(req: AuthRequest, provider: ResolvedProvider): string | undefined {
+  const declared = (provider as { credentials?: Record<string, { type?: string }> }).credentials ?? {};
+  const fields = [...ACCOUNT_FIELDS, ...Object.keys(declared).filter((k) => declared[k]?.type !== 'password')];
+  for (const field of fields) {
+    const value = req.body[field];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().toLowerCase().slice(0, MAX_KEY);
+  }
+  return undefined;
+}
+
+/** The address a magic-link request is for, as the flow will store it; undefined when it is not one. */
+function emailAddress(req: AuthRequest, provider: ResolvedProvider): string | undefined {
+  const raw = req.body.email;
+  if (typeof raw !== 'string' || raw.length > MAX_KEY) return undefined;
+  try {
+    return normalizeAddress({ req, provider, callbackUrl: '' } as FlowDeps, raw);
+  } catch {
+    return undefined; // the flow refuses it as an invalid address; the client limit still counted the request
+  }
+}
+
+/** The limits this request counts against, with the key of each, in the order they are checked. */
+function hitsFor(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, client: string | undefined): [ThrottleLimit, string][] {
+  const hits: [ThrottleLimit, string][] = [];
+  if (client) hits.push(['signIn', client]);
+  if (req.method === 'POST' && route === 'callback' && provider.type === 'credentials') {
+    if (client) hits.push(['credentialsClient', client]);
+    const account = credentialsAccount(req, provider);
+    if (account !== undefined) hits.push(['credentialsAccount', `${provider.id}\0${account}`]);
+  } else if (req.method === 'POST' && route === 'signin' && provider.type === 'email') {
+    if (client) hits.push(['emailClient', client]);
+    const address = emailAddress(req, provider);
+    if (address !== undefined) hits.push(['emailAddress', address]);
+  } else if (route === 'options' && provider.type === 'webauthn' && client) {
+    hits.push(['webauthnOptions', client]);
+  }
+  return hits;
+}
+
+/** Whether the client reads answers as data (fetch with X-Auth-Return-Redirect, the WebAuthn options route). */
+function wantsJson(req: AuthRequest, route: FlowRoute): boolean {
+  return route === 'options' || Boolean(req.request.headers.get('x-auth-return-redirect')) || (req.request.headers.get('accept') ?? '').startsWith('application/json');
+}
+
+/** 429 (or 503 when the store is down) with Retry-After: the built-in page, or `{ error, url, retryAfter }` as JSON. */
+function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: ThrottleRefusal): Response {
+  const error = new RateLimited(`Over the "${refusal.limit}" limit.`, { limit: refusal.limit });
+  error.retryAfter = refusal.retryAfter;
+  const status = refusal.unavailable ? 503 : 429;
+  req.headers.set('retry-after', String(refusal.retryAfter));
+  if (wantsJson(req, route)) {
+    return json(req, { error: RateLimited.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
+  }
+  const page = renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req) });
+  return html(req, page.html, status);
+}
+
+/**
+ * Counts a sign-in request against its limits. Resolves with the refusal response when one is over its limit,
+ * else with the gate to settle once the flow has run; undefined when throttling is off.
+ *
+ * @example
+ * const gate = await throttleSignIn(req, provider, 'callback')
+ * if (gate instanceof Response) return gate
+ */
+export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response | ThrottleGate | undefined> {
+  const throttle = throttleOf(req.config);
+  const settings = req.config.throttle;
+  if (!throttle || !settings) return undefined;
+  const address = settings.clientAddress ? settings.clientAddress(req.request) : requestClientAddress(req.request, req.config.trustHost);
+  const client = address ? addressUnit(address, settings.ipv6Prefix) : undefined;
+  const hits = hitsFor(req, provider, route, client);
+  for (const [limit, key] of hits) {
+    const refusal = await throttle.hit(limit, key, limit === 'signIn' ? undefined : provider.id);
+    if (refusal) {
+      await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', {
+        limit,
+        provider: limit === 'signIn' ? undefined : provider.id,
+        clientAddress: address,
+        retryAfter: refusal.retryAfter,
+        storeDown: refusal.unavailable,
+      });
+      return refusedResponse(req, route, refusal);
+    }
+  }
+  return {
+    async settle(signedIn) {
+      if (!signedIn) return;
+      // A right password costs nothing: only failures count against the account and the client.
+      for (const [limit, key] of hits) {
+        if (limit === 'credentialsAccount' || limit === 'credentialsClient') await throttle.refund(limit, key, provider.id);
+      }
+    },
+  };
+}
