@@ -154,3 +154,35 @@ describe('X-Forwarded-For spoofing', () => {
     expect(calls.length).toBeLessThanOrEqual(5);
   });
 });
+
+describe('ceilings per client', () => {
+  it('caps every sign-in request of one client, whatever the provider or outcome', async () => {
+    const { provider, calls } = passwordProvider();
+    const app = await serve({ providers: [provider], throttle: { enabled: true, rules: { signIn: { points: 4, duration: 60 } } } });
+    const answers: number[] = [];
+    for (let i = 0; i < 6; i++) answers.push((await guess(app, 'ada', 'right-password')).status);
+    expect(answers).toEqual([302, 302, 302, 302, 429, 429]);
+    expect(calls).toHaveLength(4);
+  });
+
+  it('caps WebAuthn ceremonies a client starts: no challenge is made past the limit', async () => {
+    const { Passkey } = await import('../../src/providers/webauthn.js');
+    const app = await serve({
+      adapter: pglite.adapter,
+      experimental: { enableWebAuthn: true },
+      providers: [Passkey()],
+      logger: { warn: () => {} },
+      throttle: { enabled: true, rules: { webauthnOptions: { points: 3, duration: 60 } } },
+    });
+    const statuses: number[] = [];
+    let refusal: Response | undefined;
+    for (let i = 0; i < 5; i++) {
+      const res = await app.fetch('/auth/webauthn-options/passkey?action=authenticate');
+      statuses.push(res.status);
+      if (res.status === 429) refusal = res;
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(refusal!.headers.get('set-cookie')).toBeNull();
+    expect(((await refusal!.json()) as { error: string }).error).toBe('RateLimited');
+  });
+});
