@@ -21,8 +21,13 @@ const preset = /* @__PURE__ */ definePreset<MailchimpProfile>({
   authorization: 'https://login.mailchimp.com/oauth2/authorize',
   token: {
     url: 'https://login.mailchimp.com/oauth2/token',
-    // The answer is `{ access_token, expires_in: 0, scope: null }`: no token_type, and a null scope.
-    conform: reshapeTokens(({ scope, ...body }) => ({ token_type: 'bearer', ...body, ...(typeof scope === 'string' ? { scope } : {}) })),
+    // The answer is `{ access_token, expires_in: 0, scope: null }`: no token_type, a null scope, and 0 for never.
+    conform: reshapeTokens(({ scope, expires_in, ...body }) => ({
+      token_type: 'bearer',
+      ...body,
+      ...(typeof scope === 'string' ? { scope } : {}),
+      ...(expires_in ? { expires_in } : {}),
+    })),
   },
   userinfo: {
     url: 'https://login.mailchimp.com/oauth2/metadata',

@@ -8,6 +8,12 @@ export interface MediumProfile {
   [key: string]: unknown;
 }
 
+const conformBody = /* @__PURE__ */ reshapeTokens(({ scope, expires_at, ...body }) => ({
+  ...body,
+  ...(Array.isArray(scope) ? { scope: scope.join(' ') } : typeof scope === 'string' ? { scope } : {}),
+  ...(typeof expires_at === 'number' ? { expires_at: Math.floor(expires_at / 1000) } : {}),
+}));
+
 const preset = /* @__PURE__ */ definePreset<MediumProfile>({
   id: 'medium',
   name: 'Medium',
@@ -15,12 +21,8 @@ const preset = /* @__PURE__ */ definePreset<MediumProfile>({
   authorization: { url: 'https://medium.com/m/oauth/authorize', params: { scope: 'basicProfile' } },
   token: {
     url: 'https://api.medium.com/v1/tokens',
-    // `scope` comes as an array and `expires_at` in milliseconds.
-    conform: reshapeTokens(({ scope, expires_at, ...body }) => ({
-      ...body,
-      ...(Array.isArray(scope) ? { scope: scope.join(' ') } : typeof scope === 'string' ? { scope } : {}),
-      ...(typeof expires_at === 'number' ? { expires_at: Math.floor(expires_at / 1000) } : {}),
-    })),
+    // Medium answers 201 Created, with `scope` as an array and `expires_at` in milliseconds.
+    conform: async (response) => conformBody(response.status === 201 ? new Response(response.body, { status: 200, headers: response.headers }) : response),
   },
   userinfo: 'https://api.medium.com/v1/me',
   checks: ['state'],

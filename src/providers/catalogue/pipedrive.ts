@@ -1,8 +1,7 @@
-// Pipedrive OAuth 2 apps. The token response names the company's API domain, where the user is read.
+// Pipedrive OAuth 2 apps (the Marketplace). The client authenticates with Basic auth at the token endpoint.
 import { definePreset, type OAuthConfig, type OAuthUserConfig } from '../oauth.js';
-import { bearer, fetchJson, userinfoUrl } from './_http.js';
 
-/** `GET /api/v1/users/me` answers `{ success, data: PipedriveProfile['data'] }`. */
+/** `GET /v1/users/me` answers `{ success, data: PipedriveProfile['data'] }`. */
 export interface PipedriveProfile {
   success: boolean;
   data: {
@@ -29,16 +28,7 @@ const preset = /* @__PURE__ */ definePreset<PipedriveProfile>({
   type: 'oauth',
   authorization: 'https://oauth.pipedrive.com/oauth/authorize',
   token: 'https://oauth.pipedrive.com/oauth/token',
-  userinfo: {
-    url: 'https://api.pipedrive.com/api/v1/users/me',
-    async request({ tokens, provider }) {
-      const url = userinfoUrl(provider.userinfo);
-      // `api_domain` (https://<company>.pipedrive.com) is the company's API host; only Pipedrive's own hosts are used.
-      const domain = typeof tokens.api_domain === 'string' ? new URL(tokens.api_domain) : undefined;
-      if (domain?.protocol === 'https:' && domain.hostname.endsWith('.pipedrive.com')) url.host = domain.host;
-      return fetchJson<PipedriveProfile>(url, { headers: bearer(tokens) });
-    },
-  },
+  userinfo: 'https://api.pipedrive.com/v1/users/me',
   checks: ['state'],
   profile: ({ data: p }) => ({ id: String(p.id), name: p.name, email: p.email || null, image: p.icon_url || null }),
   style: { brandColor: '#017737' },
