@@ -9,11 +9,12 @@ export interface WeChatProfile {
   openid: string;
   unionid?: string;
   nickname: string;
+  headimgurl: string;
+  /** 1 male, 2 female, 0 unknown. */
   sex: number;
   province: string;
   city: string;
   country: string;
-  headimgurl: string;
   privilege: string[];
   [key: string]: unknown;
 }
@@ -46,8 +47,7 @@ const preset = /* @__PURE__ */ definePreset<WeChatProfile>({
     url: 'https://api.weixin.qq.com/sns/oauth2/access_token',
     async request({ params, provider }) {
       const url = new URL(provider.token.url!);
-      const query = { appid: provider.clientId ?? '', secret: provider.clientSecret ?? '', code: params.code ?? '', grant_type: 'authorization_code' };
-      for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+      url.search = new URLSearchParams({ appid: provider.clientId ?? '', secret: provider.clientSecret ?? '', code: params.code ?? '', grant_type: 'authorization_code' }).toString();
       const tokens = ok(await fetchJson<WeChatAnswer>(url), 'token');
       return { tokens: { token_type: 'bearer', ...tokens } as TokenSet };
     },
