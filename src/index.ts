@@ -18,7 +18,7 @@ export type { CommonProviderOptions, AnyProvider } from './core/provider.js';
 export type { Theme } from './core/theme.js';
 export {
   AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,
-  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, AdapterError,
+  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, SecondFactorFailed, AdapterError,
   CallbackRouteError, ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError,
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
@@ -31,6 +31,7 @@ export {
 export { memoryThrottleStore, redisThrottleStore, type ThrottleStore, type ThrottleCounter, type RedisThrottleStoreOptions } from './core/throttle/store.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
+export { getToken, type GetTokenParams, type TokenRequest } from './session/get-token.js';
 export type { Adapter } from './core/adapter.js';
 export type { RequestContext } from './core/request-context.js';
 

@@ -1,8 +1,9 @@
 // Turns the user's configuration into the internal one: defaults, environment, validation.
 // Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
+import type { SecondFactorOptions } from './factors.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
-import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret } from './errors.js';
+import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
 import { secretsFromEnv, type Env } from './env.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
@@ -41,8 +42,12 @@ export interface InternalConfig {
   /** AUTH_URL, when set: the origin (and possibly base path) of the deployment. */
   url?: URL;
   redirectProxyUrl?: string;
+  /** `'authjs'`: Auth.js session cookies are read (and re-issued as authchart's) when authchart's own is absent. */
+  migrateFrom?: 'authjs';
   /** Sign-in limits; undefined when throttling is off (the default outside production). */
   throttle?: ResolvedThrottle;
+  /** Second factors; undefined when the option is not set (no stage, no factor routes). */
+  secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -109,9 +114,12 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
       database: strategy === 'database' || providers.some((p) => p.type === 'oauth' || p.type === 'oidc'),
       email: providers.some((p) => p.type === 'email'),
       webauthn: providers.some((p) => p.type === 'webauthn'),
+      secondFactor: config.secondFactor !== undefined,
     });
   } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
     throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
+  } else if (config.secondFactor) {
+    throw new MissingAdapter('Second factors are stored by the adapter: `secondFactor` needs an `adapter`.');
   }
 
   const maxAge = config.session?.maxAge ?? 30 * DAY;
@@ -159,10 +167,19 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     trustedHosts,
     url,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    migrateFrom: migrateFromOf(config.migrateFrom),
     throttle: resolveThrottle(config.throttle, production),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
+    secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,
   };
+}
+
+/** `migrateFrom` accepts only what authchart can read; a typo must not silently sign every user out. */
+function migrateFromOf(value: unknown): 'authjs' | undefined {
+  if (value === undefined || value === false || value === null) return undefined;
+  if (value === 'authjs') return value;
+  throw new UnsupportedStrategy(`migrateFrom: "${String(value)}" is not supported; the only value is 'authjs'.`, { option: 'migrateFrom', expected: ['authjs'], actual: value });
 }

@@ -1,4 +1,5 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
+import type { SecondFactorOptions } from './factors.js';
 import type { Adapter } from './adapter.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { Theme } from './theme.js';
@@ -84,6 +85,12 @@ export interface EventsOptions {
   session?: (message: { session: Session; token?: JWT }) => Awaitable<void>;
   /** A sign-in request was refused by the throttle (429, or 503 when the store is down and the limit fails closed). */
   rateLimited?: (message: RateLimitedMessage) => Awaitable<void>;
+  /** A second factor became active (its enrolment was confirmed with a first code). */
+  factorEnrolled?: (message: { user: User | AdapterUser; factor: { id: string; kind: string } }) => Awaitable<void>;
+  /** A second factor (or the set of backup codes) was removed. */
+  factorRemoved?: (message: { user: User | AdapterUser; factor: { id?: string; kind: string } }) => Awaitable<void>;
+  /** A wrong code at the second-factor stage; `locked` when it was the last one allowed (the sign-in is dead). */
+  secondFactorFailed?: (message: { user: User | AdapterUser; attempts: number; locked: boolean }) => Awaitable<void>;
 }
 
 /** The `rateLimited` event: which limit refused, from which client, and for how long. No account name is included. */
@@ -147,7 +154,27 @@ export interface AuthConfig {
    * trustHost: ['app.example.com', '*.preview.example.com']
    */
   trustHost?: boolean | string[];
+  /**
+   * Where OAuth providers send users back when this deployment's own callback is not registered with them
+   * (preview deployments): the base URL of a stable deployment that shares the secret, up to the base path. A sign-in
+   * started here sends `redirect_uri` on that deployment and a sealed `state` naming this one; that deployment
+   * forwards the provider's answer here. Adds the `state` check. Falls back to `AUTH_REDIRECT_PROXY_URL`.
+   *
+   * @example
+   * redirectProxyUrl: 'https://auth.example.com/auth'
+   */
   redirectProxyUrl?: string;
+  /**
+   * Moving from Auth.js without signing anyone out: `'authjs'` also reads Auth.js's session cookie
+   * (`authjs.session-token`, `__Secure-authjs.session-token`, and next-auth v4's `next-auth.session-token`,
+   * chunked or not) when authchart's own is absent, and re-issues it as authchart's cookie on that request (clearing
+   * the old one). JWT sessions are decrypted with Auth.js's key derivation and the same `secret`; database sessions
+   * look the token up through the adapter. Off by default: remove it once your users' sessions have moved.
+   *
+   * @example
+   * migrateFrom: 'authjs'
+   */
+  migrateFrom?: 'authjs';
   /**
    * Limits on sign-in attempts (failed passwords, magic links, WebAuthn ceremonies, sign-in requests per client).
    * On by default in production, in memory; see {@link ThrottleOptions} for the defaults and the shared stores.
@@ -156,6 +183,14 @@ export interface AuthConfig {
    * throttle: { store: redisThrottleStore(redis), rules: { emailAddress: { points: 3, duration: 900 } } }
    */
   throttle?: ThrottleOptions;
+  /**
+   * Second factors (authenticator-app codes, backup codes): a user who has one passes it after any first-factor
+   * sign-in before a session is issued. Needs an adapter with the factor methods (PostgresAdapter has them).
+   *
+   * @example
+   * secondFactor: { issuer: 'Acme', require: ({ user }) => user.email?.endsWith('@acme.example') ?? false }
+   */
+  secondFactor?: SecondFactorOptions;
   skipCSRFCheck?: typeof skipCSRFCheck;
   experimental?: { enableWebAuthn?: boolean };
 }

@@ -5,6 +5,7 @@ import type { AdapterSession, AdapterUser, Session } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie, setCookie } from '../core/request-context.js';
+import { authjsSessionCookie, clearAuthjsCookies } from './authjs-migration.js';
 import type { SessionStrategyImpl } from './types.js';
 
 /** A session row as read, with its user. */
@@ -19,8 +20,16 @@ function adapterOf(req: AuthRequest) {
   return adapter;
 }
 
+/** The session token: authchart's cookie, or under `migrateFrom: 'authjs'` Auth.js's when authchart's is absent. */
 function tokenOf(req: AuthRequest): string | undefined {
-  return req.cookies[req.cookieOptions.sessionToken.name] || undefined;
+  const own = req.cookies[req.cookieOptions.sessionToken.name];
+  if (own) return own;
+  return req.config.migrateFrom === 'authjs' ? authjsSessionCookie(req)?.value : undefined;
+}
+
+/** Whether the token came from an Auth.js cookie (to be re-issued as authchart's). */
+function fromAuthjs(req: AuthRequest): boolean {
+  return req.config.migrateFrom === 'authjs' && !req.cookies[req.cookieOptions.sessionToken.name];
 }
 
 // Tokens are opaque, but no token we issue is huge or holds control characters; such a cookie is forged,
@@ -37,6 +46,7 @@ function writeCookie(req: AuthRequest, sessionToken: string, expires: Date): voi
 function clearSession(req: AuthRequest): void {
   const { name, options } = req.cookieOptions.sessionToken;
   clearCookie(req, name, options);
+  if (req.config.migrateFrom === 'authjs') clearAuthjsCookies(req);
 }
 
 // Some adapters hand back `expires` as a string (JSON stores); compare instants, never representations.
@@ -85,7 +95,13 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
       return { row: session, user };
     }
     writeCookie(req, sessionToken, expires);
+    if (fromAuthjs(req)) clearAuthjsCookies(req);
     return { row: { ...session, expires }, user };
+  }
+  // An Auth.js cookie's row (the same table, through the adapter) is re-issued under authchart's name.
+  if (fromAuthjs(req)) {
+    writeCookie(req, sessionToken, session.expires);
+    clearAuthjsCookies(req);
   }
   return { row: session, user };
 }

@@ -75,9 +75,30 @@ async function decodeOrClear(req: AuthRequest): Promise<JWT | null> {
   }
 }
 
+// The Auth.js migration code loads only for apps that ask for it (`migrateFrom: 'authjs'`).
+let migration: Promise<typeof import('./authjs-migration.js')> | undefined;
+function loadMigration(): Promise<typeof import('./authjs-migration.js')> {
+  migration ??= import('./authjs-migration.js').catch((err: unknown) => {
+    migration = undefined;
+    throw err;
+  });
+  return migration;
+}
+
+/**
+ * authchart's token, or under `migrateFrom: 'authjs'` an Auth.js session's when authchart's is absent (`migrated`:
+ * the caller must write it as authchart's cookie now; the old cookie is already being cleared).
+ */
+async function tokenOrMigrated(req: AuthRequest): Promise<{ token: JWT | null; migrated: boolean }> {
+  const token = await decodeOrClear(req);
+  if (token || req.config.migrateFrom !== 'authjs') return { token, migrated: false };
+  const old = await (await loadMigration()).readAuthjsJwt(req);
+  return { token: old, migrated: old !== null };
+}
+
 export const jwtStrategy: SessionStrategyImpl = {
   async read(req) {
-    const token = await decodeOrClear(req);
+    const { token, migrated } = await tokenOrMigrated(req);
     if (!token) return null;
     try {
       const { callbacks, events } = req.config;
@@ -90,7 +111,7 @@ export const jwtStrategy: SessionStrategyImpl = {
         return null;
       }
       const changed = before !== undefined && JSON.stringify(next) !== before;
-      const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
+      const due = migrated || nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
       const current = changed || due ? await writeToken(req, next) : next;
       const session = await toSession(req, current);
       if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: current });
@@ -110,7 +131,7 @@ export const jwtStrategy: SessionStrategyImpl = {
   },
 
   async update(req, data) {
-    const token = await decodeOrClear(req);
+    const { token } = await tokenOrMigrated(req);
     if (!token) return null;
     const next = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
     if (next === null) {
@@ -131,12 +152,13 @@ export const jwtStrategy: SessionStrategyImpl = {
       // A broken cookie is still cleared.
     }
     clearSession(req);
+    if (req.config.migrateFrom === 'authjs') (await loadMigration()).clearAuthjsCookies(req);
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token });
   },
 
   async currentUserId(req) {
     try {
-      const token = await decodeToken(req);
+      const token = (await decodeToken(req)) ?? (req.config.migrateFrom === 'authjs' ? await (await loadMigration()).readAuthjsJwt(req, { clear: false }) : null);
       return typeof token?.sub === 'string' ? token.sub : undefined;
     } catch {
       return undefined;
