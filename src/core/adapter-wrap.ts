@@ -2,7 +2,7 @@
 // and the methods the configured features need are checked once at start.
 
 import { AdapterError, MissingAdapter, MissingAdapterMethods } from './errors.js';
-import { adapterMethods, type Adapter, type AdapterMethod, type VerificationToken } from './adapter.js';
+import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type VerificationToken } from './adapter.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -16,6 +16,7 @@ export type WrappedAdapter = {
 } & {
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
+  prune?(): Promise<PruneResult>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -134,6 +135,17 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
         return await getVerificationToken.call(adapter, params);
       } catch (e) {
         throw adapterError('getVerificationToken', e);
+      }
+    };
+  }
+  const prune = adapter.prune;
+  if (typeof prune === 'function') {
+    wrapped.prune = async () => {
+      logger.debug('adapter_prune', []);
+      try {
+        return await prune.call(adapter);
+      } catch (e) {
+        throw adapterError('prune', e);
       }
     };
   }

@@ -116,10 +116,26 @@ export interface Adapter {
    * });
    */
   withTransaction?<T>(fn: (tx: Adapter) => Promise<T>): Promise<T>;
+  /**
+   * authchart extension, absent from Auth.js adapters: deletes what can never be used again (expired magic-link
+   * tokens and WebAuthn challenge rows, expired sessions, lapsed throttle counters) and says how many of each.
+   * authchart calls it now and then from sign-in requests (at most every `pruneInterval`); call it from a job too.
+   *
+   * @example
+   * const { verificationTokens, sessions } = await adapter.prune?.() ?? {};
+   */
+  prune?(): Awaitable<PruneResult>;
+}
+
+/** What {@link Adapter.prune} deleted, per kind of row. */
+export interface PruneResult {
+  verificationTokens: number;
+  sessions: number;
+  throttle: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'withTransaction' | 'getVerificationToken';
+export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune';
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

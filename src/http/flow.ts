@@ -15,6 +15,7 @@ import { renderConfirmEmail } from './pages/confirm-email.js';
 import { renderFormPage } from './pages/form.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
+import { sweepIfDue } from './sweep.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {
@@ -87,6 +88,8 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const flow = await flowFor(provider);
   // Checked before anything else, so a forged request leaves no trace (not even a callback-url cookie).
   if (req.method === 'POST' && (flow.csrf ?? ['signin']).includes(route)) requireCsrf(req);
+  // Now and then, expired tokens, challenges, sessions and counters go (in the background).
+  void sweepIfDue(req.config);
   // Counted before anything runs: a request over a limit sends, stores and sets nothing.
   const gate = req.config.throttle ? await (await loadThrottle()).throttleSignIn(req, provider, route) : undefined;
   if (gate instanceof Response) return gate;

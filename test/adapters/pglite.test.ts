@@ -4,7 +4,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdapterError } from '../../src/core/errors.js';
-import { PostgresAdapter, toQueryable } from '../../src/adapters/postgres/index.js';
+import { migrations, PostgresAdapter, toQueryable } from '../../src/adapters/postgres/index.js';
 import { wrapAdapter } from '../../src/core/adapter-wrap.js';
 import { createUserWithAccount } from '../../src/adapters/create-user.js';
 import { newAccount, newUser, runAdapterContract } from './contract.js';
@@ -61,7 +61,7 @@ describe('PostgresAdapter on PGlite: authchart extensions', () => {
         const [a, b] = await Promise.all([adapter.getUser('nobody'), adapter.getUserByEmail('nobody@example.test')]);
         expect([a, b]).toEqual([null, null]);
         const { rows } = await tx.query('SELECT count(*)::int AS n FROM authchart_schema_version');
-        expect(rows).toEqual([{ n: 1 }]);
+        expect(rows).toEqual([{ n: migrations.length }]);
         throw rollback;
       }),
     ).rejects.toBe(rollback);

@@ -8,9 +8,10 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../../core/types.js';
-import type { AccountKey, Adapter } from '../../core/adapter.js';
+import type { AccountKey, Adapter, PruneResult } from '../../core/adapter.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { migrate } from './schema.js';
+import { prune } from './prune.js';
 
 /** Options of {@link PostgresAdapter}. */
 export interface PostgresAdapterOptions {
@@ -50,6 +51,8 @@ export interface PostgresAdapterInstance extends Adapter {
   withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>): Promise<T>;
   /** Creates or upgrades the schema; see {@link migrate}. */
   migrate(): Promise<number[]>;
+  /** Deletes expired tokens, challenges, sessions and throttle counters; see {@link prune}. */
+  prune(): Promise<PruneResult>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -103,7 +106,7 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate'> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate' | 'prune'> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -285,6 +288,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     },
     async migrate() {
       return migrate(q);
+    },
+    async prune() {
+      await ready();
+      return prune(q);
     },
   };
   return adapter;

@@ -4,3 +4,4 @@ export { PostgresAdapter, type PostgresAdapterInstance, type PostgresAdapterOpti
 export { migrate, migrations, schemaVersion, versionTable, type Migration } from './schema.js';
 export { toQueryable, type Database, type PGliteLike, type PgClientLike, type PgPoolLike, type Queryable, type Row } from './client.js';
 export { PostgresThrottleStore, throttleTable } from './throttle-store.js';
+export { prune } from './prune.js';

@@ -1,0 +1,27 @@
+// The opportunistic sweep: now and then a sign-in request asks the adapter to delete expired rows (`prune`), so a
+// deployment without a cleanup job still keeps its tables from growing forever. Never awaited by the request.
+import type { InternalConfig } from '../core/config.js';
+
+/** At most one sweep per configuration and process in this many milliseconds. */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+const lastSweep = new WeakMap<InternalConfig, number>();
+
+/**
+ * Starts a sweep when the adapter can prune and none ran in the last {@link SWEEP_INTERVAL_MS}; resolves when it
+ * is over (failures are logged as a warning, never thrown). Undefined when no sweep was started.
+ *
+ * @example
+ * void sweepIfDue(req.config)
+ */
+export function sweepIfDue(config: InternalConfig, now = Date.now()): Promise<void> | undefined {
+  const prune = config.adapter?.prune;
+  if (!prune) return undefined;
+  const last = lastSweep.get(config);
+  if (last !== undefined && now - last < SWEEP_INTERVAL_MS) return undefined;
+  lastSweep.set(config, now);
+  return prune().then(
+    (counts) => config.logger.debug('prune', counts),
+    (error: unknown) => config.logger.warn('prune-failed', `Deleting expired rows failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}

@@ -1,0 +1,76 @@
+// Tables that would grow forever without pruning: expired magic-link tokens, spent WebAuthn challenge rows, expired
+// sessions and lapsed throttle counters are deleted by prune() and by the sweep that sign-in requests start.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { prune, PostgresThrottleStore } from '../../src/adapters/postgres/index.js';
+import { resolveThrottle } from '../../src/core/throttle/options.js';
+import { Throttle } from '../../src/core/throttle/throttle.js';
+import { Credentials } from '../../src/providers/credentials.js';
+import { SWEEP_INTERVAL_MS } from '../../src/http/sweep.js';
+import { testAuth } from '../support/auth-app.js';
+import { useMigratedPGlite } from '../support/pglite.js';
+
+const pglite = useMigratedPGlite();
+const HOUR = 3600_000;
+
+async function seed(tag: string): Promise<void> {
+  const db = pglite.db;
+  const past = new Date(Date.now() - HOUR);
+  const future = new Date(Date.now() + HOUR);
+  await db.query(`INSERT INTO users (id, email) VALUES ($1, $2)`, [`u-${tag}`, `${tag}@example.test`]);
+  await db.query(`INSERT INTO verification_token (identifier, token, expires) VALUES ($1, 'old', $2), ($1, 'live', $3)`, [`${tag}@example.test`, past, future]);
+  await db.query(`INSERT INTO verification_token (identifier, token, expires) VALUES ('authchart:webauthn-challenge', $1, $2)`, [`spent-${tag}`, past]);
+  await db.query(`INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3), ($4, $2, $5)`, [`old-${tag}`, `u-${tag}`, past, `live-${tag}`, future]);
+  // A lapsed counter, written the way the store writes it.
+  const throttle = new Throttle(resolveThrottle({ enabled: true, rules: { signIn: { points: 5, duration: 1 } } }, false)!, PostgresThrottleStore(db), 's'.repeat(32), { warn: () => {} });
+  await throttle.hit('signIn', `client-${tag}`);
+  await db.query(`UPDATE authchart_throttle SET expire = $1`, [Date.now() - HOUR]);
+}
+
+async function counts(tag: string) {
+  const one = async (sql: string, params: unknown[]) => (await pglite.db.query<{ n: number }>(sql, params)).rows[0].n;
+  return {
+    tokens: await one(`SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1 OR token = $2`, [`${tag}@example.test`, `spent-${tag}`]),
+    sessions: await one(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [`u-${tag}`]),
+    throttle: await one(`SELECT count(*)::int AS n FROM authchart_throttle`, []),
+  };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('prune', () => {
+  it('deletes every expired row and keeps the live ones', async () => {
+    await seed('p1');
+    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1 });
+    const deleted = await prune(pglite.db);
+    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 });
+    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0 });
+  });
+});
+
+describe('the sweep', () => {
+  const provider = Credentials({ credentials: { username: {} }, authorize: () => null });
+
+  it('runs from a sign-in request, and at most once per interval', async () => {
+    await seed('s1');
+    const spy = vi.fn(() => pglite.adapter.prune());
+    const t = testAuth({ adapter: { ...pglite.adapter, prune: spy }, session: { strategy: 'jwt' }, providers: [provider] });
+    const post = async () => t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), username: 'x' });
+    await post();
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 }));
+    await post();
+    await post();
+    expect(spy).toHaveBeenCalledTimes(1);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + SWEEP_INTERVAL_MS + 1);
+    await post();
+    expect(spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('a failing prune is a warning, never a failed request', async () => {
+    const t = testAuth({ adapter: { ...pglite.adapter, prune: () => Promise.reject(new Error('disk full')) }, session: { strategy: 'jwt' }, providers: [provider] });
+    const res = await t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), username: 'x' });
+    expect(res.status).toBe(302);
+    await vi.waitFor(() => expect(t.logger.warnings).toContain('prune-failed'));
+  });
+});
