@@ -2,7 +2,8 @@
 // and the methods the configured features need are checked once at start.
 
 import { AdapterError, MissingAdapter, MissingAdapterMethods } from './errors.js';
-import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type VerificationToken } from './adapter.js';
+import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
+import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -14,9 +15,13 @@ type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 export type WrappedAdapter = {
   [K in AdapterMethod]: (...args: Parameters<MethodOf<K>>) => Promise<Awaited<ReturnType<MethodOf<K>>>>;
 } & {
+  [K in keyof FactorAdapterMethods]: (...args: Parameters<FactorAdapterMethods[K]>) => Promise<Awaited<ReturnType<FactorAdapterMethods[K]>>>;
+} & {
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(): Promise<PruneResult>;
+  listSessions?(userId: string): Promise<SessionRecord[]>;
+  deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -32,10 +37,12 @@ export interface AdapterNeeds {
   email?: boolean;
   /** At least one WebAuthn provider. */
   webauthn?: boolean;
+  /** The `secondFactor` option. */
+  secondFactor?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly AdapterMethod[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods)[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -60,6 +67,8 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
     'listAuthenticatorsByUserId',
     'updateAuthenticatorCounter',
   ],
+  // Factors, and the user they belong to.
+  secondFactor: ['getUser', ...factorAdapterMethods],
 };
 
 /**
@@ -111,7 +120,7 @@ function adapterError(method: string, thrown: unknown): AdapterError {
 export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAdapter {
   const wrapped: Record<string, unknown> = {};
   const source = adapter as Record<string, unknown>;
-  for (const method of adapterMethods) {
+  for (const method of [...adapterMethods, ...factorAdapterMethods]) {
     const fn = source[method];
     wrapped[method] = async (...args: unknown[]) => {
       logger.debug(`adapter_${method}`, args);
@@ -138,14 +147,16 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
       }
     };
   }
-  const prune = adapter.prune;
-  if (typeof prune === 'function') {
-    wrapped.prune = async () => {
-      logger.debug('adapter_prune', []);
+  // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
+  for (const name of ['prune', 'listSessions', 'deleteSessions'] as const) {
+    const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
+    if (typeof fn !== 'function') continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      logger.debug(`adapter_${name}`, args);
       try {
-        return await prune.call(adapter);
+        return await fn.apply(adapter, args);
       } catch (e) {
-        throw adapterError('prune', e);
+        throw adapterError(name, e);
       }
     };
   }

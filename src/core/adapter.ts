@@ -9,6 +9,7 @@ import type {
   Awaitable,
   VerificationToken,
 } from './types.js';
+import type { FactorAdapterMethods } from './factors.js';
 
 export type {
   Account,
@@ -44,7 +45,7 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
-export interface Adapter {
+export interface Adapter extends Partial<FactorAdapterMethods> {
   /** Stores a new user. `user.id` is a fresh random UUID the adapter may keep or replace. */
   createUser?(user: AdapterUser): Awaitable<StoredUser>;
   /** The user with this id, or `null`. */
@@ -125,6 +126,31 @@ export interface Adapter {
    * const { verificationTokens, sessions } = await adapter.prune?.() ?? {};
    */
   prune?(): Awaitable<PruneResult>;
+  /**
+   * authchart extension (session control), absent from Auth.js adapters: the user's unexpired database sessions,
+   * newest first. With it, `createSession` also receives `createdAt`, `userAgent` and `ipAddress`, and
+   * `updateSession` a `lastSeenAt`, to store beside the row. `sessionToken` is the stored (hashed) token.
+   *
+   * @example
+   * const sessions = await adapter.listSessions?.(user.id);
+   */
+  listSessions?(userId: string): Awaitable<SessionRecord[]>;
+  /**
+   * authchart extension (session control): deletes every session of the user except the one whose stored token is
+   * `except`, and returns how many went.
+   *
+   * @example
+   * await adapter.deleteSessions?.(user.id, { except: currentStoredToken });
+   */
+  deleteSessions?(userId: string, options?: { except?: string }): Awaitable<number>;
+}
+
+/** A database session as session control shows it. */
+export interface SessionRecord extends AdapterSession {
+  createdAt?: Date | null;
+  lastSeenAt?: Date | null;
+  userAgent?: string | null;
+  ipAddress?: string | null;
 }
 
 /** What {@link Adapter.prune} deleted, per kind of row. */
@@ -135,7 +161,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune';
+export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -111,6 +111,13 @@ export class Verification extends AuthError {
 export class WebAuthnVerificationError extends AuthError {
   static override type = 'WebAuthnVerificationError';
 }
+/**
+ * A sign-in stopped at the second-factor stage: too many wrong codes, a pending check that expired or was used
+ * already. No session was issued; the user starts the sign-in again.
+ */
+export class SecondFactorFailed extends AuthError {
+  static override type = 'SecondFactorFailed';
+}
 
 // ---- server-side errors (shown as Configuration) --------------------------------
 
@@ -202,6 +209,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   WebAuthnVerificationError.type,
   EmailSignInError.type,
   RateLimited.type,
+  SecondFactorFailed.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -223,7 +231,7 @@ const allErrorClasses = [
   ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError, MissingAdapter,
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
-  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited,
+  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, SecondFactorFailed,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -8,6 +8,7 @@ import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
+import { handleSecondFactor } from './flow.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
@@ -86,6 +87,7 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
+  if (config.secondFactor) app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
 
   // The development inspector: not even routed unless `debug: true` outside production.
   // Loaded on first use: the development tools are never part of the sign-in path, nor of a production bundle's

@@ -1,12 +1,13 @@
 // Enters a provider's flow from an HTTP route and turns what the flow settled into a response: seal and answer
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
-import { UnknownAction } from '../core/errors.js';
+import { InvalidCheck, UnknownAction } from '../core/errors.js';
 import { flowFor } from '../flows/registry.js';
-import { clearFlow, flowCookieName, openFlow, sealFlow } from '../flows/runtime/cookie.js';
+import { clearFlow, clearSignIn, flowCookieName, openFlow, openSignIn, sealFlow, sealSignIn } from '../flows/runtime/cookie.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
+import type { FlowResult } from '../flows/runtime/flow.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
@@ -51,7 +52,7 @@ function newUserUrl(req: AuthRequest, callbackUrl: string): string {
 }
 
 /** What a paused flow answers: its redirect, JSON or HTML, or a built-in page (confirm e-mail, a form) rendered here. */
-function pausedResponse(req: AuthRequest, provider: ResolvedProvider, response: FlowResponse): Response {
+function pausedResponse(req: AuthRequest, formAction: string, response: FlowResponse): Response {
   switch (response.kind) {
     case 'redirect':
       return redirect(req, response.url);
@@ -63,7 +64,7 @@ function pausedResponse(req: AuthRequest, provider: ResolvedProvider, response: 
       if (response.page === 'form') {
         const page = renderFormPage({
           theme: req.config.theme,
-          actionUrl: `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`,
+          actionUrl: formAction,
           hiddenFields: { csrfToken: csrf(req).token },
           page: response.data,
           nonce: pageNonce(req),
@@ -113,16 +114,26 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       return errorRedirect(req, err);
     }
   }
-  const { runFlow } = await loadRuntime();
+  const { runFlow, signInTail } = await loadRuntime();
   const result = await runFlow(flow, deps, entry, paused, { browser });
-  await gate?.settle(result.status === 'signedIn');
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, provider.id);
+  if (result.status === 'paused' && result.atSignIn) {
+    // Proven, and now at the second-factor stage: the tail waits in its own cookie for the code.
+    sealSignIn(req, provider.id, signInTail, result.paused);
+    return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
+  }
+  if (result.status === 'paused') {
+    sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
+    return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
+  }
+  return finished(req, result);
+}
+
+/** The answer to a run that ended: the session's redirect (or the new-user page), a redirect, or the error page. */
+function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' }>): Response {
   switch (result.status) {
-    case 'paused':
-      sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
-      return pausedResponse(req, provider, result.response);
     case 'signedIn':
       return redirect(req, result.isNewUser && req.config.pages.newUser ? newUserUrl(req, result.redirect) : result.redirect);
     case 'redirected':
@@ -133,4 +144,34 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       rememberFailedFlow(req, result.record);
       return errorRedirect(req, result.error);
   }
+}
+
+/**
+ * `POST {basePath}/second-factor`: the code typed at the second-factor stage. Resumes the sign-in tail sealed in
+ * its cookie (single-use like any flow cookie: spent whatever happens, re-sealed when the stage asks again).
+ */
+export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
+  requireCsrf(req);
+  const { resumeSignIn, signInTail } = await loadRuntime();
+  const browser = flowBrowser(req, { mint: false });
+  let opened: { providerId: string; paused: PausedFlow };
+  try {
+    opened = openSignIn(req, signInTail);
+  } catch (err) {
+    clearSignIn(req);
+    return errorRedirect(req, err);
+  }
+  clearSignIn(req);
+  const provider = req.config.providersById.get(opened.providerId);
+  if (!provider) return errorRedirect(req, new InvalidCheck('The pending sign-in names a provider this configuration does not have.', { actual: opened.providerId }));
+  const sealed = opened.paused.context.callbackUrl;
+  const deps: FlowDeps = { req, provider, callbackUrl: typeof sealed === 'string' ? sealed : await resolveCallbackUrl(req) };
+  const entry = signInTail.entry('callback', deps, true);
+  if (!entry) throw new UnknownAction('The second-factor stage takes only the code form.');
+  const result = await resumeSignIn(deps, opened.paused, entry.event, { browser });
+  if (result.status === 'paused') {
+    sealSignIn(req, provider.id, signInTail, result.paused);
+    return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
+  }
+  return finished(req, result);
 }

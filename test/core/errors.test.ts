@@ -26,6 +26,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['AccessDenied', 'AccessDenied', 'error'],
   ['Verification', 'Verification', 'error'],
   ['WebAuthnVerificationError', 'WebAuthnVerificationError', 'error'],
+  ['SecondFactorFailed', 'SecondFactorFailed', 'error'],
   ['AdapterError', 'AdapterError', 'error'],
   ['CallbackRouteError', 'CallbackRouteError', 'error'],
   ['ErrorPageLoop', 'ErrorPageLoop', 'error'],
@@ -53,10 +54,10 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['InvalidRequest', 'InvalidRequest', 'error'],
 ];
 
-/** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError and RateLimited (their pages have a message). */
+/** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError, RateLimited and SecondFactorFailed (their pages have a message). */
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
-  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited',
+  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

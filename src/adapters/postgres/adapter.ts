@@ -9,7 +9,9 @@ import type {
   VerificationToken,
 } from '../../core/types.js';
 import type { AccountKey, Adapter, PruneResult } from '../../core/adapter.js';
+import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
+import { factorMethods } from './factors.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
 
@@ -47,6 +49,15 @@ export interface PostgresAdapterInstance extends Adapter {
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
   listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
   updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>;
+  /** Second factors ({@link FactorAdapterMethods}): every method, each atomic statement as the contract asks. */
+  createFactor: NonNullable<Adapter['createFactor']>;
+  listFactors: NonNullable<Adapter['listFactors']>;
+  activateFactor: NonNullable<Adapter['activateFactor']>;
+  deleteFactors: NonNullable<Adapter['deleteFactors']>;
+  advanceFactorStep: NonNullable<Adapter['advanceFactorStep']>;
+  useBackupCode: NonNullable<Adapter['useBackupCode']>;
+  failFactorChallenge: NonNullable<Adapter['failFactorChallenge']>;
+  passFactorChallenge: NonNullable<Adapter['passFactorChallenge']>;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
   withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>): Promise<T>;
   /** Creates or upgrades the schema; see {@link migrate}. */
@@ -106,7 +117,7 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate' | 'prune'> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate' | 'prune' | keyof FactorAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -281,6 +292,10 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
 function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance {
   const adapter: PostgresAdapterInstance = {
     ...methods(q, ready),
+    ...factorMethods(async (sql, params = []) => {
+      await ready();
+      return (await q.query(sql, params)).rows;
+    }),
     async withTransaction(fn) {
       await ready();
       // Inside the transaction the schema is known to be ready; don't re-enter the migration lock.

@@ -86,6 +86,30 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX authchart_throttle_expire_idx ON authchart_throttle (expire)`,
     ],
   },
+  {
+    version: 3,
+    description: 'second factors and the attempts at pending second-factor checks',
+    statements: [
+      `CREATE TABLE factors (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        label TEXT,
+        created_at TIMESTAMPTZ NOT NULL,
+        activated_at TIMESTAMPTZ,
+        last_step BIGINT
+      )`,
+      `CREATE INDEX factors_user_id_idx ON factors (user_id)`,
+      `CREATE TABLE factor_challenges (
+        id TEXT PRIMARY KEY,
+        failures INTEGER NOT NULL DEFAULT 0,
+        passed BOOLEAN NOT NULL DEFAULT false,
+        expires TIMESTAMPTZ NOT NULL
+      )`,
+      `CREATE INDEX factor_challenges_expires_idx ON factor_challenges (expires)`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

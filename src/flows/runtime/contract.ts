@@ -82,6 +82,10 @@ export interface FlowFormPage {
   fields: FlowFormField[];
   /** The button's label; `Continue` by default. */
   submit?: string;
+  /** A picture above the form (an `https:` or `data:image/svg+xml` URL, e.g. a QR code rendered on the server). */
+  image?: { src: string; alt: string };
+  /** A link under the message (`https:`, or an app link such as `otpauth://`). */
+  link?: { href: string; text: string };
 }
 
 /**

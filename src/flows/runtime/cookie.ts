@@ -54,8 +54,12 @@ export interface SealFlowOptions {
  * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes.
  */
 export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
+  evictOldestFlows(req, providerId);
+  sealAs(req, flowCookieName(req, providerId), providerId, flow, paused, seal);
+}
+
+function sealAs(req: AuthRequest, name: string, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
   const { options } = req.cookieOptions.flow;
-  const name = flowCookieName(req, providerId);
   const claims: FlowClaims & { exp: number } = {
     p: providerId,
     m: paused.machine,
@@ -64,7 +68,6 @@ export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
     c: paused.context,
     exp: Math.floor(Date.now() / 1000) + FLOW_MAX_AGE,
   };
-  evictOldestFlows(req, providerId);
   const { key } = deriveSessionKey(req.config.secrets[0], name);
   const value = encryptJwe(Buffer.from(JSON.stringify(claims), 'utf8'), key);
   // `Secure` is what browsers demand of `SameSite=None`; they accept it on http://localhost too.
@@ -77,7 +80,12 @@ export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
  * claim is still checked (defence in depth), though a value sealed for another provider fails to open first.
  */
 export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinition): PausedFlow {
-  const name = flowCookieName(req, providerId);
+  const { providerId: sealedFor, paused } = openAs(req, flowCookieName(req, providerId), flow);
+  if (sealedFor !== providerId) throw new InvalidCheck('The flow cookie belongs to another provider.', { expected: providerId, actual: sealedFor });
+  return paused;
+}
+
+function openAs(req: AuthRequest, name: string, flow: FlowDefinition): { providerId: string; paused: PausedFlow } {
   const raw = req.cookies[name];
   if (!raw) throw new InvalidCheck('The flow cookie is missing (expired, or the sign-in started in another browser).', { expected: 'flow cookie', actual: null });
   let claims: FlowClaims;
@@ -87,12 +95,37 @@ export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinit
     throw new InvalidCheck('The flow cookie could not be opened (tampered or expired).', { err: err as Error });
   }
   if (!claims || typeof claims !== 'object') throw new InvalidCheck('The flow cookie is empty.');
-  if (claims.p !== providerId) throw new InvalidCheck('The flow cookie belongs to another provider.', { expected: providerId, actual: claims.p });
+  if (typeof claims.p !== 'string') throw new InvalidCheck('The flow cookie names no provider.', { actual: claims.p });
   if (claims.m !== flow.machine.id || claims.v !== flow.version) {
     throw new InvalidCheck('The flow cookie was made by another version of this flow.', { expected: `${flow.machine.id}@${flow.version}`, actual: `${claims.m}@${claims.v}` });
   }
   if (!claims.c || typeof claims.c !== 'object') throw new InvalidCheck('The flow cookie has no context.');
-  return { machine: claims.m, value: claims.s, context: claims.c };
+  return { providerId: claims.p, paused: { machine: claims.m, value: claims.s, context: claims.c } };
+}
+
+/**
+ * The cookie of a sign-in paused at the second-factor stage: one per browser, beside the providers' flow cookies
+ * (`<flow cookie name>-signin`, a name no provider id can produce). Its claims name the provider that proved the
+ * identity.
+ */
+export function signInCookieName(req: AuthRequest): string {
+  return `${req.cookieOptions.flow.name}-signin`;
+}
+
+/** Seals the paused sign-in tail; a newer one replaces any earlier pending check in this browser. */
+export function sealSignIn(req: AuthRequest, providerId: string, tail: FlowDefinition, paused: PausedFlow): void {
+  sealAs(req, signInCookieName(req), providerId, tail, paused);
+}
+
+/** Opens the paused sign-in tail; throws InvalidCheck with the reason. */
+export function openSignIn(req: AuthRequest, tail: FlowDefinition): { providerId: string; paused: PausedFlow } {
+  return openAs(req, signInCookieName(req), tail);
+}
+
+/** Clears the paused sign-in tail's cookie (if the browser sent one). */
+export function clearSignIn(req: AuthRequest): void {
+  const name = signInCookieName(req);
+  if (req.cookies[name] !== undefined) clearCookie(req, name, req.cookieOptions.flow.options);
 }
 
 /** Clears this provider's flow cookie (if the browser sent one); other providers' paused flows are left alone. */

@@ -1,16 +1,19 @@
 // One request's worth of a sign-in: the provider's flow, and, when it proves who someone is, the standard sign-in
 // tail in the same request. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
-import type { EventObject } from 'xstate';
+import type { AnyStateMachine, EventObject } from 'xstate';
 import { CallbackRouteError, type AuthError } from '../../core/errors.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
 import { signInFlow } from '../signin/machine.js';
-import type { SignInOutput } from '../signin/machine.js';
+import type { SignInInput, SignInOutput } from '../signin/machine.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
 import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
 import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
+
+/** The sign-in tail's flow definition, for the HTTP layer that seals and opens its paused second-factor stage. */
+export const signInTail = signInFlow;
 
 export interface RunFlowOptions extends RunOptions {
   /** The opaque id of the browser running this request, for the development flow log (see log.ts). */
@@ -57,18 +60,24 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
   if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
   // Proven: the standard tail decides whether this becomes a session.
-  const tailTrace: TraceEntry[] = [];
-  const tailEmitted: EventObject[] = [];
   const { outcome: _outcome, ...identity } = out;
   // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
   // form_post) carries no callback-url cookie, so this request's own would be the default.
   const chosen = first.context?.callbackUrl;
   const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
-  const tail = await settleMachine(signInFlow.machine, { deps, callbackUrl, identity }, { type: 'START' }, undefined, tailTrace, tailEmitted, options);
+  return settleTail(deps, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, options);
+}
+
+/** Runs the sign-in tail (fresh, or resumed at its second-factor stage) and turns how it settled into the result. */
+async function settleTail(deps: FlowDeps, input: SignInInput | { deps: FlowDeps }, event: EventObject, paused: PausedFlow | undefined, trace: TraceEntry[], options: RunOptions): Promise<SettledFlow> {
+  const tailTrace: TraceEntry[] = [];
+  const tailEmitted: EventObject[] = [];
+  const tail = await settleMachine(signInFlow.machine, input as Record<string, unknown> & { deps: FlowDeps }, event, paused, tailTrace, tailEmitted, options);
   trace.push(...tailTrace.map((t) => ({ ...t, machine: signInFlow.machine.id })));
   await dispatchEmitted(deps, tailEmitted);
   if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
-  if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does yet.'), trace);
+  // Paused at the second-factor stage: sealed in the stage's own cookie, not the provider's.
+  if (tail.kind === 'paused') return { status: 'paused', paused: tail.paused, response: tail.response, trace, atSignIn: true };
   const result = tail.output as SignInOutput;
   if (result.outcome === 'redirected') return { status: 'redirected', url: result.url, trace };
   return { status: 'signedIn', redirect: result.redirect, user: result.user, account: result.account, profile: result.profile, isNewUser: result.isNewUser, trace };
@@ -82,22 +91,38 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
  * const result = await runFlow(credentialsFlow, deps, { resume: false, event: { type: 'SUBMIT', credentials } })
  */
 export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
+  return recorded(deps, flow.machine, paused, options, () => settle(flow, deps, entry, paused, options));
+}
+
+/** Runs `run` and logs its record; the runs of one sign-in share the flow id carried in the paused context. */
+async function recorded(deps: FlowDeps, machine: AnyStateMachine, paused: PausedFlow | undefined, options: RunFlowOptions, run: () => Promise<SettledFlow>): Promise<FlowResult> {
   const startedAt = Date.now();
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
-  const result = await settle(flow, deps, entry, paused, options);
+  const result = await run();
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
   const record = await recordFor(deps.req.config, {
     id,
     provider: deps.provider.id,
-    machine: flow.machine.id,
+    machine: machine.id,
     startedAt,
     durationMs: performance.now() - clock,
     status: result.status,
     trace: result.trace,
     error: result.status === 'failed' ? result.error : undefined,
   });
-  completeFlow(deps.req.config, record, flow.machine, options.browser);
+  completeFlow(deps.req.config, record, machine, options.browser);
   return { ...result, record };
+}
+
+/**
+ * Resumes a sign-in paused at the second-factor stage (the tail sealed in its own cookie) with the request's
+ * event: the code typed. `deps.provider` is the provider whose flow proved the identity.
+ *
+ * @example
+ * const result = await resumeSignIn(deps, paused, { type: 'SUBMIT_CODE', code })
+ */
+export async function resumeSignIn(deps: FlowDeps, paused: PausedFlow, event: EventObject, options: RunFlowOptions = {}): Promise<FlowResult> {
+  return recorded(deps, signInFlow.machine, paused, options, () => settleTail(deps, { deps }, event, paused, [], options));
 }

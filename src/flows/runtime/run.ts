@@ -22,7 +22,14 @@ export type SettledFlow =
   | { status: 'signedIn'; redirect: string; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean; trace: TraceEntry[] }
   | { status: 'redirected'; url: string; trace: TraceEntry[] }
   | { status: 'failed'; error: AuthError; state?: string; trace: TraceEntry[] }
-  | { status: 'paused'; paused: PausedFlow; response: FlowResponse; trace: TraceEntry[] };
+  | {
+      status: 'paused';
+      paused: PausedFlow;
+      response: FlowResponse;
+      trace: TraceEntry[];
+      /** The sign-in tail paused (second-factor stage), not the provider's flow: sealed in the stage's own cookie. */
+      atSignIn?: boolean;
+    };
 
 /** How long one request may wait for a flow to settle before giving up. */
 export const SETTLE_TIMEOUT_MS = 30_000;

@@ -1,9 +1,12 @@
 // The standard sign-in tail: every flow that proves who someone is ends here, built-in or custom. Find the
-// account's owner -> ask the signIn callback -> resolve the user by the linking rules -> issue the session.
+// account's owner -> ask the signIn callback -> resolve the user by the linking rules -> the second-factor stage
+// (check an active factor, or enrol one when required; paused in its own flow cookie) -> issue the session.
 // The runtime runs it when a flow's output is `authenticated`; it is the only machine that issues sessions.
+import { randomUUID } from 'node:crypto';
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
-import { defineFlow, type FlowDeps, finalOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowFormPage, type FlowResponse, finalOutput } from '../runtime/contract.js';
+import { activateFactor, checkFactorCode, codePage, enrolmentPageFor, FACTOR_TTL_MS, factorNeed, startTotpEnrolment, type CodeCheck, type FactorNeed } from '../factors/steps.js';
 import { doneOutput, errorIs, recordFailure, type FailureEvidence } from '../runtime/context.js';
 import { checkSignIn, findOwner, issueSession, resolveUser, signInAllowed, signInRedirected, type Identity, type Resolution, type SignInDecision } from './steps.js';
 
@@ -18,6 +21,12 @@ export interface SignInContext {
   isNewUser?: boolean;
   redirectTo?: string;
   failure?: FailureEvidence;
+  /** The pending second-factor check: its id (attempts are counted under it), expiry, the factor being enrolled. */
+  factor?: { challengeId: string; expiresAt: number; enrolling?: string; method?: 'otp' | 'backup' };
+  /** The typed code, within one request only (cleared before any pause). */
+  code?: string;
+  /** What a paused tail answers (the stage's page). */
+  response?: FlowResponse;
 }
 
 /** The tail's input: the flow's deps and the identity it proved. */
@@ -36,14 +45,16 @@ type Emitted =
   | { type: 'signIn'; user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }
   | { type: 'createUser'; user: User }
   | { type: 'updateUser'; user: User }
-  | { type: 'linkAccount'; user: User; account: Account; profile: User };
+  | { type: 'linkAccount'; user: User; account: Account; profile: User }
+  | { type: 'secondFactorFailed'; user: User; attempts: number; locked: boolean }
+  | { type: 'factorEnrolled'; user: User; factor: { id: string; kind: 'totp' } };
 
 const output = doneOutput;
 
 export const signInMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as SignInContext,
-    events: {} as { type: 'START' },
+    events: {} as { type: 'START' } | { type: 'SUBMIT_CODE'; code: string },
     input: {} as SignInInput,
     emitted: {} as Emitted,
     output: {} as SignInOutput,
@@ -60,6 +71,15 @@ export const signInMachine = /* @__PURE__ */ setup({
       });
     }),
     resolveUser: fromPromise<Resolution, { deps: FlowDeps; identity: Identity; owner: AdapterUser | null }>(({ input }) => resolveUser(input.deps, input.identity, input.owner)),
+    factorNeed: fromPromise<FactorNeed, { deps: FlowDeps; user: User; account: Account }>(({ input }) => factorNeed(input.deps, input.user, input.account)),
+    checkFactorCode: fromPromise<CodeCheck, { deps: FlowDeps; userId: string; challengeId: string; expiresAt: number; code: string; enrolling?: string }>(
+      ({ input: { deps, ...params } }) => checkFactorCode(deps, params),
+    ),
+    startEnrolment: fromPromise<{ factorId: string; page: FlowFormPage }, { deps: FlowDeps; user: User }>(({ input }) => startTotpEnrolment(input.deps, input.user)),
+    enrolmentPage: fromPromise<FlowFormPage, { deps: FlowDeps; user: User; factorId: string }>(({ input }) =>
+      enrolmentPageFor(input.deps, input.user, input.factorId, 'That code did not match. Check the time on your phone and try the next code.'),
+    ),
+    activateFactor: fromPromise<void, { deps: FlowDeps; userId: string; factorId: string }>(({ input }) => activateFactor(input.deps, input.userId, input.factorId)),
     issueSession: fromPromise<void, { deps: FlowDeps; user: User; account: Account; profile?: Profile; isNewUser: boolean }>(({ input }) =>
       issueSession(input.deps, { user: input.user, account: input.account, profile: input.profile, isNewUser: input.isNewUser }),
     ),
@@ -68,6 +88,11 @@ export const signInMachine = /* @__PURE__ */ setup({
     signInAllowed,
     signInRedirected,
     errorIs,
+    mustVerify: ({ event }) => output<FactorNeed>(event) === 'verify',
+    mustEnrol: ({ event }) => output<FactorNeed>(event) === 'enrol',
+    codePassed: ({ event }) => output<CodeCheck>(event).result === 'passed',
+    codeLocked: ({ event }) => output<CodeCheck>(event).result === 'locked',
+    pendingExpired: ({ context }) => Date.now() >= (context.factor?.expiresAt ?? 0),
   },
   actions: {
     recordError: assign(recordFailure),
@@ -77,6 +102,25 @@ export const signInMachine = /* @__PURE__ */ setup({
       const r = output<Resolution>(event);
       return { user: r.user, isNewUser: r.isNewUser, ...(r.account ? { account: r.account } : {}) };
     }),
+    openChallenge: assign({ factor: () => ({ challengeId: randomUUID(), expiresAt: Date.now() + FACTOR_TTL_MS }) }),
+    // What a paused tail keeps is sealed in a cookie: not the submitted form (a password), not the typed code, not
+    // the new passkey (stored already) or the owner row; the user and account the session will be for stay.
+    forgetRequestData: assign(({ context }) => ({
+      identity: { user: context.identity.user, account: context.identity.account, ...(context.identity.profile ? { profile: context.identity.profile } : {}) },
+      owner: undefined,
+      code: undefined,
+    })),
+    askForCode: assign({ response: (_, params: { error?: string }) => ({ kind: 'page' as const, page: 'form' as const, data: codePage(params?.error) }) }),
+    showEnrolment: assign({ response: ({ event }) => ({ kind: 'page' as const, page: 'form' as const, data: output<{ page: FlowFormPage }>(event).page }) }),
+    recordCode: assign({ code: ({ event }) => (event as { code?: string }).code ?? '' }),
+    recordMethod: assign({ factor: ({ context, event }) => ({ ...context.factor!, method: (output<CodeCheck>(event) as { method: 'otp' | 'backup' }).method }) }),
+    recordExpiry: assign({ failure: () => ({ message: 'The second-factor check expired.', expected: 'a check within 10 minutes', actual: 'expired' }) }),
+    recordLock: assign({ failure: ({ event }) => ({ message: 'Too many wrong codes at the second-factor check.', actual: (output<CodeCheck>(event) as { attempts: number }).attempts }) }),
+    emitFactorFailure: emit(({ context, event }) => {
+      const check = output<CodeCheck>(event) as { result: 'wrong' | 'locked'; attempts: number };
+      return { type: 'secondFactorFailed' as const, user: context.user as User, attempts: check.attempts, locked: check.result === 'locked' };
+    }),
+    emitEnrolled: emit(({ context }) => ({ type: 'factorEnrolled' as const, user: context.user as User, factor: { id: context.factor!.enrolling!, kind: 'totp' as const } })),
     emitResolutionEvents: enqueueActions(({ enqueue, event, context }) => {
       const r = output<Resolution>(event);
       if (r.created) enqueue(emit({ type: 'createUser', user: r.user }));
@@ -118,12 +162,108 @@ export const signInMachine = /* @__PURE__ */ setup({
         id: 'resolveUser',
         src: 'resolveUser',
         input: ({ context }) => ({ deps: context.deps, identity: context.identity, owner: context.owner ?? null }),
-        onDone: { target: 'issuingSession', actions: ['recordResolution', 'emitResolutionEvents'] },
+        onDone: { target: 'checkingFactors', actions: ['recordResolution', 'emitResolutionEvents'] },
         onError: [
           { guard: { type: 'errorIs', params: { type: 'OAuthAccountNotLinked' } }, target: 'failed.oauthAccountNotLinked', actions: 'recordError' },
           { guard: { type: 'errorIs', params: { type: 'AccountNotLinked' } }, target: 'failed.accountNotLinked', actions: 'recordError' },
           { target: 'failed.callbackRoute', actions: 'recordError' },
         ],
+      },
+    },
+    checkingFactors: {
+      invoke: {
+        id: 'factorNeed',
+        src: 'factorNeed',
+        input: ({ context }) => ({ deps: context.deps, user: context.user as User, account: context.account }),
+        onDone: [
+          { guard: 'mustVerify', target: 'awaitingFactor', actions: ['openChallenge', { type: 'askForCode', params: {} }] },
+          { guard: 'mustEnrol', target: 'enrolling', actions: 'openChallenge' },
+          { target: 'issuingSession' },
+        ],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    awaitingFactor: {
+      tags: [AWAITING],
+      entry: 'forgetRequestData',
+      on: {
+        SUBMIT_CODE: [
+          { guard: 'pendingExpired', target: 'failed.secondFactor', actions: 'recordExpiry' },
+          { target: 'verifyingCode', actions: 'recordCode' },
+        ],
+      },
+    },
+    verifyingCode: {
+      invoke: {
+        id: 'checkFactorCode',
+        src: 'checkFactorCode',
+        input: ({ context }) => ({ deps: context.deps, userId: String(context.user!.id), challengeId: context.factor!.challengeId, expiresAt: context.factor!.expiresAt, code: context.code ?? '' }),
+        onDone: [
+          { guard: 'codePassed', target: 'issuingSession', actions: 'recordMethod' },
+          { guard: 'codeLocked', target: 'failed.secondFactor', actions: ['emitFactorFailure', 'recordLock'] },
+          { target: 'awaitingFactor', actions: ['emitFactorFailure', { type: 'askForCode', params: { error: 'That code did not match. Try again.' } }] },
+        ],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    enrolling: {
+      invoke: {
+        id: 'startEnrolment',
+        src: 'startEnrolment',
+        input: ({ context }) => ({ deps: context.deps, user: context.user as User }),
+        onDone: {
+          target: 'awaitingEnrolment',
+          actions: [assign({ factor: ({ context, event }) => ({ ...context.factor!, enrolling: event.output.factorId }) }), 'showEnrolment'],
+        },
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    awaitingEnrolment: {
+      tags: [AWAITING],
+      entry: 'forgetRequestData',
+      on: {
+        SUBMIT_CODE: [
+          { guard: 'pendingExpired', target: 'failed.secondFactor', actions: 'recordExpiry' },
+          { target: 'confirmingEnrolment', actions: 'recordCode' },
+        ],
+      },
+    },
+    confirmingEnrolment: {
+      invoke: {
+        id: 'confirmEnrolment',
+        src: 'checkFactorCode',
+        input: ({ context }) => ({
+          deps: context.deps,
+          userId: String(context.user!.id),
+          challengeId: context.factor!.challengeId,
+          expiresAt: context.factor!.expiresAt,
+          code: context.code ?? '',
+          enrolling: context.factor!.enrolling,
+        }),
+        onDone: [
+          { guard: 'codePassed', target: 'activatingFactor', actions: 'recordMethod' },
+          { guard: 'codeLocked', target: 'failed.secondFactor', actions: ['emitFactorFailure', 'recordLock'] },
+          { target: 'showingEnrolmentAgain', actions: 'emitFactorFailure' },
+        ],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    showingEnrolmentAgain: {
+      invoke: {
+        id: 'enrolmentPage',
+        src: 'enrolmentPage',
+        input: ({ context }) => ({ deps: context.deps, user: context.user as User, factorId: context.factor!.enrolling! }),
+        onDone: { target: 'awaitingEnrolment', actions: assign({ response: ({ event }) => ({ kind: 'page' as const, page: 'form' as const, data: event.output }) }) },
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    activatingFactor: {
+      invoke: {
+        id: 'activateFactor',
+        src: 'activateFactor',
+        input: ({ context }) => ({ deps: context.deps, userId: String(context.user!.id), factorId: context.factor!.enrolling! }),
+        onDone: { target: 'issuingSession', actions: 'emitEnrolled' },
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
     },
     issuingSession: {
@@ -169,11 +309,23 @@ export const signInMachine = /* @__PURE__ */ setup({
         accessDenied: { type: 'final', meta: { error: 'AccessDenied' } },
         oauthAccountNotLinked: { type: 'final', meta: { error: 'OAuthAccountNotLinked' } },
         accountNotLinked: { type: 'final', meta: { error: 'AccountNotLinked' } },
+        secondFactor: { type: 'final', meta: { error: 'SecondFactorFailed' } },
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },
     },
   },
 });
 
-/** The tail as a flow: never entered from a route, always run by the runtime after an `authenticated` flow. */
-export const signInFlow = /* @__PURE__ */ defineFlow({ machine: signInMachine, version: 1, entry: () => null });
+/**
+ * The tail as a flow: started by the runtime after an `authenticated` flow, and entered from a route only when it
+ * paused at the second-factor stage (`POST {basePath}/second-factor`, CSRF-checked, with the typed `code`).
+ */
+export const signInFlow = /* @__PURE__ */ defineFlow({
+  machine: signInMachine,
+  version: 2,
+  csrf: ['callback'],
+  entry: (route, deps, paused) =>
+    route === 'callback' && paused && deps.req.method === 'POST'
+      ? { resume: true, event: { type: 'SUBMIT_CODE', code: typeof deps.req.body.code === 'string' ? deps.req.body.code : '' } }
+      : null,
+});

@@ -35,10 +35,15 @@ function input(field: FlowFormField, i: number, autofocus: boolean) {
 export function renderFormPage(params: FormPageParams): string {
   const { page } = params;
   const action = safeUrl(params.actionUrl);
+  const image = page.image && safeUrl(page.image.src, { allowSvgData: true });
+  // An app link (otpauth://) is the one scheme besides http(s) a flow may link to.
+  const link = page.link && (/^otpauth:\/\/[a-z]+\//i.test(page.link.href) ? page.link.href : safeUrl(page.link.href));
   const hidden = Object.entries(params.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   const body = html`<h1>${page.title}</h1>
 ${page.error ? html`<div class="alert" role="alert">${page.error}</div>` : ''}
+${image ? html`<img class="figure"${attr('src', image)} alt="${page.image!.alt}">` : ''}
 ${page.message ? html`<p class="muted center message">${page.message}</p>` : ''}
+${link ? html`<p class="center"><a${attr('href', link)}>${page.link!.text}</a></p>` : ''}
 ${
   action
     ? html`<form method="post"${attr('action', action)}>
@@ -48,5 +53,5 @@ ${page.fields.map((field, i) => input(field, i, i === 0))}
 </form>`
     : ''
 }`;
-  return layout({ title: page.title, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}', nonce: params.nonce });
+  return layout({ title: page.title, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }
