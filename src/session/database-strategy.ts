@@ -62,10 +62,30 @@ async function toSession(req: AuthRequest, { row, user }: Loaded, update?: { dat
   return (await req.config.callbacks.session(params)) as Session;
 }
 
+/**
+ * `migrateFrom: 'authjs'`: the row Auth.js wrote for its cookie's token (stored as the token itself, as Auth.js
+ * stores it) becomes an authchart session: a new one is issued for the same user the way sign-in issues it (cookie
+ * included), the Auth.js row is deleted and its cookie cleared. An unknown or expired token is no session.
+ */
+async function moveAuthjsSession(req: AuthRequest, authjsToken: string): Promise<Loaded | null> {
+  const adapter = adapterOf(req);
+  const found = plausible(authjsToken) ? await adapter.getSessionAndUser(authjsToken) : null;
+  clearAuthjsCookies(req);
+  if (!found) return null;
+  if (expiresOf(found.session).getTime() <= Date.now()) {
+    await adapter.deleteSession(authjsToken).catch((err: unknown) => req.config.logger.error(err as Error));
+    return null;
+  }
+  await databaseStrategy.issue(req, { user: found.user, account: null });
+  await adapter.deleteSession(authjsToken).catch((err: unknown) => req.config.logger.error(err as Error));
+  return { row: { ...found.session, expires: new Date(Date.now() + req.config.session.maxAge * 1000) }, user: found.user };
+}
+
 /** Looks the session up (one adapter call); deletes it when expired; moves its expiry when `updateAge` says so. */
 async function load(req: AuthRequest): Promise<Loaded | null> {
   const sessionToken = tokenOf(req);
   if (!sessionToken) return null;
+  if (fromAuthjs(req)) return moveAuthjsSession(req, sessionToken);
   const adapter = adapterOf(req);
   const found = plausible(sessionToken) ? await adapter.getSessionAndUser(sessionToken) : null;
   if (!found) {
@@ -95,13 +115,7 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
       return { row: session, user };
     }
     writeCookie(req, sessionToken, expires);
-    if (fromAuthjs(req)) clearAuthjsCookies(req);
     return { row: { ...session, expires }, user };
-  }
-  // An Auth.js cookie's row (the same table, through the adapter) is re-issued under authchart's name.
-  if (fromAuthjs(req)) {
-    writeCookie(req, sessionToken, session.expires);
-    clearAuthjsCookies(req);
   }
   return { row: session, user };
 }

@@ -49,13 +49,19 @@ describe.runIf(url)('Auth.js database sessions through the move (DATABASE_URL)',
     return { userId: String(user.id), sessionToken };
   }
 
-  it('keeps the user signed in and re-issues the token under authchart\u2019s cookie name, clearing Auth.js\u2019s', async () => {
+  it('keeps the user signed in as an authchart session (cookie and row), and retires Auth.js\u2019s cookie and row', async () => {
     const { userId, sessionToken } = await authjsSession();
     const t = app(true);
     const res = await t.client.get('/auth/session', { headers: { cookie: `authjs.session-token=${sessionToken}` } });
     expect(((await res.json()) as { user: { id: string } }).user.id).toBe(userId);
-    expect(res.setCookie.find((l) => l.startsWith('authchart.session-token='))).toMatch(new RegExp(`^authchart\\.session-token=${sessionToken};`));
+    const issued = res.setCookie.find((l) => l.startsWith('authchart.session-token='));
+    expect(issued).toMatch(/^authchart\.session-token=[^;]+;/);
+    expect(issued).not.toMatch(/Max-Age=0/i);
     expect(res.setCookie.find((l) => l.startsWith('authjs.session-token='))).toMatch(/Max-Age=0/i);
+    // The Auth.js row is gone: its token, replayed, is no session.
+    const { rows } = await pool.query('SELECT 1 FROM sessions WHERE "sessionToken" = $1', [sessionToken]);
+    expect(rows).toHaveLength(0);
+    expect(await (await app(true).client.get('/auth/session', { headers: { cookie: `authjs.session-token=${sessionToken}` } })).json()).toBeNull();
     // Next visit: only authchart's cookie, same session.
     const again = await t.client.get('/auth/session');
     expect(((await again.json()) as { user: { id: string } }).user.id).toBe(userId);
