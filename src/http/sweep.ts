@@ -8,7 +8,8 @@ export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const lastSweep = new WeakMap<InternalConfig, number>();
 
 /**
- * Starts a sweep when the adapter can prune and none ran in the last {@link SWEEP_INTERVAL_MS}; resolves when it
+ * Starts a sweep when the adapter can prune and {@link SWEEP_INTERVAL_MS} has passed since the last one (or since
+ * the first sign-in request this process served); resolves when it
  * is over (failures are logged as a warning, never thrown). Undefined when no sweep was started.
  *
  * @example
@@ -18,7 +19,10 @@ export function sweepIfDue(config: InternalConfig, now = Date.now()): Promise<vo
   const prune = config.adapter?.prune;
   if (!prune) return undefined;
   const last = lastSweep.get(config);
-  if (last !== undefined && now - last < SWEEP_INTERVAL_MS) return undefined;
+  // The first sign-in request only starts the clock: a process that just started (a test, a deploy of many
+  // instances at once) does not sweep straight away.
+  if (last === undefined) lastSweep.set(config, now);
+  if (last === undefined || now - last < SWEEP_INTERVAL_MS) return undefined;
   lastSweep.set(config, now);
   return prune().then(
     (counts) => config.logger.debug('prune', counts),

@@ -51,26 +51,39 @@ describe('prune', () => {
 describe('the sweep', () => {
   const provider = Credentials({ credentials: { username: {} }, authorize: () => null });
 
-  it('runs from a sign-in request, and at most once per interval', async () => {
+  it('runs from sign-in requests once the interval has passed, and at most once per interval', async () => {
     await seed('s1');
     const spy = vi.fn(() => pglite.adapter.prune());
     const t = testAuth({ adapter: { ...pglite.adapter, prune: spy }, session: { strategy: 'jwt' }, providers: [provider] });
     const post = async () => t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), username: 'x' });
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(start);
+    await post(); // starts the clock
+    vi.setSystemTime(start + SWEEP_INTERVAL_MS - 1000);
     await post();
-    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 }));
+    expect(spy).not.toHaveBeenCalled();
+    vi.setSystemTime(start + SWEEP_INTERVAL_MS);
     await post();
     await post();
     expect(spy).toHaveBeenCalledTimes(1);
+    vi.useRealTimers();
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 }));
     vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now() + SWEEP_INTERVAL_MS + 1);
+    vi.setSystemTime(start + 2 * SWEEP_INTERVAL_MS);
     await post();
     expect(spy).toHaveBeenCalledTimes(2);
   });
 
   it('a failing prune is a warning, never a failed request', async () => {
     const t = testAuth({ adapter: { ...pglite.adapter, prune: () => Promise.reject(new Error('disk full')) }, session: { strategy: 'jwt' }, providers: [provider] });
-    const res = await t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), username: 'x' });
+    const post = async () => t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), username: 'x' });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await post();
+    vi.setSystemTime(Date.now() + SWEEP_INTERVAL_MS);
+    const res = await post();
     expect(res.status).toBe(302);
+    vi.useRealTimers();
     await vi.waitFor(() => expect(t.logger.warnings).toContain('prune-failed'));
   });
 });
