@@ -1,6 +1,9 @@
 // authchart's public surface: what an application calls (integrations, session helpers), what it configures
 // (options, callbacks, events), what it catches (errors), and the contract a custom sign-in flow is written against.
-export { AuthInit, type AuthInitResult, type AuthenticatedRequest, type SignInOptions } from './http/integrations/fetch.js';
+export {
+  AuthInit, type AuthInitResult, type AuthenticatedRequest, type AuthFunction, type AuthHandler, type NextFetch, type PageContext, type SignInOptions,
+  type SignOutOptions, type SessionUpdate, type AuthorizationParams,
+} from './http/integrations/fetch.js';
 export { ServerAuth } from './http/integrations/node.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
@@ -23,7 +26,7 @@ export {
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
-  InvalidRequest, RateLimited, type ErrorCause, type ErrorKind,
+  InvalidRequest, RateLimited, MissingRequestContext, type ErrorCause, type ErrorKind,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,

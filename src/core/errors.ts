@@ -192,6 +192,14 @@ export class MissingWebAuthnAutocomplete extends AuthError {
 export class ExperimentalFeatureNotEnabled extends AuthError {
   static override type = 'ExperimentalFeatureNotEnabled';
 }
+/**
+ * An API form that needs the request being answered (`auth()`, `unstable_update(data)`, `signIn`/`signOut` on a
+ * server) was called where there is none: outside the middleware or handler wrappers that make it known, or with
+ * an argument that is no request. The message says which form to use instead.
+ */
+export class MissingRequestContext extends AuthError {
+  static override type = 'MissingRequestContext';
+}
 /** A request body the server refuses to read (malformed, repeated keys, too large). */
 export class InvalidRequest extends AuthError {
   static override type = 'InvalidRequest';
@@ -231,7 +239,7 @@ const allErrorClasses = [
   ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError, MissingAdapter,
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
-  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, SecondFactorFailed,
+  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

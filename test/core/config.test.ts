@@ -204,10 +204,11 @@ describe('lazy initialization', () => {
       seen.push(request);
       return config;
     });
-    const res = await signIn('credentials', { email: 'ada@example.com', password: 'pw', redirect: false });
+    const headers = new Headers();
+    const url = await signIn('credentials', { email: 'ada@example.com', password: 'pw', redirectTo: '/home', responseHeaders: headers, redirect: false });
     expect(seen[0]).toBeUndefined();
-    expect(res.status).toBe(200);
-    expect(res.headers.getSetCookie().some((line) => line.startsWith('authchart.session-token='))).toBe(true);
+    expect(url).toBe('http://localhost:3000/home');
+    expect(headers.getSetCookie().some((line) => line.startsWith('authchart.session-token='))).toBe(true);
   });
 
   it('reports a configuration error from a function config as a 500, not a crash', async () => {

@@ -349,10 +349,10 @@ describe('AuthInit (fetch handlers)', () => {
     expect(await (await client.get('/api/auth/session')).json()).toMatchObject({ user: { email: ADA.email } });
   });
 
-  it('auth(request) resolves to the session, or null', async () => {
+  it('auth() inside a handler auth wrapped resolves to the session', async () => {
     const client = await signedInBrowser();
-    expect(await auth(appRequest(client, '/page'))).toMatchObject({ user: { email: ADA.email } });
-    expect(await auth(new Request(`${ORIGIN}/page`))).toBeNull();
+    const handler = auth(async () => Response.json(await auth()));
+    expect(await (await handler(appRequest(client, '/page'))).json()).toMatchObject({ user: { email: ADA.email } });
   });
 
   it('auth(handler) puts the session on request.auth for an authorized request', async () => {
@@ -387,15 +387,15 @@ describe('AuthInit (fetch handlers)', () => {
     expect((await middleware(new Request(`${ORIGIN}/admin`)))?.status).toBe(302);
   });
 
-  it('signIn("credentials", {redirect: false}) answers 200 {url} with a session cookie', async () => {
-    const res = await signIn('credentials', { request: new Request(`${ORIGIN}/login`), email: ADA.email, password: PASSWORD, redirectTo: '/dashboard', redirect: false });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ url: `${ORIGIN}/dashboard` });
-    const session = res.headers.getSetCookie().find((l) => l.startsWith(`${SESSION_COOKIE}=`));
+  it('signIn("credentials", {redirect: false}) returns the URL and hands a session cookie to responseHeaders', async () => {
+    const headers = new Headers();
+    const url = await signIn('credentials', { request: new Request(`${ORIGIN}/login`), responseHeaders: headers, email: ADA.email, password: PASSWORD, redirectTo: '/dashboard', redirect: false });
+    expect(url).toBe(`${ORIGIN}/dashboard`);
+    const session = headers.getSetCookie().find((l) => l.startsWith(`${SESSION_COOKIE}=`));
     expect(session).toBeDefined();
     // The cookie is a working session.
     const cookie = session!.split(';')[0]!;
-    expect(await auth(new Request(`${ORIGIN}/`, { headers: { cookie } }))).toMatchObject({ user: { email: ADA.email } });
+    expect(await getSession(new Request(`${ORIGIN}/`, { headers: { cookie } }), config)).toMatchObject({ user: { email: ADA.email } });
   });
 
   it('signIn("credentials") redirects by default', async () => {
@@ -406,17 +406,17 @@ describe('AuthInit (fetch handlers)', () => {
   });
 
   it('signIn does not mistake a callbackUrl with ?error= for a failed sign-in', async () => {
-    const res = await signIn('credentials', { request: new Request(`${ORIGIN}/login`), email: ADA.email, password: PASSWORD, redirectTo: '/search?error=none', redirect: false });
-    expect(await res.json()).toEqual({ url: `${ORIGIN}/search?error=none` });
+    const url = await signIn('credentials', { request: new Request(`${ORIGIN}/login`), email: ADA.email, password: PASSWORD, redirectTo: '/search?error=none', redirect: false });
+    expect(url).toBe(`${ORIGIN}/search?error=none`);
   });
 
   it('signIn works for a browser that already holds a CSRF cookie', async () => {
     const client = browser();
     await client.get('/api/auth/csrf');
     expect(client.cookies.get(CSRF_COOKIE)).toBeDefined();
-    const res = await signIn('credentials', { request: appRequest(client, '/login'), email: ADA.email, password: PASSWORD, redirect: false });
-    expect(res.status).toBe(200);
-    expect(res.headers.getSetCookie().some((l) => l.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
+    const headers = new Headers();
+    await signIn('credentials', { request: appRequest(client, '/login'), responseHeaders: headers, email: ADA.email, password: PASSWORD, redirect: false });
+    expect(headers.getSetCookie().some((l) => l.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
   });
 
   it('signIn with wrong credentials throws a CredentialsSignin AuthError', async () => {
@@ -446,8 +446,7 @@ describe('AuthInit (fetch handlers)', () => {
   });
 
   it('signIn without a provider points at the sign-in page', async () => {
-    const res = await signIn(undefined, { request: new Request(`${ORIGIN}/x`), redirectTo: '/after', redirect: false });
-    const { url } = await res.json();
+    const url = await signIn(undefined, { request: new Request(`${ORIGIN}/x`), redirectTo: '/after', redirect: false });
     expect(url).toBe(`${ORIGIN}/api/auth/signin?callbackUrl=%2Fafter`);
   });
 
@@ -459,10 +458,10 @@ describe('AuthInit (fetch handlers)', () => {
     expect(res.headers.getSetCookie().some((l) => l.startsWith(`${SESSION_COOKIE}=;`) && /Max-Age=0/i.test(l))).toBe(true);
   });
 
-  it('signOut({redirect: false}) answers {url}', async () => {
+  it('signOut({redirect: false}) returns the URL', async () => {
     const client = await signedInBrowser();
-    const res = await signOut({ request: appRequest(client, '/account'), redirect: false });
-    expect(await res.json()).toEqual({ url: `${ORIGIN}/account` });
+    const url = await signOut({ request: appRequest(client, '/account'), redirect: false });
+    expect(url).toBe(`${ORIGIN}/account`);
   });
 
   it('unstable_update(request, data) runs the jwt update and returns the new session', async () => {

@@ -4,22 +4,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPError, type H3Event } from 'h3';
 import type { Session } from '../../core/types.js';
 import type { ConfigInput } from '../auth.js';
+import { appendNodeSetCookie, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
 import { toWebRequest } from './node.js';
 
-export type AnyRequest = Request | H3Event | IncomingMessage;
+/** A web Request, an h3 event (v2, or v1 as Nitro 2 and Nuxt pass it), or a Node request. */
+export type AnyRequest = Request | H3Event | H3V1Event | IncomingMessage;
 
-function isH3Event(input: AnyRequest): input is H3Event {
+export function isH3Event(input: AnyRequest): input is H3Event {
   return typeof (input as H3Event).req === 'object' && typeof (input as H3Event).res === 'object' && (input as H3Event).url instanceof URL;
 }
 
-function isWebRequest(input: AnyRequest): input is Request {
+export function isWebRequest(input: AnyRequest): input is Request {
   const r = input as unknown as Request;
   return input instanceof Request || (typeof r.url === 'string' && typeof r.headers?.get === 'function');
 }
 
 export function toRequest(input: AnyRequest): Request {
   if (isH3Event(input)) return input.req as unknown as Request;
+  if (isH3V1Event(input)) return toWebRequest(input.node.req);
   if (isWebRequest(input)) return input;
   // Only headers matter for reading a session: the lazy wrapper never touches the Node body stream.
   return toWebRequest(input as IncomingMessage);
@@ -36,16 +39,14 @@ export function toRequest(input: AnyRequest): Request {
 export async function getSession(input: AnyRequest, config: ConfigInput, res?: ServerResponse): Promise<Session | null> {
   const { session, setCookie } = await instanceFor(config).readSession(toRequest(input));
   // A Node response, when given and still open, carries the refreshed (or cleared) session cookie.
-  if (res && !res.headersSent && setCookie.length) {
-    const existing = res.getHeader('set-cookie');
-    const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-    res.setHeader('set-cookie', [...before, ...setCookie]);
-  }
+  if (res) appendNodeSetCookie(res, setCookie);
+  else if (isH3V1Event(input)) appendNodeSetCookie(input.node.res, setCookie);
   if (isH3Event(input)) {
-    // errHeaders too: h3 sends only those with an error response (e.g. requireSession's 401).
+    // errHeaders too: h3 sends only those with an error response (e.g. requireSession's 401). h3 2.0.1 release
+    // candidates (what Nitro 3.0.0 pins) have none.
     for (const line of setCookie) {
       input.res.headers.append('set-cookie', line);
-      input.res.errHeaders.append('set-cookie', line);
+      (input.res as { errHeaders?: Headers }).errHeaders?.append('set-cookie', line);
     }
   }
   return session;
@@ -57,7 +58,7 @@ export async function getSession(input: AnyRequest, config: ConfigInput, res?: S
  * @example
  * app.get('/api/private', async (event) => { const session = await requireSession(event, config); return session.user })
  */
-export async function requireSession(event: H3Event, config: ConfigInput): Promise<Session> {
+export async function requireSession(event: H3Event | H3V1Event, config: ConfigInput): Promise<Session> {
   const session = await getSession(event, config);
   if (!session?.user) throw new HTTPError({ status: 401, statusText: 'Unauthorized', message: 'Sign-in required.' });
   return session;
