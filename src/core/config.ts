@@ -4,7 +4,7 @@ import type { SecondFactorOptions } from './factors.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
-import { secretsFromEnv, type Env } from './env.js';
+import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
@@ -124,20 +124,24 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
 
   const maxAge = config.session?.maxAge ?? 30 * DAY;
   let url: URL | undefined;
-  const authUrl = env.AUTH_URL;
+  const authUrl = authUrlFromEnv(env);
   if (authUrl) {
     try {
-      url = new URL(authUrl);
+      url = new URL(authUrl.value);
     } catch {
-      logger.warn('invalid-auth-url', `AUTH_URL "${authUrl}" is not a URL; ignoring it.`);
+      logger.warn('invalid-auth-url', `${authUrl.name} "${authUrl.value}" is not a URL; ignoring it.`);
     }
   }
   const basePath = normalizeBasePath(config.basePath ?? (url && url.pathname !== '/' ? url.pathname : options.defaultBasePath ?? '/auth'));
-  const trust = config.trustHost ?? trustHostFromEnv(env.AUTH_TRUST_HOST) ?? (url ? false : !production);
+  // A platform that sets Host itself (Vercel, Cloudflare Pages) turns on what `trustHost: true` means, unless
+  // `trustHost` or AUTH_TRUST_HOST says otherwise: an explicit false always wins.
+  const explicitTrust = config.trustHost ?? trustHostFromEnv(env.AUTH_TRUST_HOST);
+  const platform = explicitTrust === undefined ? hostSettingPlatform(env) : undefined;
+  const trust = explicitTrust ?? (platform ? true : url ? false : !production);
   // An empty list trusts no host, as `false` does.
   const trustedHosts = Array.isArray(trust) && trust.length > 0 ? parseTrustedHosts(trust) : undefined;
   const trustHost = Array.isArray(trust) ? trustedHosts !== undefined : trust === true;
-  if (production && trust === true && !url) {
+  if (production && trust === true && !url && !platform) {
     logger.warn('trust-host-any', 'trustHost is true without AUTH_URL: any Host or X-Forwarded-Host is believed, and it names the links in sign-in mails. List your hosts instead: trustHost: ["app.example.com"] or AUTH_TRUST_HOST=app.example.com.');
   }
 

@@ -2,9 +2,38 @@
 
 export type Env = Record<string, string | undefined>;
 
-/** `AUTH_SECRET` is the newest secret; `AUTH_SECRET_1..3` are older ones still accepted for decryption. */
+/** The prefix of the variables Auth.js v4 read (`NEXTAUTH_SECRET`, `NEXTAUTH_URL`): aliases the `AUTH_` names win over. */
+export const LEGACY_ENV_PREFIX = 'NEXTAUTH';
+
+/** `AUTH_{name}`, else the legacy `NEXTAUTH_{name}`; an empty value counts as unset. */
+function withLegacy(env: Env, name: 'SECRET' | 'URL'): string | undefined {
+  return env[`AUTH_${name}`] || env[`${LEGACY_ENV_PREFIX}_${name}`] || undefined;
+}
+
+/**
+ * `AUTH_SECRET` (or the legacy `NEXTAUTH_SECRET`) is the newest secret; `AUTH_SECRET_1..3` are older ones still
+ * accepted for decryption.
+ */
 export function secretsFromEnv(env: Env): string[] {
-  return [env.AUTH_SECRET, env.AUTH_SECRET_1, env.AUTH_SECRET_2, env.AUTH_SECRET_3].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  return [withLegacy(env, 'SECRET'), env.AUTH_SECRET_1, env.AUTH_SECRET_2, env.AUTH_SECRET_3].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+/** `AUTH_URL`, or the legacy `NEXTAUTH_URL`, with the name it came from (for messages). */
+export function authUrlFromEnv(env: Env): { value: string; name: string } | undefined {
+  const value = withLegacy(env, 'URL');
+  if (value === undefined) return undefined;
+  return { value, name: env.AUTH_URL ? 'AUTH_URL' : `${LEGACY_ENV_PREFIX}_URL` };
+}
+
+/**
+ * Variables by which a deployment platform that sets the Host header itself (no client can choose it) makes itself
+ * known, as Auth.js detects them: Vercel (`VERCEL`) and Cloudflare Pages (`CF_PAGES`).
+ */
+export const HOST_SETTING_PLATFORMS: readonly string[] = ['VERCEL', 'CF_PAGES'];
+
+/** The first platform variable that is set (and not "0"/"false"), or undefined. */
+export function hostSettingPlatform(env: Env): string | undefined {
+  return HOST_SETTING_PLATFORMS.find((name) => env[name] !== undefined && env[name] !== '' && envFlag(env[name]) !== false);
 }
 
 /** Parses a boolean-ish variable strictly: "false" and "0" mean false (unlike a truthiness test). */

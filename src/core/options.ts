@@ -3,7 +3,7 @@ import type { SecondFactorOptions } from './factors.js';
 import type { Adapter } from './adapter.js';
 import type { CookieOption, CookiesOptions } from './cookies.js';
 import type { Theme } from './theme.js';
-import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, User } from './types.js';
+import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, SessionVerification, User } from './types.js';
 import type { AnyProvider } from './provider.js';
 import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
 
@@ -65,6 +65,8 @@ export interface SessionCallbackParams {
   user?: AdapterUser;
   newSession?: unknown;
   trigger?: 'update';
+  /** Database sessions: when and how the session was last verified (JWT sessions: `token.auth_time`, `token.amr`). */
+  verification?: SessionVerification | null;
 }
 
 export interface CallbacksOptions {
@@ -147,8 +149,9 @@ export interface AuthConfig {
    * `true` believes any host (fine behind a proxy that sets them); a list believes only those hosts and refuses
    * any other with UntrustedHost (400): exact hosts (`app.example.com`, `localhost:3000`) or `*.parent.domain`
    * (exactly one label in place of `*`). Of several comma-separated X-Forwarded-* values, the last (the one your
-   * nearest proxy added) is used. Defaults to AUTH_TRUST_HOST (true/false or a comma-separated list), else true
-   * outside production.
+   * nearest proxy added) is used. Defaults to AUTH_TRUST_HOST (true/false or a comma-separated list), else true on
+   * a platform that sets Host itself (`VERCEL` or `CF_PAGES` set, as Auth.js detects them), else true outside
+   * production. An explicit `false` (option or variable) always wins over the platform.
    *
    * @example
    * trustHost: ['app.example.com', '*.preview.example.com']
