@@ -13,6 +13,7 @@ import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
 import { getSessionRoute, updateSessionRoute } from './routes/session.js';
+import { listSessionsRoute, revokeSessionsRoute } from './routes/sessions.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
@@ -77,6 +78,8 @@ export function createAuthApp(config: InternalConfig): H3 {
   }));
   app.get(`${base}/session`, route(config, 'json', getSessionRoute));
   app.post(`${base}/session`, route(config, 'json', updateSessionRoute));
+  app.get(`${base}/sessions`, route(config, 'json', listSessionsRoute));
+  app.post(`${base}/sessions/revoke`, route(config, 'json', revokeSessionsRoute));
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));
   app.get(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));

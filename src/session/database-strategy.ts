@@ -1,4 +1,4 @@
-// Database sessions: the cookie holds only a random session token; the row is the truth.
+// Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
 import { AdapterError, MissingAdapter, SessionTokenError } from '../core/errors.js';
 import type { AdapterSession, AdapterUser, Session } from '../core/types.js';
@@ -7,6 +7,8 @@ import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie, setCookie } from '../core/request-context.js';
 import { authjsSessionCookie, clearAuthjsCookies } from './authjs-migration.js';
 import type { SessionStrategyImpl } from './types.js';
+import { storedSessionToken as stored } from './session-token.js';
+import { clientAddress } from '../core/client-address.js';
 
 /** A session row as read, with its user. */
 interface Loaded {
@@ -81,13 +83,23 @@ async function moveAuthjsSession(req: AuthRequest, authjsToken: string): Promise
   return { row: { ...found.session, expires: new Date(Date.now() + req.config.session.maxAge * 1000) }, user: found.user };
 }
 
+/** What session control stores about a new session: when, which browser, from which address. */
+function sessionDescription(req: AuthRequest): { createdAt: Date; userAgent: string | null; ipAddress: string | null } {
+  const agent = req.request.headers.get('user-agent');
+  return {
+    createdAt: new Date(),
+    userAgent: agent ? agent.slice(0, 512) : null,
+    ipAddress: clientAddress(req.request, req.config.trustHost) ?? null,
+  };
+}
+
 /** Looks the session up (one adapter call); deletes it when expired; moves its expiry when `updateAge` says so. */
 async function load(req: AuthRequest): Promise<Loaded | null> {
   const sessionToken = tokenOf(req);
   if (!sessionToken) return null;
   if (fromAuthjs(req)) return moveAuthjsSession(req, sessionToken);
   const adapter = adapterOf(req);
-  const found = plausible(sessionToken) ? await adapter.getSessionAndUser(sessionToken) : null;
+  const found = plausible(sessionToken) ? await adapter.getSessionAndUser(stored(sessionToken)) : null;
   if (!found) {
     clearSession(req);
     return null;
@@ -97,7 +109,7 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
   const now = Date.now();
   if (session.expires.getTime() <= now) {
     // Whoever holds this token, an expired row is of no use to anyone: remove it.
-    await adapter.deleteSession(sessionToken).catch((err: unknown) => req.config.logger.error(err as Error));
+    await adapter.deleteSession(stored(sessionToken)).catch((err: unknown) => req.config.logger.error(err as Error));
     clearSession(req);
     return null;
   }
@@ -108,7 +120,9 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
   // so the cookie and the row never drift apart (Auth.js re-sets the cookie on every read).
   if (lastExtended + updateAge * 1000 <= now && expires.getTime() !== session.expires.getTime()) {
     try {
-      await adapter.updateSession({ sessionToken, expires });
+      // With session control, the refresh also records when the session was last seen (every `updateAge`).
+      const seen = adapter.listSessions ? { lastSeenAt: new Date(now) } : {};
+      await adapter.updateSession({ sessionToken: stored(sessionToken), expires, ...seen });
     } catch (err) {
       // The row was read, so the session is valid; a database that cannot write now will extend it next time.
       logFailure(req, err);
@@ -155,11 +169,13 @@ export const databaseStrategy: SessionStrategyImpl = {
     const sessionToken = req.config.session.generateSessionToken();
     const expires = new Date(Date.now() + req.config.session.maxAge * 1000);
     // Ids compare and travel as strings; an adapter with numeric ids (Auth.js's SQL schemas) casts them back.
-    await adapter.createSession({ sessionToken, userId: String(user.id), expires });
+    // With session control, the row also says when and from what it was made (the list of devices shows it).
+    const described = adapter.listSessions ? sessionDescription(req) : {};
+    await adapter.createSession({ sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described });
     writeCookie(req, sessionToken, expires);
     // The session this browser held before is replaced: its row would otherwise stay valid, held by no one.
     if (previous && previous !== sessionToken && plausible(previous)) {
-      await adapter.deleteSession(previous).catch((err: unknown) => req.config.logger.error(err as Error));
+      await adapter.deleteSession(stored(previous)).catch((err: unknown) => req.config.logger.error(err as Error));
     }
   },
 
@@ -168,7 +184,7 @@ export const databaseStrategy: SessionStrategyImpl = {
     let session: AdapterSession | null | undefined = null;
     if (sessionToken && plausible(sessionToken)) {
       try {
-        session = (await adapterOf(req).deleteSession(sessionToken)) ?? null;
+        session = (await adapterOf(req).deleteSession(stored(sessionToken))) ?? null;
       } catch (err) {
         logFailure(req, err);
       }
@@ -181,7 +197,7 @@ export const databaseStrategy: SessionStrategyImpl = {
     const sessionToken = tokenOf(req);
     if (!sessionToken || !plausible(sessionToken)) return undefined;
     try {
-      const found = await adapterOf(req).getSessionAndUser(sessionToken);
+      const found = await adapterOf(req).getSessionAndUser(stored(sessionToken));
       return found && expiresOf(found.session).getTime() > Date.now() ? String(found.user.id) : undefined;
     } catch {
       return undefined;

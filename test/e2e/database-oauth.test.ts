@@ -15,6 +15,7 @@ import type { TestClient } from '../support/client.js';
 import { adapterCalls, closedPort, passwordProvider, pgliteDatabase, readSession, serverSchema, signIn, writes, type TestDatabase } from '../session/database-harness.js';
 import { authjsSchema } from '../support/authjs-pg-schema.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 /** An OP account whose id (our providerAccountId), e-mail and name are all SQL-shaped. */
 const HOSTILE_SUB = `o'reilly' OR '1'='1'); DROP TABLE accounts; --`;
@@ -82,7 +83,7 @@ describe('on PGlite with authchart’s PostgresAdapter', () => {
     expect(await d.sql('SELECT user_id, type FROM accounts WHERE provider = $1 AND provider_account_id = $2', ['oidc', 'alice'])).toEqual([
       { user_id: user!.id, type: 'oidc' },
     ]);
-    expect(await d.sql('SELECT user_id FROM sessions WHERE session_token = $1', [token])).toEqual([{ user_id: user!.id }]);
+    expect(await d.sql('SELECT user_id FROM sessions WHERE session_token = $1', [storedSessionToken(token)])).toEqual([{ user_id: user!.id }]);
     expect(seen).toEqual(['createUser', 'linkAccount', 'signIn:new']);
     expect((await readSession(t.client)).body?.user).toMatchObject({ name: 'Alice Liddell', email: 'alice@example.test' });
 
@@ -186,7 +187,7 @@ describe.runIf(url)('on the PostgreSQL server with @auth/pg-adapter (Auth.js sch
     expect(first.location?.pathname).toBe('/after');
     const [carol] = await d.sql<{ id: number }>('SELECT id FROM users WHERE email = $1', ['carol@example.test']);
     expect(typeof carol!.id).toBe('number');
-    expect(await d.sql('SELECT "userId" FROM sessions WHERE "sessionToken" = $1', [writes(first)[0]!.value])).toEqual([{ userId: carol!.id }]);
+    expect(await d.sql('SELECT "userId" FROM sessions WHERE "sessionToken" = $1', [storedSessionToken(writes(first)[0]!.value)])).toEqual([{ userId: carol!.id }]);
     expect(seen).toEqual(['createUser', 'linkAccount', 'signIn:new']);
 
     // Signed in as carol (numeric id 'N' from the session vs. the owner's id N): the same user, not a conflict.

@@ -10,6 +10,7 @@ import { recordingLogger, TEST_SECRET, type RecordingLogger } from '../support/a
 import { createClient, type TestClient } from '../support/client.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 import { ADA, adaProvider, PASSWORD, SESSION_COOKIE, sessionClears, sessionWrites } from './helpers.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 interface Harness {
   config: AuthConfig;
@@ -217,7 +218,7 @@ describe('h3 helpers with database sessions (PGlite)', () => {
   // sign-in would, and its token put in the browser's jar.
   async function signIn(client: TestClient) {
     const sessionToken = crypto.randomUUID();
-    await pg.adapter.createSession!({ sessionToken, userId, expires: new Date(Date.now() + 3600_000) });
+    await pg.adapter.createSession!({ sessionToken: storedSessionToken(sessionToken), userId, expires: new Date(Date.now() + 3600_000) });
     client.cookies.set(SESSION_COOKIE, sessionToken, new URL(harness.baseUrl));
   }
 
@@ -227,10 +228,10 @@ describe('h3 helpers with database sessions (PGlite)', () => {
     const client = createClient({ baseUrl: harness.baseUrl });
     await signIn(client);
     const token = client.cookies.get(SESSION_COOKIE)!;
-    expect(await pg.adapter.getSessionAndUser!(token)).not.toBeNull();
+    expect(await pg.adapter.getSessionAndUser!(storedSessionToken(token))).not.toBeNull();
     await client.post('/logout', {});
-    expect(await pg.adapter.getSessionAndUser!(token)).toBeNull();
-    expect(signOuts.at(-1)).toMatchObject({ session: { sessionToken: token } });
+    expect(await pg.adapter.getSessionAndUser!(storedSessionToken(token))).toBeNull();
+    expect(signOuts.at(-1)).toMatchObject({ session: { sessionToken: storedSessionToken(token) } });
   });
 
   it('updateUserSession: the session callback receives newSession with trigger update', async () => {
@@ -240,6 +241,6 @@ describe('h3 helpers with database sessions (PGlite)', () => {
     expect(await res.json()).toMatchObject({ session: { user: { name: 'Countess of Lovelace', email: ADA.email } } });
     expect(updates.at(-1)).toEqual({ user: { name: 'Countess of Lovelace' } });
     // The row stays; nothing was signed out.
-    expect(await pg.adapter.getSessionAndUser!(client.cookies.get(SESSION_COOKIE)!)).not.toBeNull();
+    expect(await pg.adapter.getSessionAndUser!(storedSessionToken(client.cookies.get(SESSION_COOKIE)!))).not.toBeNull();
   });
 });

@@ -9,6 +9,7 @@ import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
 import { adapterCalls, PASSWORD, pgliteDatabase, readSession, writes, type TestDatabase } from '../session/database-harness.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 let d: TestDatabase;
 beforeAll(async () => {
@@ -42,7 +43,7 @@ async function credentialsSignIn(t: TestAuth, client: TestClient = t.newClient()
   return { client, res: await client.post('/auth/callback/credentials', { csrfToken, username: 'attacker', password: PASSWORD, callbackUrl: '/after' }) };
 }
 
-const userOfSession = async (token: string) => (await d.sql<{ user_id: string }>('SELECT user_id FROM sessions WHERE session_token = $1', [token]))[0]?.user_id;
+const userOfSession = async (token: string) => (await d.sql<{ user_id: string }>('SELECT user_id FROM sessions WHERE session_token = $1', [storedSessionToken(token)]))[0]?.user_id;
 const credentialsRows = (email: string) => d.sql('SELECT user_id FROM accounts WHERE provider = $1 AND provider_account_id = $2', ['credentials', `attacker-id-${email}`]);
 
 /** A user made by the e-mail flow: the owner proved the address with a magic link. */

@@ -11,6 +11,7 @@ import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
 import { pgliteDatabase, writes, type TestDatabase } from '../session/database-harness.js';
 import { startOidcProvider, type OidcProviderHarness } from '../e2e/peers/oidc.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 const PUNYCODE = 'xn--bcher-kva.example';
 
@@ -62,7 +63,7 @@ describe('magic links', () => {
     expect(second.location?.href).toBe(`${ORIGIN}/after`);
     const users = await usersAt('idn');
     expect(users).toEqual([{ id: expect.any(String), email: `idn@${PUNYCODE}` }]);
-    const sessions = await d.sql('SELECT user_id FROM sessions WHERE session_token = ANY($1)', [[writes(first)[0]!.value, writes(second)[0]!.value]]);
+    const sessions = await d.sql('SELECT user_id FROM sessions WHERE session_token = ANY($1)', [[storedSessionToken(writes(first)[0]!.value), storedSessionToken(writes(second)[0]!.value)]]);
     expect(sessions).toEqual([{ user_id: users[0]!.id }, { user_id: users[0]!.id }]);
   });
 });

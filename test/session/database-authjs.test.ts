@@ -7,6 +7,7 @@ import type { AuthConfig, SessionCallbackParams } from '../../src/core/options.j
 import { ORIGIN, testAuth } from '../support/auth-app.js';
 import { authjsSchema } from '../support/authjs-pg-schema.js';
 import { adapterCalls, clears, DAY, passwordProvider, readSession, serverSchema, SESSION_COOKIE, signIn, UUID, writes, type TestDatabase } from './database-harness.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 const url = process.env.DATABASE_URL;
 const T0 = new Date('2026-03-01T12:00:00.000Z');
@@ -36,7 +37,7 @@ describe.runIf(url)('@auth/pg-adapter as the adapter of database sessions (DATAB
 
   const auth = (config: Partial<AuthConfig> = {}) => testAuth({ adapter, providers: [passwordProvider()], ...config });
   const sessionRow = async (token: string) =>
-    (await d.sql<{ userId: number; expires: Date }>('SELECT "userId", expires FROM sessions WHERE "sessionToken" = $1', [token]))[0];
+    (await d.sql<{ userId: number; expires: Date }>('SELECT "userId", expires FROM sessions WHERE "sessionToken" = $1', [storedSessionToken(token)]))[0];
 
   it('signs in the user authorize found by its numeric id, with a UUID session token', async () => {
     const email = address();

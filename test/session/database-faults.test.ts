@@ -22,6 +22,7 @@ import {
   writes,
   type TestDatabase,
 } from './database-harness.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 const origin = new URL(ORIGIN);
 let serial = 0;
@@ -143,7 +144,7 @@ describe('on PGlite', () => {
     it('updateSession failing when a refresh is due: the valid session is still answered, unextended', async () => {
       const good = auth({ session: { updateAge: 0 } });
       const token = writes(await signIn(good, address()))[0]!.value;
-      const [{ expires }] = await d.sql<{ expires: Date }>('SELECT expires FROM sessions WHERE session_token = $1', [token]);
+      const [{ expires }] = await d.sql<{ expires: Date }>('SELECT expires FROM sessions WHERE session_token = $1', [storedSessionToken(token)]);
       await new Promise((r) => setTimeout(r, 5)); // let the refresh be due (updateAge 0 and a moved clock)
       const t = auth({ adapter: failing('updateSession'), session: { updateAge: 0 } });
       t.client.cookies.set(SESSION_COOKIE, token, origin);
@@ -161,7 +162,7 @@ describe('on PGlite', () => {
     const { res, body } = await readSession(t.client);
     expect([res.status, body]).toEqual([200, null]);
     expect(t.logger.errorTypes()).toEqual(['SessionTokenError']);
-    expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [token])).toHaveLength(1);
+    expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [storedSessionToken(token)])).toHaveLength(1);
   });
 
   describe('tokens that are not a live session', () => {
@@ -204,7 +205,7 @@ describe('on PGlite', () => {
       const t = auth({ session: { maxAge: 60 } });
       const victimEmail = address('victim');
       const oldToken = writes(await signIn(t, victimEmail))[0]!.value;
-      await d.sql(`UPDATE sessions SET expires = now() - interval '1 minute' WHERE session_token = $1`, [oldToken]);
+      await d.sql(`UPDATE sessions SET expires = now() - interval '1 minute' WHERE session_token = $1`, [storedSessionToken(oldToken)]);
       const live = t.newClient();
       const liveToken = writes(await signIn(t, victimEmail, live))[0]!.value;
 
@@ -214,9 +215,9 @@ describe('on PGlite', () => {
       const { res, body } = await readSession(attacker);
       expect(body).toBeNull();
       expect(clears(res)).toHaveLength(1);
-      expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [oldToken])).toEqual([]);
+      expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [storedSessionToken(oldToken)])).toEqual([]);
       expect((await readSession(live)).body?.user?.email).toBe(victimEmail);
-      expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [liveToken])).toHaveLength(1);
+      expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [storedSessionToken(liveToken)])).toHaveLength(1);
     });
   });
 
@@ -245,7 +246,7 @@ describe('on PGlite', () => {
         const email = address();
         const stored = writes(await signIn(t, email))[0]!.value;
         expect(decodeURIComponent(stored).startsWith(token)).toBe(true);
-        expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [decodeURIComponent(stored)])).toHaveLength(1);
+        expect(await d.sql('SELECT 1 FROM sessions WHERE session_token = $1', [storedSessionToken(decodeURIComponent(stored))])).toHaveLength(1);
         expect((await readSession(t.client)).body?.user?.email).toBe(email);
       }
       expect(await d.sql(`SELECT to_regclass('users') IS NOT NULL AS ok`)).toEqual([{ ok: true }]);

@@ -21,6 +21,7 @@ import {
   writes,
   type TestDatabase,
 } from './database-harness.js';
+import { storedSessionToken } from '../../src/session/session-token.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => vi.setSystemTime(new Date(T0.getTime() + ms));
@@ -48,7 +49,7 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
 
     const auth = (config: Partial<AuthConfig> = {}) => testAuth({ adapter: d.adapter, providers: [passwordProvider()], ...config });
     const sessionRow = async (token: string) =>
-      (await d.sql<{ user_id: string; expires: Date }>('SELECT user_id, expires FROM sessions WHERE session_token = $1', [token]))[0];
+      (await d.sql<{ user_id: string; expires: Date }>('SELECT user_id, expires FROM sessions WHERE session_token = $1', [storedSessionToken(token)]))[0];
 
     describe('sign-in with credentials', () => {
       it('is a database session by default: the cookie holds a random UUID that names a row', async () => {
@@ -293,7 +294,7 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
         expect(res.location?.pathname).toBe('/bye');
         expect(clears(res)).toHaveLength(1);
         expect(await sessionRow(token)).toBeUndefined();
-        expect(seen).toEqual([{ session: { sessionToken: token, userId, expires: new Date(T0.getTime() + 30 * DAY) } }]);
+        expect(seen).toEqual([{ session: { sessionToken: storedSessionToken(token), userId, expires: new Date(T0.getTime() + 30 * DAY) } }]);
         expect((await readSession(t.client)).body).toBeNull();
       });
 

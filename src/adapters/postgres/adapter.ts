@@ -8,7 +8,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../../core/types.js';
-import type { AccountKey, Adapter, PruneResult } from '../../core/adapter.js';
+import type { AccountKey, Adapter, PruneResult, SessionRecord } from '../../core/adapter.js';
 import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { factorMethods } from './factors.js';
@@ -64,6 +64,10 @@ export interface PostgresAdapterInstance extends Adapter {
   migrate(): Promise<number[]>;
   /** Deletes expired tokens, challenges, sessions and throttle counters; see {@link prune}. */
   prune(): Promise<PruneResult>;
+  /** The user's unexpired sessions, newest first (stored tokens: hashes). */
+  listSessions(userId: string): Promise<SessionRecord[]>;
+  /** Deletes the user's sessions but the one stored as `except`; how many went. */
+  deleteSessions(userId: string, options?: { except?: string }): Promise<number>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -82,6 +86,14 @@ const toSession = (r: Row): AdapterSession => ({
   sessionToken: r.session_token as string,
   userId: r.user_id as string,
   expires: r.expires as Date,
+});
+
+const toSessionRecord = (r: Row): SessionRecord => ({
+  ...toSession(r),
+  createdAt: (r.created_at as Date | null) ?? null,
+  lastSeenAt: (r.last_seen_at as Date | null) ?? null,
+  userAgent: (r.user_agent as string | null) ?? null,
+  ipAddress: (r.ip_address as string | null) ?? null,
 });
 
 const toToken = (r: Row): VerificationToken => ({
@@ -192,11 +204,14 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
       return row ?? undefined;
     },
 
-    async createSession({ sessionToken, userId, expires }) {
+    // Session control's fields (createdAt, userAgent, ipAddress) arrive beside the contract's three.
+    async createSession(session) {
+      const { sessionToken, userId, expires, createdAt, userAgent, ipAddress } = session as SessionRecord;
       const row = await one(
         toSession,
-        `INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3) RETURNING *`,
-        [sessionToken, userId, expires],
+        `INSERT INTO sessions (session_token, user_id, expires, created_at, user_agent, ip_address)
+         VALUES ($1, $2, $3, COALESCE($4, now()), $5, $6) RETURNING *`,
+        [sessionToken, userId, expires, createdAt ?? null, userAgent ?? null, ipAddress ?? null],
       );
       return row!;
     },
@@ -210,13 +225,32 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
         [sessionToken],
       ),
 
-    updateSession: ({ sessionToken, expires, userId }) =>
-      one(
+    updateSession: (session) => {
+      const { sessionToken, expires, userId, lastSeenAt } = session as Partial<SessionRecord> & Pick<SessionRecord, 'sessionToken'>;
+      return one(
         toSession,
-        `UPDATE sessions SET expires = COALESCE($2, expires), user_id = COALESCE($3, user_id)
+        `UPDATE sessions SET expires = COALESCE($2, expires), user_id = COALESCE($3, user_id),
+           last_seen_at = COALESCE($4, last_seen_at)
          WHERE session_token = $1 RETURNING *`,
-        [sessionToken, expires ?? null, userId ?? null],
-      ),
+        [sessionToken, expires ?? null, userId ?? null, lastSeenAt ?? null],
+      );
+    },
+
+    async listSessions(userId) {
+      const rows = await query(
+        `SELECT * FROM sessions WHERE user_id = $1 AND expires > now() ORDER BY created_at DESC NULLS LAST, session_token`,
+        [userId],
+      );
+      return rows.map(toSessionRecord);
+    },
+
+    async deleteSessions(userId, options = {}) {
+      const rows = await query(
+        `DELETE FROM sessions WHERE user_id = $1 AND ($2::text IS NULL OR session_token <> $2) RETURNING session_token`,
+        [userId, options.except ?? null],
+      );
+      return rows.length;
+    },
 
     deleteSession: (sessionToken) =>
       one(toSession, `DELETE FROM sessions WHERE session_token = $1 RETURNING *`, [sessionToken]),

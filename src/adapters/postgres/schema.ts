@@ -110,6 +110,16 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX factor_challenges_expires_idx ON factor_challenges (expires)`,
     ],
   },
+  {
+    version: 4,
+    description: 'session control: session tokens stored as SHA-256, created/last-seen time, user agent, address',
+    statements: [
+      `ALTER TABLE sessions ADD COLUMN created_at TIMESTAMPTZ, ADD COLUMN last_seen_at TIMESTAMPTZ,
+         ADD COLUMN user_agent TEXT, ADD COLUMN ip_address TEXT`,
+      // Existing cookies keep working: authchart looks a cookie up by its SHA-256, which this stores in its place.
+      `UPDATE sessions SET session_token = encode(sha256(convert_to(session_token, 'UTF8')), 'hex')`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -13,6 +13,7 @@ import type { ModelPath } from '../../support/model-paths.js';
 import type { MigratedPGlite } from '../../support/pglite.js';
 import { identityProvider, type ProvenIdentity } from './identity-flow.js';
 import { accountType, branchesOf, F, I, R, storesUsers, type Variant } from './signin-model.js';
+import { storedSessionToken } from '../../../src/session/session-token.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
 export const PASSWORD = 'correct horse battery staple';
@@ -47,7 +48,7 @@ async function storedUser(pg: MigratedPGlite, name: string, email: string | null
 /** A database session for `userId`, as if this browser had signed in as them before. */
 async function signedInAs(pg: MigratedPGlite, t: TestAuth, userId: string): Promise<string> {
   const token = randomUUID();
-  await pg.adapter.createSession!({ sessionToken: token, userId, expires: new Date(Date.now() + 3_600_000) });
+  await pg.adapter.createSession!({ sessionToken: storedSessionToken(token), userId, expires: new Date(Date.now() + 3_600_000) });
   t.client.cookies.set(SESSION_COOKIE, token, ORIGIN);
   return token;
 }
@@ -206,7 +207,7 @@ export async function rows<T>(pg: MigratedPGlite, sql: string, params: unknown[]
 export async function sessionUserId(pg: MigratedPGlite, t: TestAuth): Promise<string | undefined> {
   const token = t.client.cookies.get(SESSION_COOKIE);
   if (!token) return undefined;
-  return (await rows<{ user_id: string }>(pg, 'SELECT user_id FROM sessions WHERE session_token = $1', [token]))[0]?.user_id;
+  return (await rows<{ user_id: string }>(pg, 'SELECT user_id FROM sessions WHERE session_token = $1', [storedSessionToken(token)]))[0]?.user_id;
 }
 
 /** The user a new sign-in made: through its account row, else (an e-mail sign-in) its address. */

@@ -1,0 +1,122 @@
+// Session control for database sessions: the signed-in user's sessions (devices) listed, one ended, all the others
+// ended, or every one ("sign out everywhere"). Sessions are named by their stored token (a hash), never the cookie.
+import type { SessionRecord } from '../core/adapter.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
+import { MissingAdapterMethods, UnsupportedStrategy } from '../core/errors.js';
+import type { RequestContext as AuthRequest } from '../core/request-context.js';
+import { clearCookie } from '../core/request-context.js';
+import { storedSessionToken } from './session-token.js';
+
+/** One session as its owner sees it. `id` is safe to show: it names the row, and is not the cookie. */
+export interface SessionInfo {
+  id: string;
+  /** This request's own session. */
+  current: boolean;
+  createdAt: string | null;
+  lastSeenAt: string | null;
+  expires: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+}
+
+type ControlAdapter = WrappedAdapter & Required<Pick<WrappedAdapter, 'listSessions' | 'deleteSessions'>>;
+
+function controlAdapter(req: AuthRequest): ControlAdapter {
+  const adapter = req.config.adapter;
+  if (req.config.session.strategy !== 'database' || !adapter) {
+    throw new UnsupportedStrategy('Listing and ending sessions needs database sessions (JWT sessions: see sessionsValidAfter).');
+  }
+  if (!adapter.listSessions || !adapter.deleteSessions) {
+    throw new MissingAdapterMethods('Session control needs the adapter methods listSessions and deleteSessions (PostgresAdapter has them).', { missing: ['listSessions', 'deleteSessions'] });
+  }
+  return adapter as ControlAdapter;
+}
+
+/** The signed-in user's id and this request's stored token, or undefined when the request has no live session. */
+async function current(req: AuthRequest, adapter: ControlAdapter): Promise<{ userId: string; stored: string } | undefined> {
+  const cookie = req.cookies[req.cookieOptions.sessionToken.name];
+  if (!cookie || cookie.length > 512) return undefined;
+  const stored = storedSessionToken(cookie);
+  const found = await adapter.getSessionAndUser(stored);
+  if (!found || new Date(found.session.expires).getTime() <= Date.now()) return undefined;
+  return { userId: String(found.user.id), stored };
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+function info(row: SessionRecord, currentStored: string): SessionInfo {
+  return {
+    id: row.sessionToken,
+    current: row.sessionToken === currentStored,
+    createdAt: iso(row.createdAt),
+    lastSeenAt: iso(row.lastSeenAt),
+    expires: iso(row.expires)!,
+    userAgent: row.userAgent ?? null,
+    ipAddress: row.ipAddress ?? null,
+  };
+}
+
+function clearSessionCookie(req: AuthRequest): void {
+  const { name, options } = req.cookieOptions.sessionToken;
+  clearCookie(req, name, options);
+}
+
+/**
+ * The sessions of the user signed in with this request, newest first; undefined when nobody is signed in.
+ *
+ * @example
+ * const sessions = await listSessions(req) // [{ id, current: true, userAgent: 'Firefox…', … }, …]
+ */
+export async function listSessions(req: AuthRequest): Promise<SessionInfo[] | undefined> {
+  const adapter = controlAdapter(req);
+  const me = await current(req, adapter);
+  if (!me) return undefined;
+  return (await adapter.listSessions(me.userId)).map((row) => info(row, me.stored));
+}
+
+/**
+ * Ends one session of the signed-in user (by its `id` from {@link listSessions}); another user's id, or an unknown
+ * one, ends nothing. Ending the current session also clears its cookie. Undefined when nobody is signed in.
+ *
+ * @example
+ * await revokeSession(req, id) // true when it ended a session
+ */
+export async function revokeSession(req: AuthRequest, id: string): Promise<boolean | undefined> {
+  const adapter = controlAdapter(req);
+  const me = await current(req, adapter);
+  if (!me) return undefined;
+  const own = (await adapter.listSessions(me.userId)).some((row) => row.sessionToken === id);
+  if (!own) return false;
+  await adapter.deleteSession(id);
+  if (id === me.stored) clearSessionCookie(req);
+  return true;
+}
+
+/**
+ * Ends every session of the signed-in user but this one; how many ended (undefined when nobody is signed in). Call
+ * it when a password or a factor changes.
+ *
+ * @example
+ * await revokeOtherSessions(req)
+ */
+export async function revokeOtherSessions(req: AuthRequest): Promise<number | undefined> {
+  const adapter = controlAdapter(req);
+  const me = await current(req, adapter);
+  if (!me) return undefined;
+  return adapter.deleteSessions(me.userId, { except: me.stored });
+}
+
+/**
+ * "Sign out everywhere": ends every session of the signed-in user, this one included (its cookie is cleared).
+ *
+ * @example
+ * await revokeAllSessions(req)
+ */
+export async function revokeAllSessions(req: AuthRequest): Promise<number | undefined> {
+  const adapter = controlAdapter(req);
+  const me = await current(req, adapter);
+  if (!me) return undefined;
+  const count = await adapter.deleteSessions(me.userId);
+  clearSessionCookie(req);
+  return count;
+}
