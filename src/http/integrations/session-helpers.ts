@@ -4,12 +4,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPError, type H3Event } from 'h3';
 import type { Session } from '../../core/types.js';
 import type { ConfigInput } from '../auth.js';
-import { appendNodeSetCookie, isH3V1Event, type H3V1Event } from './h3-v1.js';
+import { appendNodeSetCookie, H3V1CompatibleError, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
 import { toWebRequest } from './node.js';
 
+/**
+ * An h3 v2 event as authchart reads it. Structural, so that the events of another h3 2.x copy type-check too (Nitro
+ * 3.0.0 pins a 2.0.1 release candidate, whose H3Event is not h3 2.0.8's class).
+ */
+export interface H3EventLike {
+  req: Request;
+  url: URL;
+  res: { headers: Headers };
+}
+
 /** A web Request, an h3 event (v2, or v1 as Nitro 2 and Nuxt pass it), or a Node request. */
-export type AnyRequest = Request | H3Event | H3V1Event | IncomingMessage;
+export type AnyRequest = Request | H3EventLike | H3V1Event | IncomingMessage;
 
 export function isH3Event(input: AnyRequest): input is H3Event {
   return typeof (input as H3Event).req === 'object' && typeof (input as H3Event).res === 'object' && (input as H3Event).url instanceof URL;
@@ -58,8 +68,11 @@ export async function getSession(input: AnyRequest, config: ConfigInput, res?: S
  * @example
  * app.get('/api/private', async (event) => { const session = await requireSession(event, config); return session.user })
  */
-export async function requireSession(event: H3Event | H3V1Event, config: ConfigInput): Promise<Session> {
+export async function requireSession(event: H3EventLike | H3V1Event, config: ConfigInput): Promise<Session> {
   const session = await getSession(event, config);
-  if (!session?.user) throw new HTTPError({ status: 401, statusText: 'Unauthorized', message: 'Sign-in required.' });
+  if (!session?.user) {
+    const Err = isH3V1Event(event) ? H3V1CompatibleError : HTTPError;
+    throw new Err({ status: 401, statusText: 'Unauthorized', message: 'Sign-in required.' });
+  }
   return session;
 }
