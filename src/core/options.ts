@@ -1,7 +1,7 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
 import type { SecondFactorOptions } from './factors.js';
 import type { Adapter } from './adapter.js';
-import type { CookieOption, CookiesOptions } from './cookies.js';
+import type { CookiesConfig } from './cookies.js';
 import type { Theme } from './theme.js';
 import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, SessionVerification, User } from './types.js';
 import type { AnyProvider } from './provider.js';
@@ -128,7 +128,15 @@ export interface AuthConfig {
   jwt?: JWTOptions;
   callbacks?: CallbacksOptions;
   events?: EventsOptions;
-  cookies?: Partial<Record<keyof CookiesOptions, Partial<CookieOption>>>;
+  /**
+   * Names and attributes of the cookies authchart writes, per role: `sessionToken`, `callbackUrl`, `csrfToken`, and
+   * the flow cookies (`flow`; Auth.js's `pkceCodeVerifier` / `state` / `nonce` configure the OAuth flow cookie,
+   * `webauthnChallenge` the WebAuthn one). A flow cookie's name gets `.<provider id>` appended.
+   *
+   * @example
+   * cookies: { sessionToken: { name: 'app.session' }, pkceCodeVerifier: { options: { sameSite: 'none', secure: true } } }
+   */
+  cookies?: CookiesConfig;
   useSecureCookies?: boolean;
   pages?: Partial<PagesOptions>;
   theme?: Theme;

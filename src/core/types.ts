@@ -74,7 +74,25 @@ export interface JWT {
   iat?: number;
   exp?: number;
   jti?: string;
+  /** When the user last proved who they are (seconds), set at sign-in and by a factor check (step-up). */
+  auth_time?: number;
+  /** How they proved it, RFC 8176 style: see {@link AuthMethod}. */
+  amr?: AuthMethod[];
   [claim: string]: unknown;
+}
+
+/**
+ * How a user proved who they are, after RFC 8176's `amr` values: `pwd` a password (credentials), `otp` a one-time
+ * code (authenticator app or backup code), `hwk` a passkey, `email` a magic link, `oauth` an OAuth/OIDC provider.
+ */
+export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'email' | 'oauth';
+
+/** When and how a session was last verified (sign-in, or a later factor check). */
+export interface SessionVerification {
+  /** When, as a Date. */
+  authTime: Date;
+  /** How, first factor first. */
+  amr: AuthMethod[];
 }
 
 /** A database session row. */
@@ -82,6 +100,10 @@ export interface AdapterSession {
   sessionToken: string;
   userId: string;
   expires: Date;
+  /** When the user last proved who they are in this session (authchart extension; adapters may omit it). */
+  authTime?: Date | null;
+  /** How (see {@link AuthMethod}); stored with authTime. */
+  amr?: AuthMethod[] | null;
 }
 
 export interface VerificationToken {

@@ -9,6 +9,7 @@ import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from '
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
 import { handleSecondFactor } from './flow.js';
+import { factorCodeRoute, listFactorsRoute, startFactorsRoute } from './factors.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
@@ -90,7 +91,14 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
-  if (config.secondFactor) app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
+  if (config.secondFactor) {
+    app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
+    // A signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
+    app.get(`${base}/factors`, route(config, 'browser', listFactorsRoute));
+    app.post(`${base}/factors/code`, route(config, 'browser', factorCodeRoute));
+    app.get(`${base}/factors/:action`, route(config, 'browser', (req, event) => startFactorsRoute(req, param(event, 'action'))));
+    app.post(`${base}/factors/:action`, route(config, 'browser', (req, event) => startFactorsRoute(req, param(event, 'action'))));
+  }
 
   // The development inspector: not even routed unless `debug: true` outside production.
   // Loaded on first use: the development tools are never part of the sign-in path, nor of a production bundle's

@@ -52,7 +52,7 @@ function newUserUrl(req: AuthRequest, callbackUrl: string): string {
 }
 
 /** What a paused flow answers: its redirect, JSON or HTML, or a built-in page (confirm e-mail, a form) rendered here. */
-function pausedResponse(req: AuthRequest, formAction: string, response: FlowResponse): Response {
+export function pausedResponse(req: AuthRequest, formAction: string, response: FlowResponse): Response {
   switch (response.kind) {
     case 'redirect':
       return redirect(req, response.url);

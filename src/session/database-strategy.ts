@@ -7,6 +7,7 @@ import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie, setCookie } from '../core/request-context.js';
 import { authjsSessionCookie, clearAuthjsCookies } from './authjs-migration.js';
 import type { SessionStrategyImpl } from './types.js';
+import { knownMethods, withMethod } from './verification.js';
 import { storedSessionToken as stored } from './session-token.js';
 import { clientAddress } from '../core/client-address.js';
 
@@ -60,8 +61,19 @@ async function toSession(req: AuthRequest, { row, user }: Loaded, update?: { dat
   // The row itself (its token above all) stays on the server: a pass-through session callback must not
   // hand the HttpOnly cookie's value to client-side JavaScript.
   const session: Session = { user: { name: user.name, email: user.email, image: user.image }, expires: row.expires.toISOString() };
-  const params = update ? { session, user, newSession: update.data, trigger: 'update' as const } : { session, user };
+  const verification = row.authTime ? { authTime: new Date(row.authTime), amr: knownMethods(row.amr) } : null;
+  const params = update ? { session, user, verification, newSession: update.data, trigger: 'update' as const } : { session, user, verification };
   return (await req.config.callbacks.session(params)) as Session;
+}
+
+/** What session control stores about a new session: when, which browser, from which address. */
+function sessionDescription(req: AuthRequest): { createdAt: Date; userAgent: string | null; ipAddress: string | null } {
+  const agent = req.request.headers.get('user-agent');
+  return {
+    createdAt: new Date(),
+    userAgent: agent ? agent.slice(0, 512) : null,
+    ipAddress: clientAddress(req.request, req.config.trustHost) ?? null,
+  };
 }
 
 /**
@@ -81,16 +93,6 @@ async function moveAuthjsSession(req: AuthRequest, authjsToken: string): Promise
   await databaseStrategy.issue(req, { user: found.user, account: null });
   await adapter.deleteSession(authjsToken).catch((err: unknown) => req.config.logger.error(err as Error));
   return { row: { ...found.session, expires: new Date(Date.now() + req.config.session.maxAge * 1000) }, user: found.user };
-}
-
-/** What session control stores about a new session: when, which browser, from which address. */
-function sessionDescription(req: AuthRequest): { createdAt: Date; userAgent: string | null; ipAddress: string | null } {
-  const agent = req.request.headers.get('user-agent');
-  return {
-    createdAt: new Date(),
-    userAgent: agent ? agent.slice(0, 512) : null,
-    ipAddress: clientAddress(req.request, req.config.trustHost) ?? null,
-  };
 }
 
 /** Looks the session up (one adapter call); deletes it when expired; moves its expiry when `updateAge` says so. */
@@ -155,12 +157,20 @@ async function check(req: AuthRequest, update?: { data: unknown }): Promise<Sess
   }
 }
 
+/** The unexpired row of this request's session token and its user (no refresh, no callback), or null. */
+async function live(req: AuthRequest): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+  const sessionToken = tokenOf(req);
+  if (!sessionToken || !plausible(sessionToken) || fromAuthjs(req)) return null;
+  const found = await adapterOf(req).getSessionAndUser(stored(sessionToken));
+  return found && expiresOf(found.session).getTime() > Date.now() ? found : null;
+}
+
 export const databaseStrategy: SessionStrategyImpl = {
   read: (req) => check(req),
 
   update: (req, data) => check(req, { data }),
 
-  async issue(req, { user }) {
+  async issue(req, { user, verification }) {
     const adapter = adapterOf(req);
     if (user.id === undefined || user.id === null || user.id === '') {
       throw new SessionTokenError('Cannot create a database session for a user without an id.');
@@ -171,7 +181,8 @@ export const databaseStrategy: SessionStrategyImpl = {
     // Ids compare and travel as strings; an adapter with numeric ids (Auth.js's SQL schemas) casts them back.
     // With session control, the row also says when and from what it was made (the list of devices shows it).
     const described = adapter.listSessions ? sessionDescription(req) : {};
-    await adapter.createSession({ sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described });
+    const verified = verification ? { authTime: verification.authTime, amr: verification.amr } : {};
+    await adapter.createSession({ sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described, ...verified });
     writeCookie(req, sessionToken, expires);
     // The session this browser held before is replaced: its row would otherwise stay valid, held by no one.
     if (previous && previous !== sessionToken && plausible(previous)) {
@@ -191,6 +202,20 @@ export const databaseStrategy: SessionStrategyImpl = {
     }
     clearSession(req);
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { session });
+  },
+
+  async verification(req) {
+    const loaded = await live(req);
+    if (!loaded) return null;
+    const { session } = loaded;
+    return { userId: String(loaded.user.id), verification: session.authTime ? { authTime: new Date(session.authTime), amr: knownMethods(session.amr) } : null };
+  },
+
+  async reverify(req, method) {
+    const loaded = await live(req);
+    if (!loaded) return false;
+    const updated = await adapterOf(req).updateSession({ sessionToken: loaded.session.sessionToken, authTime: new Date(), amr: withMethod(loaded.session.amr, method) });
+    return Boolean(updated);
   },
 
   async currentUserId(req) {

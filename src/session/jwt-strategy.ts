@@ -9,6 +9,7 @@ import { setCookie } from '../core/request-context.js';
 import { chunkCookie, clearChunked, readChunked } from './chunks.js';
 import { decodeSync, encodeSync } from './jwt.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
+import { tokenVerification, verificationClaims, withMethod } from './verification.js';
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
@@ -123,11 +124,13 @@ export const jwtStrategy: SessionStrategyImpl = {
     }
   },
 
-  async issue(req, { user, account, profile, isNewUser }: SignInResult) {
-    const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, sub: user.id === undefined ? undefined : String(user.id) };
+  async issue(req, { user, account, profile, isNewUser, verification }: SignInResult) {
+    // auth_time and amr are in the token the jwt callback sees; a callback that builds a token of its own keeps them.
+    const claims = verification ? verificationClaims(verification) : {};
+    const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, sub: user.id === undefined ? undefined : String(user.id), ...claims };
     const token = await req.config.callbacks.jwt({ token: initial, user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
     if (!token) throw new AccessDenied('The jwt callback returned no token at sign-in.');
-    await writeToken(req, token);
+    await writeToken(req, { ...claims, ...token });
   },
 
   async update(req, data) {
@@ -154,6 +157,27 @@ export const jwtStrategy: SessionStrategyImpl = {
     clearSession(req);
     if (req.config.migrateFrom === 'authjs') (await loadMigration()).clearAuthjsCookies(req);
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token });
+  },
+
+  async verification(req) {
+    try {
+      const token = await decodeToken(req);
+      return typeof token?.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token) } : null;
+    } catch {
+      return null;
+    }
+  },
+
+  async reverify(req, method) {
+    let token: JWT | null;
+    try {
+      token = await decodeToken(req);
+    } catch {
+      return false;
+    }
+    if (!token) return false;
+    await writeToken(req, { ...token, ...verificationClaims({ authTime: new Date(), amr: withMethod(tokenVerification(token)?.amr, method) }) });
+    return true;
   },
 
   async currentUserId(req) {

@@ -2,7 +2,7 @@
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { jwtStrategy } from './jwt-strategy.js';
 
-export type { SessionStrategyImpl, SignInResult } from './types.js';
+export type { SessionStrategyImpl, SignInResult, VerifiedSession } from './types.js';
 import type { SessionStrategyImpl } from './types.js';
 
 // The database strategy is loaded on first use: an app with JWT sessions (the default) never needs it, so it
@@ -29,6 +29,8 @@ const databaseOnFirstUse: SessionStrategyImpl = {
   update: async (req, data) => (await loadDatabase()).update(req, data),
   signOut: async (req) => (await loadDatabase()).signOut(req),
   currentUserId: async (req) => (await loadDatabase()).currentUserId(req),
+  verification: async (req) => (await loadDatabase()).verification(req),
+  reverify: async (req, method) => (await loadDatabase()).reverify(req, method),
 };
 
 export function strategyFor(req: AuthRequest): SessionStrategyImpl {

@@ -1,5 +1,5 @@
 // What the two session strategies implement, apart from the dispatcher that picks one (strategy.ts).
-import type { Account, AdapterUser, Profile, Session, User } from '../core/types.js';
+import type { Account, AdapterUser, AuthMethod, Profile, Session, SessionVerification, User } from '../core/types.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 
 /** What a successful sign-in hands to the session layer. */
@@ -8,6 +8,14 @@ export interface SignInResult {
   account: Account | null;
   profile?: Profile;
   isNewUser?: boolean;
+  /** When and how the user proved who they are (JWT: `auth_time` and `amr` claims; database: the row). */
+  verification?: SessionVerification;
+}
+
+/** The signed-in user of a request and when/how their session was last verified (null: unknown, e.g. an old session). */
+export interface VerifiedSession {
+  userId: string;
+  verification: SessionVerification | null;
 }
 
 export interface SessionStrategyImpl {
@@ -21,4 +29,8 @@ export interface SessionStrategyImpl {
   signOut(req: AuthRequest): Promise<void>;
   /** The id of the user signed in with this request, if any (used to link accounts). */
   currentUserId(req: AuthRequest): Promise<string | undefined>;
+  /** The request's signed-in user and the session's last verification, or null when nobody is signed in. */
+  verification(req: AuthRequest): Promise<VerifiedSession | null>;
+  /** Records a factor check just passed by the session's user (step-up): verified now, `method` added. False: no session. */
+  reverify(req: AuthRequest, method: AuthMethod): Promise<boolean>;
 }

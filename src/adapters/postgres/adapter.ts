@@ -5,6 +5,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AuthMethod,
   AdapterUser,
   VerificationToken,
 } from '../../core/types.js';
@@ -86,7 +87,12 @@ const toSession = (r: Row): AdapterSession => ({
   sessionToken: r.session_token as string,
   userId: r.user_id as string,
   expires: r.expires as Date,
+  // When and how the session was last verified (migration 5): only on rows that have it.
+  ...(r.auth_time ? { authTime: r.auth_time as Date, amr: String(r.amr ?? '').split(' ').filter(Boolean) as AuthMethod[] } : {}),
 });
+
+/** `amr` as stored: the method names separated by spaces. */
+const storedAmr = (amr: readonly string[] | null | undefined): string | null => (amr ? amr.join(' ') : null);
 
 const toSessionRecord = (r: Row): SessionRecord => ({
   ...toSession(r),
@@ -206,12 +212,12 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
 
     // Session control's fields (createdAt, userAgent, ipAddress) arrive beside the contract's three.
     async createSession(session) {
-      const { sessionToken, userId, expires, createdAt, userAgent, ipAddress } = session as SessionRecord;
+      const { sessionToken, userId, expires, createdAt, userAgent, ipAddress, authTime, amr } = session as SessionRecord;
       const row = await one(
         toSession,
-        `INSERT INTO sessions (session_token, user_id, expires, created_at, user_agent, ip_address)
-         VALUES ($1, $2, $3, COALESCE($4, now()), $5, $6) RETURNING *`,
-        [sessionToken, userId, expires, createdAt ?? null, userAgent ?? null, ipAddress ?? null],
+        `INSERT INTO sessions (session_token, user_id, expires, created_at, user_agent, ip_address, auth_time, amr)
+         VALUES ($1, $2, $3, COALESCE($4, now()), $5, $6, $7, $8) RETURNING *`,
+        [sessionToken, userId, expires, createdAt ?? null, userAgent ?? null, ipAddress ?? null, authTime ?? null, storedAmr(amr)],
       );
       return row!;
     },
@@ -220,19 +226,19 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
     getSessionAndUser: (sessionToken) =>
       one(
         (r) => ({ session: toSession(r), user: toUser(r) }),
-        `SELECT s.session_token, s.user_id, s.expires, u.id, u.name, u.email, u.email_verified, u.image
+        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, u.id, u.name, u.email, u.email_verified, u.image
          FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = $1`,
         [sessionToken],
       ),
 
     updateSession: (session) => {
-      const { sessionToken, expires, userId, lastSeenAt } = session as Partial<SessionRecord> & Pick<SessionRecord, 'sessionToken'>;
+      const { sessionToken, expires, userId, lastSeenAt, authTime, amr } = session as Partial<SessionRecord> & Pick<SessionRecord, 'sessionToken'>;
       return one(
         toSession,
         `UPDATE sessions SET expires = COALESCE($2, expires), user_id = COALESCE($3, user_id),
-           last_seen_at = COALESCE($4, last_seen_at)
+           last_seen_at = COALESCE($4, last_seen_at), auth_time = COALESCE($5, auth_time), amr = COALESCE($6, amr)
          WHERE session_token = $1 RETURNING *`,
-        [sessionToken, expires ?? null, userId ?? null, lastSeenAt ?? null],
+        [sessionToken, expires ?? null, userId ?? null, lastSeenAt ?? null, authTime ?? null, storedAmr(amr)],
       );
     },
 

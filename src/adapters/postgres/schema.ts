@@ -120,6 +120,12 @@ export const migrations: readonly Migration[] = [
       `UPDATE sessions SET session_token = encode(sha256(convert_to(session_token, 'UTF8')), 'hex')`,
     ],
   },
+  {
+    version: 5,
+    description: 'when and how each session was last verified (auth time, amr), for step-up',
+    // Sessions from before have neither: requireRecentSignIn treats them as never verified.
+    statements: [`ALTER TABLE sessions ADD COLUMN auth_time TIMESTAMPTZ, ADD COLUMN amr TEXT`],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -10,13 +10,16 @@ import { hashBackupCode, looksLikeBackupCode } from './backup-codes.js';
 import { openFactorKey, sealFactorKey } from './secret-box.js';
 import { base32Key, matchingStep, newTotpKey, qrSvg, totpUri } from './totp.js';
 
+/** What the stage's steps work against: the request (its config and adapter); a sign-in's deps or a signed-in user's. */
+export type StageDeps = Pick<FlowDeps, 'req'>;
+
 /** How long a sign-in may wait at the stage. */
 export const FACTOR_TTL_MS = 10 * 60_000;
 
 /** What the stage must do for this user: nothing, check an active factor, or enrol one first. */
 export type FactorNeed = 'none' | 'verify' | 'enrol';
 
-function adapterOf(deps: FlowDeps): WrappedAdapter {
+function adapterOf(deps: StageDeps): WrappedAdapter {
   // Checked at start (MissingAdapterMethods): `secondFactor` needs an adapter with the factor methods.
   if (!deps.req.config.adapter) throw new Error('Second factors need an adapter.');
   return deps.req.config.adapter;
@@ -25,7 +28,7 @@ function adapterOf(deps: FlowDeps): WrappedAdapter {
 const isActive = (f: AdapterFactor) => f.activatedAt !== null;
 
 /** The stage's decision for `user`: an active factor is always checked; `require` enrols one when there is none. */
-export async function factorNeed(deps: FlowDeps, user: User, account: Account): Promise<FactorNeed> {
+export async function factorNeed(deps: StageDeps, user: User, account: Account): Promise<FactorNeed> {
   const options = deps.req.config.secondFactor;
   if (!options || user.id === undefined) return 'none';
   const factors = await adapterOf(deps).listFactors(String(user.id));
@@ -38,7 +41,7 @@ export async function factorNeed(deps: FlowDeps, user: User, account: Account): 
 export type CodeCheck = { result: 'passed'; method: 'otp' | 'backup' } | { result: 'wrong' | 'locked'; attempts: number };
 
 /** Checks `code` against the user's active factors; a TOTP code is spent (its step), a backup code deleted. */
-async function matchFactor(deps: FlowDeps, userId: string, code: string, only?: string): Promise<'otp' | 'backup' | undefined> {
+async function matchFactor(deps: StageDeps, userId: string, code: string, only?: string): Promise<'otp' | 'backup' | undefined> {
   const adapter = adapterOf(deps);
   const typed = code.trim().replace(/\s+/g, '');
   const factors = (await adapter.listFactors(userId)).filter((f) => (only ? f.id === only : isActive(f)));
@@ -56,7 +59,7 @@ async function matchFactor(deps: FlowDeps, userId: string, code: string, only?: 
  * cookie, which a replay would reset); the pending sign-in passes once, at most, and dies after `maxAttempts` misses.
  */
 export async function checkFactorCode(
-  deps: FlowDeps,
+  deps: StageDeps,
   params: { userId: string; challengeId: string; expiresAt: number; code: string; enrolling?: string },
 ): Promise<CodeCheck> {
   const adapter = adapterOf(deps);
@@ -83,7 +86,7 @@ export function codePage(error?: string): FlowFormPage {
 }
 
 /** A new authenticator-app factor, not active until a first code confirms it, and the page that shows it. */
-export async function startTotpEnrolment(deps: FlowDeps, user: User): Promise<{ factorId: string; page: FlowFormPage }> {
+export async function startTotpEnrolment(deps: StageDeps, user: User): Promise<{ factorId: string; page: FlowFormPage }> {
   const adapter = adapterOf(deps);
   const userId = String(user.id);
   // One enrolment at a time: earlier unconfirmed ones are dropped.
@@ -103,13 +106,13 @@ export async function startTotpEnrolment(deps: FlowDeps, user: User): Promise<{ 
 }
 
 /** The enrolment page of a factor waiting for its first code (again, after a wrong one). */
-export async function enrolmentPageFor(deps: FlowDeps, user: User, factorId: string, error?: string): Promise<FlowFormPage> {
+export async function enrolmentPageFor(deps: StageDeps, user: User, factorId: string, error?: string): Promise<FlowFormPage> {
   const factor = (await adapterOf(deps).listFactors(String(user.id))).find((f) => f.id === factorId);
   if (!factor) throw new Error('The factor being enrolled is gone.');
   return enrolmentPage(deps, user, openFactorKey(deps.req.config.secrets, factor.secret), error);
 }
 
-async function enrolmentPage(deps: FlowDeps, user: User, key: Uint8Array, error?: string): Promise<FlowFormPage> {
+async function enrolmentPage(deps: StageDeps, user: User, key: Uint8Array, error?: string): Promise<FlowFormPage> {
   const issuer = deps.req.config.secondFactor?.issuer ?? 'authchart';
   const uri = totpUri(issuer, user.email ?? String(user.id), key);
   return {
@@ -124,7 +127,7 @@ async function enrolmentPage(deps: FlowDeps, user: User, key: Uint8Array, error?
 }
 
 /** Makes an enrolled factor active (after its first code passed). */
-export async function activateFactor(deps: FlowDeps, userId: string, factorId: string): Promise<void> {
+export async function activateFactor(deps: StageDeps, userId: string, factorId: string): Promise<void> {
   const factor = await adapterOf(deps).activateFactor({ id: factorId, userId, activatedAt: new Date() });
   if (!factor) throw new Error('The factor being enrolled is gone.');
 }

@@ -12,6 +12,7 @@ import { encryptJwe } from '../../session/jwe.js';
 import { decodeSync } from '../../session/jwt.js';
 import { deriveSessionKey } from '../../session/keys.js';
 import { clearCookie, setCookie, type RequestContext as AuthRequest } from '../../core/request-context.js';
+import type { CookieOption } from '../../core/cookies.js';
 
 export const FLOW_MAX_AGE = 15 * 60;
 
@@ -35,12 +36,20 @@ interface FlowClaims {
   c: PausedFlow['context'];
 }
 
+/** The configured flow cookie of a provider's kind: OAuth/OIDC (`pkceCodeVerifier`...), WebAuthn, or any other. */
+function flowCookieOf(req: AuthRequest, providerId: string): CookieOption {
+  const type = req.config.providersById.get(providerId)?.type;
+  if (type === 'oauth' || type === 'oidc') return req.cookieOptions.oauthFlow;
+  if (type === 'webauthn') return req.cookieOptions.webauthnFlow;
+  return req.cookieOptions.flow;
+}
+
 /**
- * The flow cookie of one provider: the configured flow cookie name (prefixes such as `__Secure-` carry over)
- * suffixed with the provider id, which config validation restricts to `[A-Za-z0-9_-]+`. Also the salt of its key.
+ * The flow cookie of one provider: the configured flow cookie name of its kind (prefixes such as `__Secure-` carry
+ * over) suffixed with the provider id, which config validation restricts to `[A-Za-z0-9_-]+`. Also the salt of its key.
  */
 export function flowCookieName(req: AuthRequest, providerId: string): string {
-  return `${req.cookieOptions.flow.name}.${providerId}`;
+  return `${flowCookieOf(req, providerId).name}.${providerId}`;
 }
 
 export interface SealFlowOptions {
@@ -55,11 +64,10 @@ export interface SealFlowOptions {
  */
 export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
   evictOldestFlows(req, providerId);
-  sealAs(req, flowCookieName(req, providerId), providerId, flow, paused, seal);
+  sealAs(req, flowCookieName(req, providerId), providerId, flow, paused, seal, flowCookieOf(req, providerId).options);
 }
 
-function sealAs(req: AuthRequest, name: string, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
-  const { options } = req.cookieOptions.flow;
+function sealAs(req: AuthRequest, name: string, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}, options = req.cookieOptions.flow.options): void {
   const claims: FlowClaims & { exp: number } = {
     p: providerId,
     m: paused.machine,
@@ -128,9 +136,34 @@ export function clearSignIn(req: AuthRequest): void {
   if (req.cookies[name] !== undefined) clearCookie(req, name, req.cookieOptions.flow.options);
 }
 
+/** The cookie of a signed-in user's paused factor flow (enrolment, removal, step-up): `<flow cookie name>-factors`. */
+export function factorsCookieName(req: AuthRequest): string {
+  return `${req.cookieOptions.flow.name}-factors`;
+}
+
+const FACTORS = 'factors';
+
+/** Seals a paused factor flow; a newer one replaces any earlier one in this browser. */
+export function sealFactors(req: AuthRequest, flow: FlowDefinition, paused: PausedFlow): void {
+  sealAs(req, factorsCookieName(req), FACTORS, flow, paused);
+}
+
+/** Opens the paused factor flow; throws InvalidCheck with the reason. */
+export function openFactors(req: AuthRequest, flow: FlowDefinition): PausedFlow {
+  const { providerId, paused } = openAs(req, factorsCookieName(req), flow);
+  if (providerId !== FACTORS) throw new InvalidCheck('The cookie holds no factor flow.', { expected: FACTORS, actual: providerId });
+  return paused;
+}
+
+/** Clears the paused factor flow's cookie (if the browser sent one). */
+export function clearFactors(req: AuthRequest): void {
+  const name = factorsCookieName(req);
+  if (req.cookies[name] !== undefined) clearCookie(req, name, req.cookieOptions.flow.options);
+}
+
 /** Clears this provider's flow cookie (if the browser sent one); other providers' paused flows are left alone. */
 export function clearFlow(req: AuthRequest, providerId: string): void {
-  const { options } = req.cookieOptions.flow;
+  const { options } = flowCookieOf(req, providerId);
   const name = flowCookieName(req, providerId);
   if (req.cookies[name] !== undefined) clearCookie(req, name, options);
 }
@@ -162,15 +195,14 @@ function sealedExpiry(req: AuthRequest, name: string): number {
  */
 function evictOldestFlows(req: AuthRequest, providerId: string): void {
   if (req.config.providersById.get(providerId)?.type === 'webauthn') return;
-  const held: string[] = [];
+  const held: { name: string; id: string }[] = [];
   for (const p of req.config.providers) {
     if (p.id === providerId || p.type === 'webauthn') continue;
     const name = flowCookieName(req, p.id);
-    if (req.cookies[name] !== undefined) held.push(name);
+    if (req.cookies[name] !== undefined) held.push({ name, id: p.id });
   }
   const surplus = held.length - (MAX_STARTED_FLOWS - 1);
   if (surplus <= 0) return;
-  const { options } = req.cookieOptions.flow;
-  const byAge = held.map((name) => ({ name, exp: sealedExpiry(req, name) })).sort((a, b) => a.exp - b.exp);
-  for (const { name } of byAge.slice(0, surplus)) clearCookie(req, name, options);
+  const byAge = held.map((h) => ({ ...h, exp: sealedExpiry(req, h.name) })).sort((a, b) => a.exp - b.exp);
+  for (const { name, id } of byAge.slice(0, surplus)) clearCookie(req, name, flowCookieOf(req, id).options);
 }

@@ -127,7 +127,7 @@ function isFlowResponse(value: unknown): value is FlowResponse {
  */
 export async function settleMachine(
   machine: AnyStateMachine,
-  input: Record<string, unknown> & { deps: FlowDeps },
+  input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> },
   event: EventObject,
   paused: PausedFlow | undefined,
   trace: TraceEntry[],
@@ -194,7 +194,7 @@ export async function settleMachine(
 }
 
 /** Sends what a flow emitted to the user's event handlers (a throwing handler is logged as EventError). */
-export async function dispatchEmitted(deps: FlowDeps, emitted: EventObject[]): Promise<void> {
+export async function dispatchEmitted(deps: Pick<FlowDeps, 'req'>, emitted: EventObject[]): Promise<void> {
   const { config } = deps.req;
   for (const ev of emitted) {
     if (isEventName(ev.type)) {

@@ -80,8 +80,8 @@ export const signInMachine = /* @__PURE__ */ setup({
       enrolmentPageFor(input.deps, input.user, input.factorId, 'That code did not match. Check the time on your phone and try the next code.'),
     ),
     activateFactor: fromPromise<void, { deps: FlowDeps; userId: string; factorId: string }>(({ input }) => activateFactor(input.deps, input.userId, input.factorId)),
-    issueSession: fromPromise<void, { deps: FlowDeps; user: User; account: Account; profile?: Profile; isNewUser: boolean }>(({ input }) =>
-      issueSession(input.deps, { user: input.user, account: input.account, profile: input.profile, isNewUser: input.isNewUser }),
+    issueSession: fromPromise<void, { deps: FlowDeps; user: User; account: Account; profile?: Profile; isNewUser: boolean; factor?: 'otp' | 'backup' }>(({ input }) =>
+      issueSession(input.deps, { user: input.user, account: input.account, profile: input.profile, isNewUser: input.isNewUser, factor: input.factor }),
     ),
   },
   guards: {
@@ -276,6 +276,8 @@ export const signInMachine = /* @__PURE__ */ setup({
           account: context.account,
           profile: context.identity.profile,
           isNewUser: context.isNewUser === true,
+          // How the session was verified (amr): the second factor passed, if the stage asked for one.
+          factor: context.factor?.method,
         }),
         onDone: 'done',
         onError: [

@@ -2,7 +2,7 @@
 // what the signIn callback says, which user the sign-in resolves to (the linking rules), and issuing the session.
 import type { SignInCallbackParams } from '../../core/options.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
-import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
+import type { Account, AdapterUser, AuthMethod, Profile, User } from '../../core/types.js';
 import { strategyFor, type SignInResult } from '../../session/strategy.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { doneOutput } from '../runtime/context.js';
@@ -80,8 +80,20 @@ export async function resolveUser(deps: FlowDeps, identity: Identity, owner: Ada
   }
 }
 
-/** Writes the session (JWT cookie or database row) for the signed-in user; a database session of another user this
- * browser held is ended by the strategy. */
-export async function issueSession(deps: FlowDeps, result: SignInResult): Promise<void> {
-  await strategyFor(deps.req).issue(deps.req, result);
+/** The `amr` method of a first factor, by the kind of account that proved it (a custom flow's kind counts as `oauth`). */
+function firstFactorMethod(type: Account['type']): AuthMethod {
+  if (type === 'credentials') return 'pwd';
+  if (type === 'email') return 'email';
+  if (type === 'webauthn') return 'hwk';
+  return 'oauth';
+}
+
+/** Writes the session (JWT cookie or database row) for the signed-in user, recording when and how they proved who
+ * they are (`factor`: the second factor passed, if any); a database session of another user this browser held is
+ * ended by the strategy. */
+export async function issueSession(deps: FlowDeps, result: SignInResult & { factor?: 'otp' | 'backup' | 'passkey' }): Promise<void> {
+  const { factor, ...rest } = result;
+  const amr: AuthMethod[] = [firstFactorMethod(result.account?.type ?? 'oauth')];
+  if (factor) amr.push(factor === 'passkey' ? 'hwk' : 'otp');
+  await strategyFor(deps.req).issue(deps.req, { ...rest, verification: { authTime: new Date(), amr: [...new Set(amr)] } });
 }

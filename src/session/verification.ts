@@ -1,0 +1,27 @@
+// When and how a session was last verified (`auth_time` and `amr`, after OIDC and RFC 8176): set at sign-in, moved
+// by a factor check (step-up), read by requireRecentSignIn. Shared by both session strategies.
+import type { AuthMethod, JWT, SessionVerification } from '../core/types.js';
+
+const METHODS: ReadonlySet<string> = new Set<AuthMethod>(['pwd', 'otp', 'hwk', 'email', 'oauth']);
+
+/** Only the known method names, once each, in order. */
+export function knownMethods(list: unknown): AuthMethod[] {
+  if (!Array.isArray(list)) return [];
+  return [...new Set(list.filter((m): m is AuthMethod => typeof m === 'string' && METHODS.has(m)))];
+}
+
+/** The methods after a factor check passed with `method`: the earlier ones kept, `method` added once. */
+export function withMethod(before: readonly AuthMethod[] | null | undefined, method: AuthMethod): AuthMethod[] {
+  return knownMethods([...(before ?? []), method]);
+}
+
+/** A JWT's verification claims, or null when it has none (a token issued before they existed). */
+export function tokenVerification(token: JWT): SessionVerification | null {
+  if (typeof token.auth_time !== 'number' || !Number.isFinite(token.auth_time)) return null;
+  return { authTime: new Date(token.auth_time * 1000), amr: knownMethods(token.amr) };
+}
+
+/** The claims a JWT carries for a verification. */
+export function verificationClaims(v: SessionVerification): { auth_time: number; amr: AuthMethod[] } {
+  return { auth_time: Math.floor(v.authTime.getTime() / 1000), amr: [...v.amr] };
+}
