@@ -1,0 +1,49 @@
+// One app instance as a separate process, for the many-instances test: authchart over node:http on 127.0.0.1,
+// database sessions in PostgreSQL (DATABASE_URL, schema SCHEMA), throttle counters in Redis (REDIS_URL, prefix
+// REDIS_PREFIX). It reports on stdout, one JSON object a line: its port, each authorize call, each mail "sent".
+import { createServer } from 'node:http';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
+import { redisThrottleStore } from '../../../src/core/throttle/store.js';
+import { ServerAuth } from '../../../src/http/integrations/node.js';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { Email } from '../../../src/providers/email.js';
+
+const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(message)}\n`);
+const env = process.env;
+const pool = new pg.Pool({ connectionString: env.DATABASE_URL, options: `-c search_path=${env.SCHEMA}`, max: 4 });
+const redis = new Redis(env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+redis.on('error', () => {});
+
+const middleware = ServerAuth({
+  secret: env.AUTH_SECRET,
+  trustHost: true,
+  adapter: PostgresAdapter(pool),
+  session: { strategy: 'database' },
+  logger: { error: () => {}, warn: () => {} },
+  throttle: { enabled: true, store: redisThrottleStore(redis, { prefix: env.REDIS_PREFIX }), rules: { credentialsAccount: { points: 6, duration: 600 } } },
+  providers: [
+    Credentials({
+      credentials: { username: {}, password: { type: 'password' } },
+      authorize: (c) => {
+        say({ authorize: c.username });
+        return c.password === 'right' ? { id: String(c.username), email: `${String(c.username)}@example.test` } : null;
+      },
+    }),
+    Email({ confirm: false, sendVerificationRequest: ({ identifier, url }) => say({ mail: identifier, url }) }),
+  ],
+});
+
+const server = createServer((req, res) => void middleware(req, res, () => {
+  res.statusCode = 404;
+  res.end();
+}));
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const address = server.address();
+say({ port: typeof address === 'object' && address ? address.port : 0 });
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void Promise.allSettled([pool.end(), redis.quit()]).then(() => process.exit(0));
+});

@@ -1,0 +1,134 @@
+// Two app instances, each its own process, sharing one PostgreSQL (adapter, sessions) and one Redis (throttle):
+// a magic link asked for on A signs in on B and is refused on its second use anywhere; failed passwords split
+// between A and B meet one limit; a session ended through A is refused by B.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+
+const INSTANCE = fileURLToPath(new URL('./instances/instance.ts', import.meta.url));
+const stores = useSharedStores();
+const redisUp = await reachable(REDIS_URL);
+
+interface Instance {
+  name: string;
+  origin: string;
+  child: ChildProcess;
+  /** Every line it reported, in order. */
+  said: Record<string, unknown>[];
+}
+
+function start(name: string, env: Record<string, string>): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE], { env: { ...process.env, ...env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const said: Record<string, unknown>[] = [];
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`instance ${name} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line) as Record<string, unknown>;
+      said.push(message);
+      if (typeof message.port === 'number') resolve({ name, origin: `http://127.0.0.1:${message.port}`, child, said });
+    });
+  });
+}
+
+/** A browser: its own cookies, any instance. */
+class Browser {
+  cookies = new Map<string, string>();
+  async fetch(instance: Instance, path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(new URL(path, instance.origin), { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';', 1);
+      const eq = pair.indexOf('=');
+      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
+      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+  async post(instance: Instance, path: string, fields: Record<string, string>): Promise<Response> {
+    const { csrfToken } = (await (await this.fetch(instance, '/auth/csrf')).json()) as { csrfToken: string };
+    return this.fetch(instance, path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrfToken, ...fields }).toString(),
+    });
+  }
+  async session(instance: Instance): Promise<{ user?: { email?: string } } | null> {
+    return (await (await this.fetch(instance, '/auth/session')).json()) as { user?: { email?: string } } | null;
+  }
+}
+
+describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Redis', () => {
+  let a: Instance;
+  let b: Instance;
+
+  beforeAll(async () => {
+    const schema = await stores.schema();
+    // Both answer for one public origin, as behind a load balancer; the test reaches each at its own port.
+    const env = { DATABASE_URL: DATABASE_URL!, SCHEMA: schema, REDIS_URL, REDIS_PREFIX: stores.redisPrefix, AUTH_SECRET: 'many-instances-secret-0123456789abcdefgh', AUTH_URL: 'http://app.test/auth' };
+    [a, b] = await Promise.all([start('A', env), start('B', env)]);
+  }, 60_000);
+  afterAll(() => {
+    for (const instance of [a, b]) instance?.child.kill('SIGTERM');
+  });
+
+  const mailTo = async (instance: Instance, address: string, after: number) => {
+    for (let i = 0; i < 100; i++) {
+      const mail = instance.said.slice(after).find((m) => m.mail === address);
+      if (mail) return String(mail.url);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no mail to ${address} from ${instance.name}`);
+  };
+  /** A link of the public origin, as a path to send to one instance. */
+  const on = (link: string) => {
+    const url = new URL(link);
+    return `${url.pathname}${url.search}`;
+  };
+
+  it('a magic link asked for on A signs in on B, and a second use is refused on either', async () => {
+    const browser = new Browser();
+    const address = `link-${process.pid}@example.test`;
+    const before = a.said.length;
+    const asked = await browser.post(a, '/auth/signin/email', { email: address, callbackUrl: '/welcome' });
+    expect(asked.status).toBe(302);
+    const link = await mailTo(a, address, before);
+    const opened = await browser.fetch(b, on(link));
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe('http://app.test/welcome');
+    expect((await browser.session(b))?.user?.email).toBe(address);
+    expect((await browser.session(a))?.user?.email).toBe(address);
+
+    for (const instance of [a, b]) {
+      const replayed = await new Browser().fetch(instance, on(link));
+      expect(new URL(replayed.headers.get('location')!).searchParams.get('error')).toBe('Verification');
+    }
+  });
+
+  it('failed passwords split between A and B meet one limit', async () => {
+    const browser = new Browser();
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => browser.post(i % 2 ? a : b, '/auth/callback/credentials', { username: 'ada', password: `guess-${i}` })));
+    const tried = [...a.said, ...b.said].filter((m) => m.authorize === 'ada').length;
+    expect(tried).toBeLessThanOrEqual(6);
+    expect(guesses.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(14);
+    // Both instances refused some: the count is shared, not each instance's own.
+    const statuses = await Promise.all([a, b].map(async (instance) => (await browser.post(instance, '/auth/callback/credentials', { username: 'ada', password: 'right' })).status));
+    expect(statuses).toEqual([429, 429]);
+  });
+
+  it('a session ended through A is refused by B', async () => {
+    const laptop = new Browser();
+    const phone = new Browser();
+    expect((await laptop.post(a, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
+    expect((await phone.post(b, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
+    expect((await phone.session(b))?.user?.email).toBe('grace@example.test');
+    const ended = await laptop.post(a, '/auth/sessions/revoke', { scope: 'others' });
+    expect(await ended.json()).toEqual({ revoked: 1 });
+    expect(await phone.session(b)).toBeNull();
+    expect(await phone.session(a)).toBeNull();
+    expect((await laptop.session(b))?.user?.email).toBe('grace@example.test');
+  });
+});
