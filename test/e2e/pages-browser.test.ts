@@ -1,0 +1,271 @@
+// The built-in pages and the demo as a person meets them: Chromium walks every sign-in kind of the demo (demo
+// account, e-mail link, Demo IdP, passkey) and looks at each page in light and dark, at 1280x800 and 390x844:
+// text, focus after an error, contrast computed from the rendered colours, no horizontal scroll, no failed request.
+// Screenshots go to .data/screenshots/pages/ (gitignored): look at them after changing a page.
+import { createServer } from 'node:http';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from '../../examples/demo/app.js';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
+import { fenceToLoopback, hasChromium, isLoopbackUrl, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { focusRing, lookAt, problemsOf } from './peers/look.js';
+import { closeHttpServer, listenLoopback } from './peers/net.js';
+
+const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listenLoopback(probe);
+  await closeHttpServer(probe);
+  return port;
+}
+
+describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
+  let browser: Browser;
+  let demo: RunningDemo;
+  let origin: string;
+  /** Requests that failed or were refused (4xx/5xx), over every page of every test; expected ones are listed. */
+  const failed: string[] = [];
+
+  beforeAll(async () => {
+    const [port, idpPort] = [await freePort(), await freePort()];
+    const env = { ...process.env, DEMO_DATABASE: 'memory', DEMO_IDP_PORT: String(idpPort) };
+    delete env.DATABASE_URL;
+    demo = await startDemo({ port, hostname: '127.0.0.1', env });
+    origin = `http://localhost:${port}`;
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  function watch(page: Page): Page {
+    page.on('requestfailed', (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('request', (r) => {
+      if (!isLoopbackUrl(r.url())) failed.push(`off-machine ${r.url()}`);
+    });
+    return page;
+  }
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await fenceToLoopback(context);
+    return { context, page: watch(await context.newPage()) };
+  }
+
+  /** The visible text of the page's main content, spaces collapsed. */
+  const textOf = async (page: Page) => (await page.locator('body').innerText()).replace(/\s+/g, ' ');
+
+  async function signInWithPassword(page: Page, password = DEMO_PASSWORD): Promise<void> {
+    await page.fill('#cred-email', DEMO_EMAIL);
+    await page.fill('#cred-password', password);
+    await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
+  }
+
+  it('the sign-in page: providers first, one primary action, distinct labels, fields that help, readable everywhere', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      expect(await page.locator('h1').innerText()).toBe('Sign in');
+      const buttons = await page.locator('main button:visible').allInnerTexts();
+      expect(buttons[0]).toBe('Sign in with Demo IdP');
+      // One loud button; the rest are outlined.
+      expect(await page.locator('main .button.primary:visible').count()).toBe(1);
+      // No two fields share a label.
+      const labels = await page.locator('main label:visible').allInnerTexts();
+      expect(new Set(labels).size).toBe(labels.length);
+      const email = page.locator('#cred-email');
+      expect(await email.getAttribute('placeholder')).not.toBe(DEMO_EMAIL);
+      expect(await email.evaluate((e: HTMLInputElement) => [e.required, e.autocomplete, e.inputMode])).toEqual([true, 'username', 'email']);
+      expect(await page.locator('#cred-password').evaluate((e: HTMLInputElement) => [e.required, e.autocomplete])).toEqual([true, 'current-password']);
+      const passkeyField = page.locator('[data-webauthn] input[name=email]');
+      expect(await passkeyField.evaluate((e: HTMLInputElement) => [e.autocomplete, e.inputMode, e.type])).toEqual(['email webauthn', 'email', 'email']);
+      // Every way to sign in is on the first screen at 1280x800.
+      const box = await page.locator('[data-webauthn] button[data-action=authenticate]').boundingBox();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+      expect(problemsOf(await lookAt(page, SHOTS, 'signin'))).toEqual({});
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.locator('#cred-email').focus();
+        await page.keyboard.press('Tab');
+        expect(await focusRing(page)).toEqual([]);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a wrong password keeps the typed address, says what failed and puts focus on the password', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      await signInWithPassword(page, 'not-the-password');
+      expect(await page.locator('[role=alert]').innerText()).toMatch(/e-mail or password/i);
+      expect(await page.locator('#cred-email').inputValue()).toBe(DEMO_EMAIL);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('cred-password');
+      // The address is not put in the URL.
+      expect(page.url()).not.toContain('demo%40');
+      expect(problemsOf(await lookAt(page, SHOTS, 'signin-error'))).toEqual({});
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs in with the demo account; the home page says how; a signed-in visitor of the sign-in page is told; sign-out only for the signed in', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      await signInWithPassword(page);
+      expect(new URL(page.url()).pathname).toBe('/');
+      const home = await textOf(page);
+      expect(home).toContain(`Signed in as Demo User (${DEMO_EMAIL})`);
+      expect(home).toMatch(/with the demo account's password/);
+      expect(home).toMatch(/Add a passkey/);
+      expect(home).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(255, 255, 255)');
+      expect(problemsOf(await lookAt(page, SHOTS, 'home-signed-in'))).toEqual({});
+
+      await page.goto(`${origin}/auth/signin`);
+      expect(await textOf(page)).toContain(`You are signed in as ${DEMO_EMAIL}`);
+      expect(await page.getByRole('link', { name: 'Continue' }).count()).toBe(1);
+      expect(problemsOf(await lookAt(page, SHOTS, 'signin-signed-in'))).toEqual({});
+
+      await page.goto(`${origin}/protected`);
+      expect(await textOf(page)).toContain('Demo User');
+      expect(problemsOf(await lookAt(page, SHOTS, 'protected'))).toEqual({});
+
+      await page.goto(`${origin}/auth/signout`);
+      expect(await textOf(page)).toContain(`Signed in as ${DEMO_EMAIL}`);
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      await page.goto(`${origin}/auth/signout`);
+      expect(await textOf(page)).toContain('You are not signed in');
+      expect(await page.locator('button[type=submit]').count()).toBe(0);
+      expect(problemsOf(await lookAt(page, SHOTS, 'signout-signed-out'))).toEqual({});
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('/protected signed out says why; the return address it saved applies to that sign-in only', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/protected`);
+      expect(new URL(page.url()).pathname).toBe('/auth/signin');
+      expect(await page.locator('[role=status],[role=alert]').first().innerText()).toMatch(/sign in to see that page/i);
+      await signInWithPassword(page);
+      expect(new URL(page.url()).pathname).toBe('/protected');
+      await page.goto(`${origin}/auth/signout`);
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      await page.goto(`${origin}/auth/signin`);
+      await signInWithPassword(page);
+      expect(new URL(page.url()).pathname).toBe('/');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('e-mail: check-your-email names the address and offers resend or change; the link signs in once; a used link says so at once', async () => {
+    const { context, page } = await newPage();
+    const address = 'a.rather.long.address.for.wrapping@subdomain.example-organisation.test';
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      await page.fill('[data-webauthn] input[name=email]', address);
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Email me a sign-in link' }).click()]);
+      const sent = await textOf(page);
+      expect(sent).toContain(address);
+      expect(await page.getByRole('button', { name: /resend/i }).count()).toBe(1);
+      expect(await page.getByRole('link', { name: /different address/i }).count()).toBe(1);
+      expect(problemsOf(await lookAt(page, SHOTS, 'verify-request'))).toEqual({});
+
+      await page.goto(`${origin}/`);
+      await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: /mailbox/i }).first().click()]);
+      expect(await page.locator('meta[http-equiv=refresh]').count()).toBe(0);
+      expect(await textOf(page)).toContain(address);
+      expect(problemsOf(await lookAt(page, SHOTS, 'mailbox'))).toEqual({});
+      const link = (await page.locator('article a[href*="/auth/callback/email"]').first().getAttribute('href'))!;
+
+      await page.goto(link);
+      expect(await textOf(page)).toContain(address);
+      expect(problemsOf(await lookAt(page, SHOTS, 'confirm-email'))).toEqual({});
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      expect(await textOf(page)).toContain(address);
+      expect(await textOf(page)).toMatch(/with a link sent to/);
+
+      await page.goto(link);
+      const used = await textOf(page);
+      expect(used).toMatch(/used already or (it )?has expired/i);
+      expect(used).not.toContain(`Sign in as ${address}`);
+      failed.splice(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Demo IdP: its page is the demo style with one cancel button; cancelling says so and names the provider; then signs in', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      await Promise.all([page.waitForURL((u) => u.hostname === '127.0.0.1'), page.getByRole('button', { name: 'Sign in with Demo IdP' }).click()]);
+      expect(await page.getByRole('button', { name: /cancel/i }).count()).toBe(1);
+      expect(await page.locator('text=/debug|session details/i').count()).toBe(0);
+      expect(problemsOf(await lookAt(page, SHOTS, 'idp-login'))).toEqual({});
+      await Promise.all([page.waitForURL((u) => u.origin === origin), page.getByRole('button', { name: /cancel/i }).click()]);
+      const alert = await page.locator('[role=alert]').innerText();
+      expect(alert).toMatch(/cancelled/i);
+      expect(alert).toContain('Demo IdP');
+      expect(problemsOf(await lookAt(page, SHOTS, 'signin-cancelled'))).toEqual({});
+      failed.splice(0);
+
+      await Promise.all([page.waitForURL((u) => u.hostname === '127.0.0.1'), page.getByRole('button', { name: 'Sign in with Demo IdP' }).click()]);
+      await page.fill('input[name=login]', 'alice');
+      await page.fill('input[name=password]', 'any');
+      await page.getByRole('button', { name: /^(sign in|continue)/i }).first().click();
+      await page.waitForURL(`${origin}/`);
+      const home = await textOf(page);
+      expect(home).toContain('alice@demo-idp.test');
+      expect(home).toMatch(/with Demo IdP/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('passkeys: an address that has a user is told to sign in first; a new address gets a passkey and is signed in', async () => {
+    const tab = await newPageWithVirtualAuthenticator(browser);
+    const page = watch(tab.page);
+    try {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${origin}/auth/signin`);
+      await page.fill('[data-webauthn] input[name=email]', DEMO_EMAIL);
+      await Promise.all([page.waitForURL(/error=/), page.click('[data-webauthn] button[data-action=register]')]);
+      const said = await textOf(page);
+      expect(said).not.toContain('already linked to another user');
+      expect(said).toMatch(/already has an account.*sign in.*add a passkey/i);
+      expect(problemsOf(await lookAt(page, SHOTS, 'passkey-existing'))).toEqual({});
+      failed.splice(0);
+
+      await page.fill('[data-webauthn] input[name=email]', 'passkey-person@example.test');
+      await Promise.all([page.waitForURL(`${origin}/`), page.click('[data-webauthn] button[data-action=register]')]);
+      expect(await textOf(page)).toMatch(/with a passkey/);
+      expect(await tab.credentials()).toHaveLength(1);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('the demo has a favicon and no request failed or left the machine', async () => {
+    const { context, page } = await newPage();
+    try {
+      const res = await page.goto(`${origin}/favicon.ico`);
+      expect(res!.status()).toBe(200);
+      expect(res!.headers()['content-type']).toMatch(/^image\//);
+      expect(failed).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
