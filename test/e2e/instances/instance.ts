@@ -31,7 +31,7 @@ const middleware = ServerAuth({
         return c.password === 'right' ? { id: String(c.username), email: `${String(c.username)}@example.test` } : null;
       },
     }),
-    Email({ confirm: false, sendVerificationRequest: ({ identifier, url }) => say({ mail: identifier, url }) }),
+    Email({ confirm: false, sendVerificationRequest: ({ identifier, url }) => void say({ mail: identifier, url }) }),
   ],
 });
 
