@@ -81,6 +81,14 @@ export function nitroExampleSuite(name: string, title: string): void {
       expect((await client.get('/api/me')).status).toBe(401);
     });
 
+    it('clears a session cookie that does not open, from any route that reads the session', async () => {
+      const client = browser();
+      const res = await client.get('/', { headers: { cookie: 'authchart.session-token=not-a-token' } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ signedIn: false, user: null });
+      expect(res.setCookie.find((line) => line.startsWith('authchart.session-token='))).toMatch(/Max-Age=0/i);
+    });
+
     it('signs in with the OpenID Provider, then signs out', async () => {
       const client = browser();
       const { start, callback } = await signInWithOidc(client, op, 'alice', `${app.origin}/dashboard`);
@@ -96,9 +104,12 @@ export function nitroExampleSuite(name: string, title: string): void {
       expect(await (await client.get('/')).json()).toEqual({ signedIn: false, user: null });
     });
 
-    it('logs no error on the way but the wrong password', () => {
-      const errors = app.output().split('\n').filter((line) => /\[authchart\]\[error\]|Error\b/.test(line));
-      expect(errors).toEqual([expect.stringMatching(/CredentialsSignin: authorize returned no user/)]);
+    it('logs only the two refusals above: the wrong password and the cookie that did not open', () => {
+      const lines = app.output().split('\n');
+      const logged = lines.flatMap((line) => /\[authchart\]\[error\]\S*\s+(\w+):/.exec(line)?.[1] ?? []);
+      expect(logged.sort()).toEqual(['CredentialsSignin', 'JWTSessionError']);
+      // Nothing else went wrong, e.g. an h3 error the framework took for an unhandled one.
+      expect(lines.filter((line) => /Error\b/.test(line) && !/\[authchart\]\[(error|cause)\]/.test(line))).toEqual([]);
     });
   });
 }
