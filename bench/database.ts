@@ -9,6 +9,7 @@ import { PostgresAdapter } from '../src/adapters/postgres/index.js';
 import { createAuthInstance } from '../src/http/auth.js';
 import { BENCH_USER, NOT_INSTALLED, assertSession, authchartConfig, authjsApp, loadAuthjs, sessionCheck, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
+import { storedSessionToken } from '../src/session/session-token.js';
 
 export const DB_SIDES = ['authchart on PGlite', 'authchart on PostgreSQL', 'Auth.js + @auth/pg-adapter on PostgreSQL'] as const;
 export type DbSide = (typeof DB_SIDES)[number];
@@ -58,7 +59,8 @@ async function authchartSubject(driver: object): Promise<Subject> {
   await adapter.migrate();
   await adapter.createUser({ ...BENCH_USER, emailVerified: null });
   const sessionToken = randomUUID();
-  await adapter.createSession({ sessionToken, userId: BENCH_USER.id, expires: new Date(Date.now() + 30 * 86_400_000) });
+  // The table holds the token's SHA-256, as authchart stores it; the cookie carries the token.
+  await adapter.createSession({ sessionToken: storedSessionToken(sessionToken), userId: BENCH_USER.id, expires: new Date(Date.now() + 30 * 86_400_000) });
   const { app } = await createAuthInstance(authchartConfig({ adapter, session: { strategy: 'database' }, providers: [] }), { defaultBasePath: '/auth' }).resolve(undefined);
   const handle: Handle = (r) => Promise.resolve(app.fetch(r));
   const cookie = `authchart.session-token=${sessionToken}`;

@@ -7,6 +7,7 @@ import type { Spread } from './measure.js';
 import type { OidcFlowResult } from './oidc-flow.js';
 import { IN_FLIGHT, type SessionCheckResult } from './session-check.js';
 import type { BenchResults } from './suite.js';
+import type { ThrottleBenchResult } from './throttle.js';
 
 type Skippable<T> = T | { skipped: string };
 const ran = <T extends object>(x: Skippable<T> | undefined): x is T => x !== undefined && !('skipped' in x);
@@ -42,6 +43,10 @@ function sessionSection(r: SessionCheckResult | undefined, failure?: string): st
   out.push('');
   if (ran(ours) && ran(theirs)) {
     out.push(`- Throughput authchart / Auth.js (medians): sequential ${ratio(ours.sequential.opsPerSec.median, theirs.sequential.opsPerSec.median)}, ${IN_FLIGHT} in flight ${ratio(ours.inFlight.opsPerSec.median, theirs.inFlight.opsPerSec.median)}; CPU per check authchart / Auth.js ${ratio(ours.sequential.cpuUsPerOp.median, theirs.sequential.cpuUsPerOp.median)}.`);
+  }
+  const throttled = r.sides['authchart, throttling on'];
+  if (ran(ours) && ran(throttled)) {
+    out.push(`- Throttling on / off (medians): CPU per check ${ratio(throttled.sequential.cpuUsPerOp.median, ours.sequential.cpuUsPerOp.median)}, throughput ${ratio(throttled.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} sequential: throttles count sign-in routes, never session checks.`);
   }
   if (ran(ours) && ran(floor)) {
     out.push(`- authchart against the node:crypto floor (medians): CPU per check ${ratio(ours.sequential.cpuUsPerOp.median, floor.sequential.cpuUsPerOp.median)} the floor's, throughput ${ratio(floor.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} below it.`);
@@ -133,6 +138,26 @@ function bundleSection(r: BundleResult | undefined, failure?: string): string[] 
   return out;
 }
 
+function throttleSection(r: ThrottleBenchResult | undefined, failure?: string): string[] {
+  const out = ['## 7. Throttled sign-in (`POST /auth/callback/credentials`, credentials, in process, sequential)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push('Allowed: under every limit (the sign-in counts against the client and the account, and gives its point back). Refused: over the limit, answered 429 before the flow runs.', '');
+  out.push('| throttle store | sign-ins/s allowed | CPU µs/sign-in allowed | refusals/s | CPU µs/refusal |', '|---|---|---|---|---|');
+  for (const [side, f] of Object.entries(r.sides)) {
+    if (!ran(f)) out.push(`| ${side} | ${f.skipped} | | | |`);
+    else out.push(`| ${side} | ${spread(f.allowed.opsPerSec)} | ${spread(f.allowed.cpuUsPerOp)} | ${f.refused ? spread(f.refused.opsPerSec) : '–'} | ${f.refused ? spread(f.refused.cpuUsPerOp) : '–'} |`);
+  }
+  const off = r.sides.off;
+  out.push('');
+  if (ran(off)) {
+    for (const [side, f] of Object.entries(r.sides)) {
+      if (side !== 'off' && ran(f)) out.push(`- ${side}: an allowed sign-in takes ${ratio(off.allowed.opsPerSec.median, f.allowed.opsPerSec.median)} the time of one without throttling.`);
+    }
+  }
+  out.push('');
+  return out;
+}
+
 /** One of the issue's targets, judged on this run's medians (`met` undefined when a side did not run). */
 export interface Target {
   name: string;
@@ -203,6 +228,7 @@ export function renderResults(results: BenchResults, notes: string[] = []): stri
     ...oidcSections(results.oidc, f.oidc),
     ...databaseSection(results.database, f.database),
     ...bundleSection(results.bundle, f.bundle),
+    ...throttleSection(results.throttle, f.throttle),
   ];
   if (notes.length) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
   return lines.join('\n');

@@ -22,7 +22,7 @@ import {
 } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 
-export const SESSION_SIDES = ['authchart', 'Auth.js', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
+export const SESSION_SIDES = ['authchart', 'authchart, throttling on', 'Auth.js', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
 export type SessionSide = (typeof SESSION_SIDES)[number];
 export const IN_FLIGHT = 10;
 
@@ -84,8 +84,14 @@ export async function benchSessionCheck(options: SessionCheckOptions): Promise<S
   const joseOptions = { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256CBC-HS512'] };
   if ((await jwtDecrypt(token, key, joseOptions)).payload.email === undefined) throw new Error('jose did not open the token');
 
+  // Throttling applies to the sign-in routes only: the same check with it on must cost the same.
+  const throttled = await authchartApp({ throttle: { enabled: true } });
+  const throttledCookie = await signInWithCredentials(throttled, OURS_SESSION_COOKIE);
+  await assertSession(throttled, throttledCookie);
+
   const ops: Partial<Record<SessionSide, () => unknown>> = {
     authchart: sessionCheck(ours, oursCookie),
+    'authchart, throttling on': sessionCheck(throttled, throttledCookie),
     'floor: decodeSync (node:crypto)': () => decodeSync({ token, secret: BENCH_SECRET, salt: OURS_SESSION_COOKIE }),
     'floor: jose jwtDecrypt': () => jwtDecrypt(token, key, joseOptions),
     'floor: h3 app.fetch, same JSON': sessionCheck(await staticSessionApp(ours, oursCookie), oursCookie),

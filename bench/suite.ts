@@ -7,6 +7,7 @@ import { benchDatabase, type DatabaseResult } from './database.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchOidcFlow, type OidcFlowResult } from './oidc-flow.js';
 import { benchSessionCheck, type SessionCheckResult } from './session-check.js';
+import { benchThrottle, type ThrottleBenchResult } from './throttle.js';
 
 /** How much of each benchmark to run. */
 export interface Settings {
@@ -15,6 +16,7 @@ export interface Settings {
   http: { rounds: number; seconds?: number; amount?: number };
   oidc: { flows: number; warmup: number };
   database: { rounds: number; durationMs?: number; ops?: number; warmup: number };
+  throttle: { rounds: number; durationMs?: number; ops?: number; warmup: number };
 }
 
 /** The real run: about two minutes on two cores. */
@@ -24,6 +26,7 @@ export const FULL: Settings = {
   http: { rounds: 3, seconds: 5 },
   oidc: { flows: 30, warmup: 3 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
+  throttle: { rounds: 3, durationMs: 300, warmup: 20 },
 };
 
 /** Tiny counts: proves every benchmark still runs and yields numbers, in seconds. */
@@ -33,6 +36,7 @@ export const SMOKE: Settings = {
   http: { rounds: 1, amount: 10 },
   oidc: { flows: 2, warmup: 0 },
   database: { rounds: 1, ops: 5, warmup: 1 },
+  throttle: { rounds: 1, ops: 3, warmup: 1 },
 };
 
 export interface Machine {
@@ -56,11 +60,12 @@ export interface BenchResults {
   oidc?: OidcFlowResult;
   database?: DatabaseResult;
   bundle?: BundleResult;
+  throttle?: ThrottleBenchResult;
   /** A benchmark that threw: its message, so the others still report. */
   failures: Record<string, string>;
 }
 
-export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle'] as const;
+export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -92,6 +97,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
   await step('oidc', '3-4. OIDC sign-in and its cookies', () => benchOidcFlow(settings.oidc));
   await step('database', '5. database session check', () => benchDatabase({ ...settings.database, databaseUrl: options.databaseUrl }));
   await step('bundle', '6. bundle size', () => benchBundle());
+  await step('throttle', '7. throttled sign-in per store', () => benchThrottle({ ...settings.throttle, databaseUrl: options.databaseUrl, redisUrl: process.env.REDIS_URL }));
   const cpu = cpus();
   results.machine = {
     date: new Date().toISOString(),

@@ -11,6 +11,7 @@ import { interleave, spread, timeLoop, type Spread } from '../../bench/measure.j
 import { benchOidcFlow } from '../../bench/oidc-flow.js';
 import { renderResults, targets } from '../../bench/report.js';
 import { benchSessionCheck } from '../../bench/session-check.js';
+import { benchThrottle } from '../../bench/throttle.js';
 import { SMOKE, runBenchmarks, type BenchResults } from '../../bench/suite.js';
 
 const modules = fileURLToPath(new URL('../../bench/node_modules/', import.meta.url));
@@ -144,10 +145,17 @@ describe('benchmarks with tiny counts', () => {
     expect(suite.machine.node).toBe(process.version);
   }, SLOW);
 
+  it('7. throttled sign-ins on memory, Redis and PostgreSQL, allowed and refused, against no throttle', async () => {
+    const result = await benchThrottle({ ...SMOKE.throttle, databaseUrl: process.env.DATABASE_URL });
+    collected.throttle = result;
+    expectSide(result.sides.off, true, (f) => expectFigure(f.allowed.opsPerSec));
+    expectSide(result.sides.memory, true, (f) => [f.allowed.opsPerSec, f.refused!.opsPerSec, f.refused!.cpuUsPerOp].forEach(expectFigure));
+  }, SLOW);
+
   it('renders every section and judges every target from the figures above', () => {
-    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle']));
+    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle']));
     const markdown = renderResults(collected);
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.']) expect(markdown).toContain(heading);
+    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.']) expect(markdown).toContain(heading);
     expect(markdown).not.toMatch(/NaN|undefined|failed:/);
     // Tiny counts say nothing about speed, only that every target can be judged once both sides ran.
     const judged = targets(collected);
