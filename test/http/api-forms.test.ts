@@ -1,11 +1,12 @@
 // Every form of `auth`, `signIn`, `signOut` and `unstable_update` from spec section 4.2, on fetch handlers, an h3
 // app, Express and a bare Node server: the forms that need the request being answered find it below `auth` used as
 // middleware or inside a handler it wrapped, and outside those fail with MissingRequestContext, never a TypeError.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { H3 } from 'h3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthError, MissingRequestContext } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import type { Session } from '../../src/core/types.js';
@@ -87,6 +88,17 @@ describe('auth() (the server-component form)', () => {
     expect(body.first).toMatchObject({ user: { email: ADA.email } });
     expect(body.second).toEqual(body.first);
     expect(reads).toBe(1);
+  });
+
+  it('switches the store off again once no scoped request is in flight (Node 20 hooks every promise while it is on)', async () => {
+    const disable = vi.spyOn(AsyncLocalStorage.prototype, 'disable');
+    try {
+      const handler = a.auth(async () => Response.json(await a.auth()));
+      await Promise.all([handler(page('/one')), handler(page('/two'))]);
+      expect(disable).toHaveBeenCalledTimes(1);
+    } finally {
+      disable.mockRestore();
+    }
   });
 
   it('does not leak one request\'s session into another running at the same time', async () => {

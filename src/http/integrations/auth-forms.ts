@@ -7,7 +7,7 @@ import type { Awaitable, Session } from '../../core/types.js';
 import type { ResolvingAuthInstance } from '../auth.js';
 import { appendNodeSetCookie, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { toWebRequest, writeWebResponse } from './node.js';
-import { addScopeCookies, currentScope, newScope, runInScope, withCookies, type RequestScope } from './request-scope.js';
+import { addScopeCookies, currentScope, enterScopeUntil, newScope, runInScope, withCookies, type RequestScope } from './request-scope.js';
 import { isH3Event, isWebRequest } from './session-helpers.js';
 
 export type AuthenticatedRequest = Request & { auth: Session | null };
@@ -148,8 +148,9 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
     } catch (err) {
       return next(err);
     }
-    // Express runs the next handlers inside this call, so the scope follows them and everything they await.
-    runInScope(entered.scope, () => next());
+    // Express runs the next handlers inside this call, so the scope follows them and everything they await, until
+    // the response is closed.
+    enterScopeUntil(entered.scope, () => next(), (done) => res.once('close', done));
   }
 
   async function nodeSession(req: IncomingMessage, res: ServerResponse | undefined): Promise<Session | null> {
