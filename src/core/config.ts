@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
-import type { CookieOption, CookiesOptions } from './cookies.js';
+import type { CookiesConfig } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
@@ -27,7 +27,7 @@ export interface InternalConfig {
   jwt: Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>;
   callbacks: Required<Omit<CallbacksOptions, 'authorized'>> & Pick<CallbacksOptions, 'authorized'>;
   events: EventsOptions;
-  cookies?: Partial<Record<keyof CookiesOptions, Partial<CookieOption>>>;
+  cookies?: CookiesConfig;
   useSecureCookies?: boolean;
   pages: Partial<PagesOptions>;
   theme: Theme;
