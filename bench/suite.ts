@@ -26,7 +26,7 @@ export const FULL: Settings = {
   http: { rounds: 3, seconds: 5 },
   oidc: { flows: 30, warmup: 3 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
-  throttle: { rounds: 3, durationMs: 300, warmup: 20 },
+  throttle: { rounds: 5, durationMs: 600, warmup: 20 },
 };
 
 /** Tiny counts: proves every benchmark still runs and yields numbers, in seconds. */
