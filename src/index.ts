@@ -10,6 +10,7 @@ export { getSession, requireSession, type AnyRequest } from './http/integrations
 export {
   getUserSession, requireUserSession, clearUserSession, updateUserSession, type AnyH3Event, type RequireUserSessionOptions,
 } from './http/integrations/h3-helpers.js';
+export { requireRecentSignIn, checkRecentSignIn, type RecentSignIn, type RecentSignInOptions } from './http/integrations/step-up.js';
 export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js';
 export { skipCSRFCheck } from './core/options.js';
 export type {
@@ -36,6 +37,7 @@ export { Credentials, type CredentialsConfig } from './providers/credentials.js'
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
 export { getToken, type GetTokenParams, type TokenRequest } from './session/get-token.js';
 export type { Adapter } from './core/adapter.js';
+export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKind } from './core/factors.js';
 export type { RequestContext } from './core/request-context.js';
 
 // Writing a flow of your own: the contract, the standard sign-in tail every flow ends through, the context helpers.
