@@ -127,10 +127,10 @@ export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvide
   return {
     async settle(signedIn) {
       if (!signedIn) return;
-      // A right password costs nothing: only failures count against the account and the client.
-      for (const [limit, key] of hits) {
-        if (limit === 'credentialsAccount' || limit === 'credentialsClient') await throttle.refund(limit, key, provider.id);
-      }
+      // A right password costs nothing: only failures count against the account and the client. Both refunds
+      // go out together (one round trip to a shared store, not two).
+      const refunds = hits.filter(([limit]) => limit === 'credentialsAccount' || limit === 'credentialsClient');
+      await Promise.all(refunds.map(([limit, key]) => throttle.refund(limit, key, provider.id)));
     },
   };
 }
