@@ -30,14 +30,14 @@ export interface NitroApp {
 }
 
 /**
- * Installs the example's own dependencies from its lock when they are missing (CI installs them beforehand), then
- * runs `nitro build` in it, from scratch: an earlier build's output is removed first, so none can stand in for it.
- * Returns the path of the server the build wrote.
+ * Installs the example's own dependencies as its lock pins them when they are missing (`npm run examples:install`
+ * does it beforehand in CI), then runs `nitro build` in it, from scratch: an earlier build's output is removed
+ * first, so none can stand in for it. Returns the path of the server the build wrote.
  */
 export async function buildExample(name: string): Promise<string> {
   const dir = join(ROOT, 'examples', name);
   if (!existsSync(join(dir, 'node_modules', '.package-lock.json'))) {
-    await run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], dir);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], dir);
   }
   rmSync(join(dir, '.output'), { recursive: true, force: true });
   const output = await run(join(dir, 'node_modules', '.bin', 'nitro'), ['build'], dir);
