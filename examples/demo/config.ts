@@ -34,11 +34,11 @@ export function demoTrustHost(env: NodeJS.ProcessEnv = process.env): true | unde
   return env.NODE_ENV === 'production' ? undefined : true;
 }
 
-export async function createDemoConfig(port: number): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
+export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = process.env): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
   const origin = `http://localhost:${port}`;
-  const idpPort = Number(process.env.DEMO_IDP_PORT ?? port + 1);
+  const idpPort = Number(env.DEMO_IDP_PORT ?? port + 1);
   // PGlite's cold start (~3 s) overlaps the IdP's.
-  const [idp, database] = await Promise.all([startDevIdp(idpPort, `${origin}/auth/callback/demo-idp`), openDemoDatabase()]);
+  const [idp, database] = await Promise.all([startDevIdp(idpPort, `${origin}/auth/callback/demo-idp`), openDemoDatabase(env)]);
   const closers: (() => Promise<void>)[] = [() => idp.close(), () => database.close()];
 
   const realProviders = Object.entries(catalogue)
@@ -53,11 +53,13 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
     // browser sees the flows it ran; AUTH_DEBUG=shared shows every browser every flow (your own machine only).
     debug: process.env.AUTH_DEBUG === 'shared' ? { inspector: 'shared' } : process.env.AUTH_DEBUG === '1',
     adapter: database.adapter,
+    // Second factors: once a user enrols an authenticator app (/auth/factors), every sign-in kind stops at the stage.
+    secondFactor: { issuer: 'authchart demo' },
     providers: [
       OIDC({ id: 'demo-idp', name: 'Demo IdP', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, checks: ['pkce', 'state', 'nonce'], style: { brandColor: '#4f46e5' } }),
       Credentials({
         name: 'Demo account',
-        credentials: { email: { label: 'Email', type: 'email', placeholder: DEMO_EMAIL }, password: { label: 'Password', type: 'password' } },
+        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
         authorize: async (c) => (c.email === DEMO_EMAIL && c.password === DEMO_PASSWORD ? { id: 'demo', email: DEMO_EMAIL, name: 'Demo User' } : null),
       }),
       ...realProviders,
@@ -72,6 +74,7 @@ export async function createDemoConfig(port: number): Promise<{ config: AuthConf
     routes: [],
     database,
     notes: [`Users, accounts and sessions: ${database.where}.`, `Demo IdP (OpenID Provider) at ${idp.issuer}: sign in as "alice" or "bob", any password.`, `Demo account: ${DEMO_EMAIL} / ${DEMO_PASSWORD}.`,
+      `Two-step verification: ${origin}/auth/factors (an authenticator app, backup codes); ${origin}/account/security asks for a factor check when the last one is over 5 minutes old.`,
       config.debug
         ? `Flow inspector: ${origin}/auth/_inspect (AUTH_DEBUG=${process.env.AUTH_DEBUG}: ${process.env.AUTH_DEBUG === 'shared' ? "every browser's flows" : "each browser's own flows"}).`
         : 'AUTH_DEBUG=1 opens the flow inspector at /auth/_inspect (AUTH_DEBUG=shared: every browser sees every flow).'],

@@ -82,12 +82,13 @@ export async function openDemoDatabase(env: NodeJS.ProcessEnv = process.env): Pr
     close = () => pool.end();
   } else {
     const { PGlite } = await import('@electric-sql/pglite');
-    const owned = await claimDataDir();
+    // DEMO_DATABASE=memory (the browser tests) keeps nothing on disk.
+    const owned = env.DEMO_DATABASE !== 'memory' && (await claimDataDir());
     const db = await PGlite.create(owned ? dataDir : undefined);
     q = toQueryable(db);
     where = owned
       ? `embedded PGlite in ${dataDir} (set DATABASE_URL to use a PostgreSQL server)`
-      : `embedded PGlite in memory: another demo process holds ${dataDir}`;
+      : env.DEMO_DATABASE === 'memory' ? 'embedded PGlite in memory (DEMO_DATABASE=memory)' : `embedded PGlite in memory: another demo process holds ${dataDir}`;
     close = async () => {
       await db.close();
       if (owned) await rm(lockFile, { force: true });

@@ -1,0 +1,177 @@
+// authchart/client in Chromium against the demo app (examples/demo, PGlite in memory): the reads, signIn's result
+// without navigating, and two tabs of one browser following each other's sign-in and sign-out over BroadcastChannel.
+// Screenshots go to .data/screenshots/ (gitignored).
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from '../../examples/demo/app.js';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
+import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
+import { closeHttpServer, listenLoopback } from './peers/net.js';
+
+const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
+
+/** A free loopback port (released at once: the demo binds it next). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listenLoopback(probe);
+  await closeHttpServer(probe);
+  return port;
+}
+
+/**
+ * Runs `body` in the page with the client module as `c`. A string, not a function: vitest would rewrite an
+ * `import()` written in this file.
+ */
+function inPage<T>(page: Page, body: string): Promise<T> {
+  return page.evaluate(`import('/_client/index.js').then(async (c) => { ${body} })`) as Promise<T>;
+}
+
+/**
+ * Records, in the page, every state a store of its own sees; with no interval and no focus refresh, only the
+ * BroadcastChannel can change it. The page must not reload (the demo's home page does, on a change).
+ */
+async function watchSession(page: Page): Promise<void> {
+  await inPage(page, `
+    const states = (window.states = []);
+    c.createSessionStore({ refetchOnWindowFocus: false, refetchInterval: 0 })
+      .subscribe((s) => states.push({ status: s.status, email: s.data?.user?.email ?? null }));`);
+  await page.waitForFunction(() => (window as unknown as { states: { status: string }[] }).states.some((s) => s.status !== 'loading'));
+}
+
+const statesOf = (page: Page) => page.evaluate(() => (window as unknown as { states: { status: string; email: string | null }[] }).states);
+
+describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo', () => {
+  let browser: Browser;
+  let demo: RunningDemo;
+  let origin: string;
+
+  beforeAll(async () => {
+    const [port, idpPort] = [await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DATABASE: 'memory', DEMO_IDP_PORT: String(idpPort) };
+    delete env.DATABASE_URL;
+    demo = await startDemo({ port, hostname: '127.0.0.1', env });
+    origin = `http://localhost:${port}`;
+    browser = await launchChromium();
+    mkdirSync(SHOTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  async function newContext(): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+    await fenceToLoopback(context);
+    return context;
+  }
+
+  /** A tab on the home page, with page errors collected. */
+  async function openHome(context: BrowserContext, problems: string[]): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => msg.type() === 'error' && problems.push(msg.text()));
+    await page.goto(`${origin}/`);
+    return page;
+  }
+
+  it('getSession, getProviders and getCsrfToken answer; signIn with redirect: false reports a wrong password', async () => {
+    const context = await newContext();
+    const problems: string[] = [];
+    try {
+      const page = await openHome(context, problems);
+      const reads = await inPage<{ session: unknown; providers: Record<string, unknown>; csrfToken: string }>(page,
+        'return { session: await c.getSession(), providers: await c.getProviders(), csrfToken: await c.getCsrfToken() };');
+      expect(reads.session).toBeNull();
+      expect(Object.keys(reads.providers)).toEqual(expect.arrayContaining(['demo-idp', 'credentials', 'email', 'passkey']));
+      expect(reads.providers.credentials).toMatchObject({ type: 'credentials', callbackUrl: `${origin}/auth/callback/credentials` });
+      expect(reads.csrfToken).toMatch(/^[\w-]{20,}$/);
+      // The token is the one the cookie pairs with: a second read gives the same token.
+      expect(await inPage(page, 'return c.getCsrfToken();')).toBe(reads.csrfToken);
+
+      const url = page.url();
+      const refused = await inPage(page, `return c.signIn('credentials', { email: '${DEMO_EMAIL}', password: 'wrong', redirect: false });`);
+      expect(refused).toEqual({ ok: false, status: 200, error: 'CredentialsSignin', code: 'credentials', url: null });
+      expect(page.url()).toBe(url);
+      expect(await inPage(page, 'return c.getSession();')).toBeNull();
+
+      const accepted = await inPage(page, `return c.signIn('credentials', { email: '${DEMO_EMAIL}', password: '${DEMO_PASSWORD}', redirect: false, redirectTo: '/protected' });`);
+      expect(accepted).toEqual({ ok: true, status: 200, error: null, code: null, url: `${origin}/protected` });
+      const session = await inPage(page, 'return c.getSession();');
+      expect(session).toMatchObject({ user: { email: DEMO_EMAIL, name: 'Demo User' } });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('two tabs: a sign-in and a sign-out in one are followed by the other (BroadcastChannel)', async () => {
+    const context = await newContext();
+    const problems: string[] = [];
+    try {
+      const a = await openHome(context, problems);
+      const b = await openHome(context, problems);
+      await expect.poll(() => b.locator('#who').textContent()).toContain('You are not signed in.');
+      // A third tab of the same site holding nothing but a store (a page that never reloads itself).
+      const watcher = await context.newPage();
+      await watcher.goto(`${origin}/a-page-with-only-the-client`);
+      await watchSession(watcher);
+
+      // Tab A signs in with the home page's own form (signIn, redirect: false); the wrong password first.
+      await a.fill('#quick-signin input[name=email]', DEMO_EMAIL);
+      await a.fill('#quick-signin input[name=password]', 'wrong');
+      await a.click('#quick-signin button');
+      await expect.poll(() => a.locator('#quick-signin [role=alert]').textContent()).toBe('Wrong e-mail or password.');
+      await a.screenshot({ path: `${SHOTS}client-wrong-password.png` });
+      await a.fill('#quick-signin input[name=password]', DEMO_PASSWORD);
+      await a.click('#quick-signin button');
+      await expect.poll(() => a.locator('#who').textContent()).toContain('Signed in as Demo User');
+
+      // The other tabs were told: the watcher's store saw the sign-in, and the page tab B shows followed.
+      await expect.poll(async () => (await statesOf(watcher)).at(-1)).toEqual({ status: 'authenticated', email: DEMO_EMAIL });
+      await expect.poll(() => b.locator('#who').textContent()).toContain('Signed in as Demo User');
+      await b.screenshot({ path: `${SHOTS}client-tab-b-signed-in.png` });
+
+      // Tab B signs out with one click (signOut); tab A and the watcher follow.
+      await b.click('[data-signout]');
+      await expect.poll(() => b.locator('#who').textContent()).toContain('You are not signed in.');
+      await expect.poll(async () => (await statesOf(watcher)).at(-1)).toEqual({ status: 'unauthenticated', email: null });
+      expect((await statesOf(watcher)).map((s) => s.status)).toEqual(['loading', 'unauthenticated', 'authenticated', 'unauthenticated']);
+      await expect.poll(() => a.locator('#who').textContent()).toContain('You are not signed in.');
+      await a.screenshot({ path: `${SHOTS}client-tab-a-followed-signout.png` });
+      expect((await context.cookies(origin)).some((c) => c.name === 'authchart.session-token')).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signIn with the OIDC provider leaves for the IdP and comes back signed in', async () => {
+    const context = await newContext();
+    const problems: string[] = [];
+    try {
+      const page = await openHome(context, problems);
+      const leaving = page.waitForURL((url) => url.origin !== origin);
+      // The page navigates away while the call is pending: its promise is left behind.
+      void inPage(page, `c.signIn('demo-idp', { redirectTo: '${origin}/protected' });`).catch(() => {});
+      await leaving;
+      await page.fill('input[name=login]', 'alice');
+      await page.fill('input[name=password]', 'any');
+      await page.click('button[type=submit]');
+      // oidc-provider's development consent step, when it asks.
+      while (new URL(page.url()).origin !== origin) {
+        await page.waitForLoadState();
+        if (new URL(page.url()).origin === origin) break;
+        await page.click('button[type=submit]');
+      }
+      await page.waitForURL(`${origin}/protected`);
+      expect(await page.locator('body').textContent()).toContain('Hello, Alice Liddell');
+      await page.screenshot({ path: `${SHOTS}client-oidc-protected.png` });
+      // The IdP's pages ask for a web font the fence blocks; nothing else may fail.
+      expect(problems.filter((p) => !p.includes('ERR_BLOCKED_BY_CLIENT'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
