@@ -19,6 +19,9 @@ export type {
 } from './core/options.js';
 export type * from './core/types.js';
 export type { CommonProviderOptions, AnyProvider } from './core/provider.js';
+export type {
+  BuiltInProviderType, RedirectableProviderType, OAuthProviderType, OAuthProviderId, CredentialsProviderId, EmailProviderId, WebAuthnProviderId, ProviderId,
+} from './providers/provider-ids.js';
 export type { Theme } from './core/theme.js';
 export {
   AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,

@@ -43,18 +43,41 @@ export interface Account extends TokenSet {
   userId?: string;
 }
 
-/** User info from an OAuth/OIDC provider (standard OIDC claims, plus anything else). */
+/** User info from an OAuth/OIDC provider: the standard OIDC claims (OpenID Connect Core 5.1), plus anything else. */
 export interface Profile {
   id?: string | null;
   sub?: string | null;
   name?: string | null;
   given_name?: string | null;
   family_name?: string | null;
+  middle_name?: string | null;
   nickname?: string | null;
   preferred_username?: string | null;
+  /** The URL of the user's profile page. */
+  profile?: string | null;
+  /** Usually a URL; some providers send an object. */
+  picture?: any;
+  website?: string | null;
   email?: string | null;
   email_verified?: boolean | null;
-  picture?: unknown;
+  gender?: string | null;
+  /** `YYYY-MM-DD` (or `YYYY`, `0000-MM-DD`). */
+  birthdate?: string | null;
+  /** An IANA time zone, e.g. `Europe/Paris`. */
+  zoneinfo?: string | null;
+  /** A BCP 47 language tag, e.g. `en-US`. */
+  locale?: string | null;
+  phone_number?: string | null;
+  /** When the claims last changed: seconds since the epoch in OIDC; some providers send a date string. */
+  updated_at?: Date | string | number | null;
+  address?: {
+    formatted?: string | null;
+    street_address?: string | null;
+    locality?: string | null;
+    region?: string | null;
+    postal_code?: string | null;
+    country?: string | null;
+  } | null;
   [claim: string]: unknown;
 }
 

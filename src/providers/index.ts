@@ -8,4 +8,7 @@ export * from './email-senders/index.js';
 export { asciiEmailDomain } from '../core/email-address.js';
 export { WebAuthn, Passkey, type WebAuthnConfig, type WebAuthnUserConfig, type RelyingParty } from './webauthn.js';
 export * from './catalogue/index.js';
+export type {
+  BuiltInProviderType, RedirectableProviderType, OAuthProviderType, OAuthProviderId, CredentialsProviderId, EmailProviderId, WebAuthnProviderId, ProviderId,
+} from './provider-ids.js';
 export type { CommonProviderOptions, AnyProvider } from '../core/provider.js';

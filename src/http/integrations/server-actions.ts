@@ -3,6 +3,7 @@
 // being built: the request scope's, `responseHeaders`, or the redirect it returns.
 import { AuthError, CallbackRouteError, CredentialsSignin, MissingRequestContext, errorClassesByType } from '../../core/errors.js';
 import type { Session, User } from '../../core/types.js';
+import type { ProviderId } from '../../providers/provider-ids.js';
 import type { ResolvingAuthInstance } from '../auth.js';
 import { mintCsrf } from '../csrf.js';
 import { AuthResponse } from '../fast-response.js';
@@ -43,9 +44,9 @@ export interface ServerActions {
    * @example
    * const url = await signIn('credentials', { email, password, redirect: false })
    */
-  signIn(provider: string | undefined, options: SignInOptions & { redirect: false }, authorizationParams?: AuthorizationParams): Promise<string>;
-  signIn(provider?: string, options?: SignInOptions & { redirect?: true }, authorizationParams?: AuthorizationParams): Promise<Response>;
-  signIn(provider?: string, options?: SignInOptions | FormData, authorizationParams?: AuthorizationParams): Promise<Response | string>;
+  signIn(provider: ProviderId | undefined, options: SignInOptions & { redirect: false }, authorizationParams?: AuthorizationParams): Promise<string>;
+  signIn(provider?: ProviderId, options?: SignInOptions & { redirect?: true }, authorizationParams?: AuthorizationParams): Promise<Response>;
+  signIn(provider?: ProviderId, options?: SignInOptions | FormData, authorizationParams?: AuthorizationParams): Promise<Response | string>;
   /**
    * Ends the session (database row removed, cookie cleared). `redirect: false` resolves to the URL to send the
    * browser to; otherwise a 302 Response.

@@ -289,13 +289,8 @@ export type {
 /** A catalogue factory: called with overrides (or nothing) it returns the provider's configuration. */
 export type CatalogueFactory = (options?: any) => OAuthProviderConfig<any>;
 
-/**
- * Every built-in OAuth/OIDC provider by id, e.g. to build providers from configuration data.
- *
- * @example
- * const providers = ['github', 'google'].map((id) => catalogue[id]())
- */
-export const catalogue: Readonly<Record<string, CatalogueFactory>> = /* @__PURE__ */ Object.freeze({
+// Every preset by id; its exact keys give OAuthProviderId, while `catalogue` stays indexable by any string.
+const presetsById = {
   '42-school': FortyTwo,
   asgardeo: Asgardeo,
   'azure-ad': AzureAD,
@@ -391,4 +386,20 @@ export const catalogue: Readonly<Record<string, CatalogueFactory>> = /* @__PURE_
   wordpress: WordPress,
   workos: WorkOS,
   zoho: Zoho,
-});
+} satisfies Record<string, CatalogueFactory>;
+
+/**
+ * Every built-in OAuth/OIDC provider by id, e.g. to build providers from configuration data.
+ *
+ * @example
+ * const providers = ['github', 'google'].map((id) => catalogue[id]())
+ */
+export const catalogue: Readonly<Record<string, CatalogueFactory>> = /* @__PURE__ */ Object.freeze(presetsById);
+
+/**
+ * The id of every built-in OAuth/OIDC preset, read from the catalogue's map: a preset added there is in the union.
+ *
+ * @example
+ * const id: OAuthProviderId = 'github'
+ */
+export type OAuthProviderId = keyof typeof presetsById;
