@@ -57,8 +57,8 @@ async function ceremony(action: 'register' | 'authenticate', options: PasskeyOpt
 }
 
 /**
- * Creates a passkey and signs in with it: for a new account by its e-mail address, or added to the signed-in
- * user's account. The browser's own errors (`NotAllowedError` when the user cancels) are thrown as they come.
+ * Creates a passkey and signs in with it: added to the signed-in user's account, or for a new account (`email`
+ * then only labels the passkey in the device's list: nobody verified it, so no account is bound to it). The browser's own errors (`NotAllowedError` when the user cancels) are thrown as they come.
  *
  * @example
  * const result = await registerPasskey({ email: 'ada@example.com', redirect: false })

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
+import { fenceToLoopback, hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
@@ -42,7 +42,8 @@ async function watchSession(page: Page): Promise<void> {
 
 const statesOf = (page: Page) => page.evaluate(() => (window as unknown as { states: { status: string; email: string | null }[] }).states);
 
-describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo', () => {
+// Generous per test: the CPU is shared, and a cold PGlite, IdP and browser make the first steps slow.
+describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo', { timeout: 60_000 }, () => {
   let browser: Browser;
   let demo: RunningDemo;
   let origin: string;
@@ -144,6 +145,54 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it('a store looks again when the window regains focus', async () => {
+    const context = await newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/a-page-with-only-the-client`);
+      await inPage(page, `
+        const states = (window.states = []);
+        c.createSessionStore({ refetchInterval: 0 }).subscribe((s) => states.push({ status: s.status, email: s.data?.user?.email ?? null }));`);
+      await page.waitForFunction(() => (window as unknown as { states: { status: string }[] }).states.some((s) => s.status !== 'loading'));
+      // Signed in behind the store's back: a plain form post, no broadcast.
+      await inPage(page, `
+        const body = new URLSearchParams({ csrfToken: await c.getCsrfToken(), email: '${DEMO_EMAIL}', password: '${DEMO_PASSWORD}' });
+        await fetch('/auth/callback/credentials', { method: 'POST', body });`);
+      expect((await statesOf(page)).at(-1)).toEqual({ status: 'unauthenticated', email: null });
+      await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+      await expect.poll(async () => (await statesOf(page)).at(-1)).toEqual({ status: 'authenticated', email: DEMO_EMAIL });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('registerPasskey and signInWithPasskey run the ceremonies with a virtual authenticator', async () => {
+    const { page, credentials, close } = await newPageWithVirtualAuthenticator(browser);
+    try {
+      await page.goto(`${origin}/`);
+      expect(await inPage(page, 'return c.passkeysSupported();')).toBe(true);
+      const registered = await inPage(page, `return c.registerPasskey({ email: 'grace@example.test', redirect: false, redirectTo: '/protected' });`);
+      expect(registered).toEqual({ ok: true, status: 200, error: null, code: null, url: `${origin}/protected` });
+      expect(await credentials()).toHaveLength(1);
+      // The address only labels the passkey (nobody verified it): a new user, known by id.
+      const first = await inPage<{ user: { id: string; email: string | null } }>(page, 'return c.getSession();');
+      expect(first.user.id).toEqual(expect.any(String));
+      expect(first.user.email).toBeNull();
+
+      await inPage(page, 'await c.signOut({ redirect: false });');
+      expect(await inPage(page, 'return c.getSession();')).toBeNull();
+      const signedIn = await inPage(page, 'return c.signInWithPasskey({ redirect: false });');
+      expect(signedIn).toMatchObject({ ok: true, error: null });
+      expect(await inPage(page, 'return c.getSession();')).toMatchObject({ user: { id: first.user.id } });
+
+      // A ceremony the server refuses (an e-mail it cannot take) is a result, not a navigation.
+      const refused = await inPage(page, `return c.registerPasskey({ email: 'not an address', redirect: false });`);
+      expect(refused).toMatchObject({ ok: false, status: 400, error: 'InvalidRequest', url: null });
+    } finally {
+      await close();
     }
   });
 
