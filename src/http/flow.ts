@@ -116,6 +116,8 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   }
   const { runFlow, signInTail } = await loadRuntime();
   const result = await runFlow(flow, deps, entry, paused, { browser });
+  // The throttle gives a proven first factor its point back (signed in, or on to the second-factor stage).
+  await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.atSignIn === true));
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, provider.id);
