@@ -158,6 +158,8 @@ export interface PruneResult {
   verificationTokens: number;
   sessions: number;
   throttle: number;
+  /** Attempt counts of second-factor checks whose 10 minutes have passed. */
+  factorChallenges?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */

@@ -20,6 +20,7 @@ async function seed(tag: string): Promise<void> {
   await db.query(`INSERT INTO verification_token (identifier, token, expires) VALUES ($1, 'old', $2), ($1, 'live', $3)`, [`${tag}@example.test`, past, future]);
   await db.query(`INSERT INTO verification_token (identifier, token, expires) VALUES ('authchart:webauthn-challenge', $1, $2)`, [`spent-${tag}`, past]);
   await db.query(`INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3), ($4, $2, $5)`, [`old-${tag}`, `u-${tag}`, past, `live-${tag}`, future]);
+  await db.query(`INSERT INTO factor_challenges (id, failures, expires) VALUES ($1, 2, $2), ($3, 1, $4)`, [`old-${tag}`, past, `live-${tag}`, future]);
   // A lapsed counter, written the way the store writes it.
   const throttle = new Throttle(resolveThrottle({ enabled: true, rules: { signIn: { points: 5, duration: 1 } } }, false)!, PostgresThrottleStore(db), 's'.repeat(32), { warn: () => {} });
   await throttle.hit('signIn', `client-${tag}`);
@@ -32,6 +33,7 @@ async function counts(tag: string) {
     tokens: await one(`SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1 OR token = $2`, [`${tag}@example.test`, `spent-${tag}`]),
     sessions: await one(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [`u-${tag}`]),
     throttle: await one(`SELECT count(*)::int AS n FROM authchart_throttle`, []),
+    challenges: await one(`SELECT count(*)::int AS n FROM factor_challenges WHERE id LIKE $1`, [`%-${tag}`]),
   };
 }
 
@@ -40,11 +42,11 @@ afterEach(() => vi.useRealTimers());
 describe('prune', () => {
   it('deletes every expired row and keeps the live ones', async () => {
     await seed('p1');
-    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2 });
     const deleted = await prune(pglite.db);
-    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1 });
-    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 });
-    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0 });
+    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1 });
+    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0 });
   });
 });
 
@@ -68,7 +70,7 @@ describe('the sweep', () => {
     await post();
     expect(spy).toHaveBeenCalledTimes(1);
     vi.useRealTimers();
-    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0 }));
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1 }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(start + 2 * SWEEP_INTERVAL_MS);
     await post();

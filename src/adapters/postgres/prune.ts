@@ -1,5 +1,6 @@
 // Deleting rows that can never be used again, so tables do not grow forever: expired magic-link tokens and WebAuthn
-// challenge rows (both in verification_token), expired sessions, and throttle counters whose window has passed.
+// challenge rows (both in verification_token), expired sessions, throttle counters whose window has passed, and the
+// attempt counts of second-factor checks past their 10 minutes.
 import type { PruneResult } from '../../core/adapter.js';
 import { toQueryable, type Database } from './client.js';
 import { throttleTable } from './throttle-store.js';
@@ -17,5 +18,6 @@ export async function prune(db: Database, now: Date = new Date()): Promise<Prune
   const tokens = await q.query(`DELETE FROM verification_token WHERE expires <= $1`, [now]);
   const sessions = await q.query(`DELETE FROM sessions WHERE expires <= $1`, [now]);
   const throttle = await q.query(`DELETE FROM ${throttleTable} WHERE expire IS NOT NULL AND expire <= $1`, [now.getTime()]);
-  return { verificationTokens: tokens.rowCount, sessions: sessions.rowCount, throttle: throttle.rowCount };
+  const challenges = await q.query(`DELETE FROM factor_challenges WHERE expires <= $1`, [now]);
+  return { verificationTokens: tokens.rowCount, sessions: sessions.rowCount, throttle: throttle.rowCount, factorChallenges: challenges.rowCount };
 }

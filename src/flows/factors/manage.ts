@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { AuthMethod, User } from '../../core/types.js';
 import { AWAITING, defineFlow, type FlowFormPage, type FlowResponse, finalOutput } from '../runtime/contract.js';
+import { signInFlow } from '../signin/machine.js';
 import { doneOutput as output, recordFailure, type FailureEvidence } from '../runtime/context.js';
 import { hasActiveFactor, loadFactorAccount, recordFactorCheck, removeFactor, replaceBackupCodes, type FactorAccount } from './account.js';
 import { activateFactor, checkFactorCode, codePage, enrolmentPageFor, FACTOR_TTL_MS, startTotpEnrolment, type CodeCheck, type StageDeps } from './steps.js';
@@ -52,6 +53,21 @@ type Events =
   | { type: 'SUBMIT_CODE'; code: string; userId: string };
 
 const WRONG = 'That code did not match. Try again.';
+
+/** A state that waits for a typed code (sealed in the cookie meanwhile), then goes on to `next` to check it. */
+function awaitingCode<T extends string>(next: T) {
+  return {
+    tags: [AWAITING],
+    entry: 'forgetCode' as const,
+    on: {
+      SUBMIT_CODE: [
+        { guard: 'otherUser' as const, target: 'failed.accessDenied', actions: 'recordOtherUser' as const },
+        { guard: 'pendingExpired' as const, target: 'failed.secondFactor', actions: 'recordExpiry' as const },
+        { target: next, actions: 'recordCode' as const },
+      ],
+    },
+  };
+}
 
 export const factorsMachine = /* @__PURE__ */ setup({
   types: {
@@ -144,17 +160,7 @@ export const factorsMachine = /* @__PURE__ */ setup({
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
     },
-    awaitingCheck: {
-      tags: [AWAITING],
-      entry: 'forgetCode',
-      on: {
-        SUBMIT_CODE: [
-          { guard: 'otherUser', target: 'failed.accessDenied', actions: 'recordOtherUser' },
-          { guard: 'pendingExpired', target: 'failed.secondFactor', actions: 'recordExpiry' },
-          { target: 'verifyingCode', actions: 'recordCode' },
-        ],
-      },
-    },
+    awaitingCheck: awaitingCode('verifyingCode'),
     verifyingCode: {
       invoke: {
         id: 'checkFactorCode',
@@ -197,17 +203,7 @@ export const factorsMachine = /* @__PURE__ */ setup({
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
     },
-    awaitingEnrolment: {
-      tags: [AWAITING],
-      entry: 'forgetCode',
-      on: {
-        SUBMIT_CODE: [
-          { guard: 'otherUser', target: 'failed.accessDenied', actions: 'recordOtherUser' },
-          { guard: 'pendingExpired', target: 'failed.secondFactor', actions: 'recordExpiry' },
-          { target: 'confirmingEnrolment', actions: 'recordCode' },
-        ],
-      },
-    },
+    awaitingEnrolment: awaitingCode('confirmingEnrolment'),
     confirmingEnrolment: {
       invoke: {
         id: 'confirmEnrolment',
@@ -297,8 +293,6 @@ export const factorsFlow = /* @__PURE__ */ defineFlow({
   machine: factorsMachine,
   version: 1,
   csrf: ['callback'],
-  entry: (route, deps, paused) =>
-    route === 'callback' && paused && deps.req.method === 'POST'
-      ? { resume: true, event: { type: 'SUBMIT_CODE', code: typeof deps.req.body.code === 'string' ? deps.req.body.code : '', userId: '' } }
-      : null,
+  // The same code form as the sign-in stage's; the route adds the session's user to the event.
+  entry: (route, deps, paused) => signInFlow.entry(route, deps, paused),
 });
