@@ -24,11 +24,14 @@
 // OIDC: unless the case routes it itself, the fake serves `{issuer}/.well-known/openid-configuration` (endpoints from
 // the case, overridable with `discovery`) and a JWKS; `idToken` claims are signed with a local key (iss, aud, nonce,
 // iat, exp filled in unless given; an `https://` iss is rewritten like any URL) and added to the token reply.
+// HS256 (LINE's web login) signs with the client secret, or `idTokenSecret`; an endpoint option the case gives as an
+// object (`userinfo: { params }`) keeps its other members when the harness points its URL at the fake.
 // Checked for every case: the authorization URL (endpoint, scopes, params, PKCE/state/nonce as the preset's checks
 // say), the token request (grant, code, redirect_uri, verifier, client authentication, unless the preset makes its
 // own token request), that each other request carried the access token, that every declared route was called and
 // no undeclared one was, and finally `user` (toEqual) and `account` (toMatchObject, plus provider/type/id).
-// `error: 'OAuthCallbackError'` (an AuthError type) instead expects the flow to fail with that error.
+// `error: 'OAuthCallbackError'` (an AuthError type) instead expects the flow to fail with that error (and, with
+// `errorMessage`, for that reason).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
@@ -67,6 +70,8 @@ export interface FakeContext {
   issuer?: string;
   /** The client id in effect (the `aud` of ID tokens). */
   clientId: string;
+  /** The client secret in effect (the key of HS256 ID tokens). */
+  clientSecret?: string;
   fake(realUrl: string): string;
   /** Signs claims with the fake's key, as an ID token is (aud, iat, exp, iss filled in): for signed user info. */
   sign(claims: Record<string, unknown>): Promise<string>;
@@ -91,7 +96,9 @@ export interface ExchangeCase {
   /** OIDC: claims of the ID token added to the token reply (a function gets the fake issuer). */
   idToken?: Record<string, unknown> | ((ctx: FakeContext) => Record<string, unknown>);
   /** OIDC: the ID token's signing algorithm (default the client's `id_token_signed_response_alg`, else RS256). */
-  alg?: 'RS256' | 'ES256' | 'PS256' | 'EdDSA';
+  alg?: 'RS256' | 'ES256' | 'PS256' | 'EdDSA' | 'HS256';
+  /** OIDC, HS256: the secret the ID token is signed with instead of the client secret (a forged token). */
+  idTokenSecret?: string;
   /** OIDC: entries over the generated discovery document (real URLs; rewritten). */
   discovery?: Record<string, unknown>;
   /** Extra callback parameters the provider sends back (e.g. `iss`, or Apple's `user` form field via `formUser`). */
@@ -101,6 +108,8 @@ export interface ExchangeCase {
   account?: Partial<Account>;
   /** Expect the flow to fail with this AuthError type instead. */
   error?: string;
+  /** With `error`: what its message must match, so that it fails for the reason the case is about. */
+  errorMessage?: RegExp;
 }
 
 /** The instant every exchange runs at (Date only is frozen; ID tokens are issued at it). */
@@ -230,7 +239,9 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
   const overrides: Record<string, unknown> = {};
   for (const k of ['authorization', 'token', 'userinfo'] as const) {
     const href = endpointHref(real[k]);
-    if (href) overrides[k] = f(href);
+    // An endpoint the case configures as an object (params, a request) keeps all but its URL.
+    const given = (options as Record<string, unknown>)[k];
+    if (href) overrides[k] = given && typeof given === 'object' ? { ...given, url: f(href) } : f(href);
   }
   for (const k of ['issuer', 'defaultIssuer', 'wellKnown', 'jwks_endpoint'] as const) if (typeof real[k] === 'string') overrides[k] = f(real[k]);
   const config = c.factory({ ...options, ...overrides });
@@ -239,6 +250,7 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
   const ctx: FakeContext = {
     issuer,
     clientId: String(config.clientId ?? CLIENT_ID),
+    clientSecret: typeof config.clientSecret === 'string' ? config.clientSecret : undefined,
     fake: f,
     sign: (claims) => signIdToken(fake, alg, claims, ctx, undefined),
     jwks: async () => ({ json: { keys: [(await fake.signingKey(alg)).jwk] } }),
@@ -255,7 +267,7 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
     const reply = typeof c.token.reply === 'function' ? await c.token.reply(req, cx) : (c.token.reply ?? { json: DEFAULT_TOKENS });
     if (reply.json && typeof reply.json === 'object') accessTokenSent = (reply.json as { access_token?: unknown }).access_token;
     if (!c.idToken || !reply.json || typeof reply.json !== 'object') return reply;
-    idTokenSent = await signIdToken(fake, alg, typeof c.idToken === 'function' ? c.idToken(cx) : c.idToken, cx, nonce);
+    idTokenSent = await signIdToken(fake, alg, typeof c.idToken === 'function' ? c.idToken(cx) : c.idToken, cx, nonce, c.idTokenSecret);
     return { ...reply, json: { ...(reply.json as object), id_token: idTokenSent } };
   });
   if (config.type === 'oidc' && issuer) addDiscovery(fake, a, c, { ...real, issuer: real.issuer ?? real.defaultIssuer }, alg);
@@ -303,6 +315,7 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
       );
       expect(err, 'the flow should fail').toBeInstanceOf(AuthError);
       expect((err as AuthError).type).toBe(c.error);
+      if (c.errorMessage) expect((err as AuthError).message).toMatch(c.errorMessage);
       return;
     }
     const { user, account } = await run();
@@ -354,13 +367,15 @@ function checkTokenRequest(req: FakeRequest, provider: InternalOAuthProvider, co
   }
 }
 
-async function signIdToken(fake: ExchangeFake, alg: string, claims: Record<string, unknown>, ctx: FakeContext, nonce: string | undefined): Promise<string> {
-  const { key, jwk } = await fake.signingKey(alg);
+async function signIdToken(fake: ExchangeFake, alg: string, claims: Record<string, unknown>, ctx: FakeContext, nonce: string | undefined, secret?: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const body: Record<string, unknown> = { aud: ctx.clientId, iat: now, exp: now + 3600, ...claims };
   body.iss = typeof claims.iss === 'string' ? ctx.fake(claims.iss) : ctx.issuer;
   // The nonce is the one of the authorization request the flow built.
   if (!('nonce' in claims) && nonce !== undefined) body.nonce = nonce;
+  // OIDC Core §10.1: an HMAC-signed ID token's key is the client secret's octets.
+  if (alg.startsWith('HS')) return new SignJWT(body).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret ?? ctx.clientSecret ?? ''));
+  const { key, jwk } = await fake.signingKey(alg);
   return new SignJWT(body).setProtectedHeader({ alg, kid: jwk.kid!, typ: 'JWT' }).sign(key);
 }
 
@@ -386,7 +401,8 @@ function addDiscovery(fake: ExchangeFake, a: Active, c: ExchangeCase, real: OAut
   const wellKnown = underIssuer(real.wellKnown) ?? `${trimmed}/.well-known/openid-configuration`;
   if (!a.routes.has(`GET ${normalUrl(wellKnown)}`) && !a.routes.has(normalUrl(wellKnown))) a.routes.set(`GET ${normalUrl(wellKnown)}`, { json: rewritten });
   a.jwks = `GET ${normalUrl(jwksUri)}`;
-  if (!a.routes.has(a.jwks)) a.routes.set(a.jwks, (_req, ctx) => ctx.jwks());
+  // (HMAC keys are secret: an HS256 issuer's JWKS has none of them.)
+  if (!a.routes.has(a.jwks)) a.routes.set(a.jwks, (_req, ctx) => (alg.startsWith('HS') ? { json: { keys: [] } } : ctx.jwks()));
 }
 
 /**

@@ -9,6 +9,7 @@ import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../prov
 import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
 import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
@@ -224,7 +225,11 @@ async function processTokenResponse(
     expectedNonce: checks.nonce ?? oauth.expectNoNonce,
     requireIdToken: options.requireIdToken,
   });
-  if (options.checkSignature && tokens.id_token && as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
+  if (options.checkSignature && tokens.id_token) {
+    // An HMAC-signed token (LINE's web login) is keyed with the client secret; oauth4webapi checks only public keys.
+    if (hmacAlgorithmOf(tokens.id_token)) await verifyHmacIdToken(tokens.id_token, provider.clientSecret);
+    else if (as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
+  }
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
 }
