@@ -16,6 +16,7 @@ import { renderConfirmEmail } from './pages/confirm-email.js';
 import { renderFormPage } from './pages/form.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
+import { forgetReturnAddress, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
@@ -130,13 +131,15 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
-  return finished(req, result);
+  if (result.status === 'failed') rememberTypedIdentifier(req, provider);
+  return finished(req, result, provider.id);
 }
 
 /** The answer to a run that ended: the session's redirect (or the new-user page), a redirect, or the error page. */
-function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' }>): Response {
+function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' }>, providerId?: string): Response {
   switch (result.status) {
     case 'signedIn':
+      forgetReturnAddress(req);
       return redirect(req, result.isNewUser && req.config.pages.newUser ? newUserUrl(req, result.redirect) : result.redirect);
     case 'redirected':
       withoutSessionCookies(req);
@@ -144,7 +147,7 @@ function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'pause
     case 'failed':
       withoutSessionCookies(req);
       rememberFailedFlow(req, result.record);
-      return errorRedirect(req, result.error);
+      return errorRedirect(req, result.error, providerId);
   }
 }
 
@@ -175,5 +178,5 @@ export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
     sealSignIn(req, provider.id, signInTail, result.paused);
     return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
   }
-  return finished(req, result);
+  return finished(req, result, provider.id);
 }

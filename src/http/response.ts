@@ -2,7 +2,7 @@
 // clients that send X-Auth-Return-Redirect), JSON and HTML bodies, and error redirects.
 import { stringifySetCookie } from 'cookie';
 import type { CookieToSet } from '../core/cookies.js';
-import { AuthError, CredentialsSignin, publicErrorType } from '../core/errors.js';
+import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType } from '../core/errors.js';
 import type { AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
@@ -94,8 +94,12 @@ export function redirect(req: AuthRequest, url: string): Response {
   return finish(req, null, 302, [['location', url]]);
 }
 
-/** Where the browser goes for an error: the sign-in page for sign-in errors, else the error page. */
-export function errorPageUrl(req: AuthRequest, error: unknown): string {
+/**
+ * Where the browser goes for an error: the sign-in page for sign-in errors, else the error page. A provider's
+ * `access_denied` answer (the user cancelled) goes on as `code=access_denied` with the provider's id, so the page can
+ * say what happened and where.
+ */
+export function errorPageUrl(req: AuthRequest, error: unknown, providerId?: string): string {
   const type = publicErrorType(error);
   const kind = error instanceof AuthError && type !== 'Configuration' ? error.kind : 'error';
   const { pages, basePath } = req.config;
@@ -103,13 +107,17 @@ export function errorPageUrl(req: AuthRequest, error: unknown): string {
   const url = new URL(page, req.origin);
   url.searchParams.set('error', type);
   if (error instanceof CredentialsSignin && type === 'CredentialsSignin') url.searchParams.set('code', error.code);
+  if (error instanceof OAuthCallbackError && type === 'OAuthCallbackError' && error.cause?.actual === 'access_denied') {
+    url.searchParams.set('code', 'access_denied');
+    if (providerId) url.searchParams.set('provider', providerId);
+  }
   return url.href;
 }
 
 /** Logs the whole error on the server and redirects the browser to the public form of it. */
-export function errorRedirect(req: AuthRequest, error: unknown): Response {
+export function errorRedirect(req: AuthRequest, error: unknown, providerId?: string): Response {
   req.config.logger.error(error instanceof Error ? error : new Error(String(error)));
-  return redirect(req, errorPageUrl(req, error));
+  return redirect(req, errorPageUrl(req, error, providerId));
 }
 
 export const configurationErrorBody = { message: 'There was a problem with the server configuration. Check the server logs for more information.' };

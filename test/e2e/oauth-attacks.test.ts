@@ -46,6 +46,8 @@ describe('attacks and failures: each is its named error, and no session cookie i
     expect(new URL(nav.url).searchParams.get('error')).toBe('access_denied');
     expectFailure(t, callback, 'OAuthCallbackError');
     expect(callback.location!.pathname).toBe('/auth/signin');
+    // The page is told it was a cancel, and by which provider, so it can say so.
+    expect([callback.location!.searchParams.get('code'), callback.location!.searchParams.get('provider')]).toEqual(['access_denied', 'oidc']);
   });
 
   it('a state that does not match the flow is an InvalidCheck', async () => {

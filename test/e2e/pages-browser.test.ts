@@ -11,6 +11,8 @@ import { fenceToLoopback, hasChromium, isLoopbackUrl, launchChromium, newPageWit
 import { focusRing, lookAt, problemsOf } from './peers/look.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 
+const CRED_EMAIL = 'form[data-credentials] input[name=email]';
+const CRED_PASSWORD = 'form[data-credentials] input[name=password]';
 const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
 
 async function freePort(): Promise<number> {
@@ -61,8 +63,8 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   const textOf = async (page: Page) => (await page.locator('body').innerText()).replace(/\s+/g, ' ');
 
   async function signInWithPassword(page: Page, password = DEMO_PASSWORD): Promise<void> {
-    await page.fill('#cred-email', DEMO_EMAIL);
-    await page.fill('#cred-password', password);
+    await page.fill(CRED_EMAIL, DEMO_EMAIL);
+    await page.fill(CRED_PASSWORD, password);
     await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
   }
 
@@ -78,10 +80,10 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       // No two fields share a label.
       const labels = await page.locator('main label:visible').allInnerTexts();
       expect(new Set(labels).size).toBe(labels.length);
-      const email = page.locator('#cred-email');
+      const email = page.locator(CRED_EMAIL);
       expect(await email.getAttribute('placeholder')).not.toBe(DEMO_EMAIL);
       expect(await email.evaluate((e: HTMLInputElement) => [e.required, e.autocomplete, e.inputMode])).toEqual([true, 'username', 'email']);
-      expect(await page.locator('#cred-password').evaluate((e: HTMLInputElement) => [e.required, e.autocomplete])).toEqual([true, 'current-password']);
+      expect(await page.locator(CRED_PASSWORD).evaluate((e: HTMLInputElement) => [e.required, e.autocomplete])).toEqual([true, 'current-password']);
       const passkeyField = page.locator('[data-webauthn] input[name=email]');
       expect(await passkeyField.evaluate((e: HTMLInputElement) => [e.autocomplete, e.inputMode, e.type])).toEqual(['email webauthn', 'email', 'email']);
       // Every way to sign in is on the first screen at 1280x800.
@@ -90,7 +92,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       expect(problemsOf(await lookAt(page, SHOTS, 'signin'))).toEqual({});
       for (const colorScheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme });
-        await page.locator('#cred-email').focus();
+        await page.locator(CRED_EMAIL).focus();
         await page.keyboard.press('Tab');
         expect(await focusRing(page)).toEqual([]);
       }
@@ -104,9 +106,9 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
     try {
       await page.goto(`${origin}/auth/signin`);
       await signInWithPassword(page, 'not-the-password');
-      expect(await page.locator('[role=alert]').innerText()).toMatch(/e-mail or password/i);
-      expect(await page.locator('#cred-email').inputValue()).toBe(DEMO_EMAIL);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('cred-password');
+      expect(await page.locator('[role=alert]').innerText()).toMatch(/sign in failed/i);
+      expect(await page.locator(CRED_EMAIL).inputValue()).toBe(DEMO_EMAIL);
+      expect(await page.evaluate(() => [document.activeElement?.closest('form')?.hasAttribute('data-credentials'), document.activeElement?.getAttribute('name')])).toEqual([true, 'password']);
       // The address is not put in the URL.
       expect(page.url()).not.toContain('demo%40');
       expect(problemsOf(await lookAt(page, SHOTS, 'signin-error'))).toEqual({});

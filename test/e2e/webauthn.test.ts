@@ -254,7 +254,7 @@ describe.skipIf(!hasChromium())('passkeys in Chromium', { timeout: 60_000 }, () 
     const { page } = await tab({ autofill: true });
     const email = uniqueEmail('autofill');
     await page.goto(`${origin}/auth/signin`);
-    expect(await page.getAttribute('[data-webauthn] input[name="email"]', 'autocomplete')).toBe('username webauthn');
+    expect(await page.getAttribute('[data-webauthn] input[name="email"]', 'autocomplete')).toBe('email webauthn');
     expect(await page.evaluate(() => PublicKeyCredential.isConditionalMediationAvailable())).toBe(true);
     const optionsRequests: string[] = [];
     page.on('request', (request) => {

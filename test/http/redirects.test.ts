@@ -72,11 +72,17 @@ describe('callbackUrl after a credentials sign-in', () => {
     expect((await t.client.post('/auth/callback/credentials?callbackUrl=/from-query', fields)).location?.href).toBe(`${ORIGIN}/from-query`);
   });
 
-  it('remembers the validated URL in the callback-url cookie and sanitizes a forged cookie', async () => {
+  it('remembers the validated URL in the callback-url cookie for that sign-in only, and sanitizes a forged cookie', async () => {
     const t = testAuth({ providers: [adaProvider()] });
-    const res = await signIn(t, { callbackUrl: '/dashboard' });
+    // A failed attempt keeps it: the retry, posted without a callbackUrl, still goes where the sign-in was for.
+    const failed = await signIn(t, { callbackUrl: '/dashboard', password: 'wrong' });
+    expect(failed.location?.searchParams.get('error')).toBe('CredentialsSignin');
     expect(decodeURIComponent(t.client.cookies.get(CALLBACK_COOKIE)!)).toBe(`${ORIGIN}/dashboard`);
+    const res = await signIn(t, {});
     expect(res.location?.href).toBe(`${ORIGIN}/dashboard`);
+    // Served: a later sign-in starts from its own return address, not this one.
+    expect(t.client.cookies.get(CALLBACK_COOKIE)).toBeUndefined();
+    expect((await signIn(t, {})).location?.href).toBe(BASE);
 
     const victim = t.newClient();
     victim.cookies.set(CALLBACK_COOKIE, encodeURIComponent('https://evil.com/phish'), 'localhost:3000');

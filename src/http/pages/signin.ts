@@ -1,10 +1,11 @@
-// The built-in sign-in page: one section per way to sign in (provider buttons, e-mail, credentials,
-// passkey, custom providers) and a friendly message when a previous attempt failed.
+// The built-in sign-in page: provider buttons first, then the password form(s) with the one primary button, then the
+// ways without a password (an e-mail link and passkeys share one address field), and a friendly message when a
+// previous attempt failed or the visitor is already signed in.
 
 import type { ProviderType } from '../../core/types.js';
 import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
-import { layout, type Theme } from './theme.js';
+import { breakable, layout, type Theme } from './theme.js';
 
 /** An input a custom provider asks for on the sign-in page (posted to signin/:id with the form). */
 export interface PageFormField {
@@ -24,7 +25,7 @@ export interface PageProvider {
   signinUrl: string;
   callbackUrl: string;
   style?: { brandColor?: string; logo?: string; bg?: string; text?: string };
-  credentials?: Record<string, { label?: string; type?: string; placeholder?: string; autocomplete?: string }>;
+  credentials?: Record<string, { label?: string; type?: string; placeholder?: string; autocomplete?: string; required?: boolean }>;
   enableConditionalUI?: boolean;
   /** A custom provider's inputs, in order. */
   formFields?: Record<string, PageFormField>;
@@ -44,6 +45,16 @@ export interface SignInPageParams {
   email?: string;
   /** The response's Content-Security-Policy nonce, put on the page's style and passkey script. */
   nonce?: string;
+  /** Code sent with the error (`?code=`): `access_denied` on an OAuth callback means the sign-in was cancelled. */
+  errorCode?: string;
+  /** The provider an error came from (`?provider=`); named in the message only when the page lists it. */
+  errorProvider?: string;
+  /** The identifier typed into a password form that just failed: put back so only the wrong field is retyped. */
+  typedIdentifier?: string;
+  /** Who is signed in already (address or name): the page says so and offers to continue or switch. */
+  signedInAs?: string;
+  /** The page the visitor was sent here from (a path, when not the home page): the page says why they are here. */
+  requestedPage?: string;
 }
 
 const defaultMessage = 'Unable to sign in. Try again, or choose a different way to sign in.';
@@ -51,6 +62,8 @@ const defaultMessage = 'Unable to sign in. Try again, or choose a different way 
 /** Sentence shown on the sign-in page per error type (including the legacy codes older apps still send). */
 export const signInErrorMessages: Readonly<Record<string, string>> = {
   CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
+  // The other e-mail/passkey users: only the owner, signed in, may add a passkey to an account.
+  PasskeyForExistingAccount: 'That address already has an account. Sign in to it first (with the way you used before), then add a passkey from your account page.',
   OAuthAccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
   AccountNotLinked: 'This account is already linked to another user. Sign in with the account you used originally.',
   MissingCSRF: 'This sign-in form has expired. Reload the page and try again.',
@@ -74,9 +87,16 @@ export const signInErrorMessages: Readonly<Record<string, string>> = {
 // Only identifier-like codes are shown for unknown types, so a crafted `?error=` cannot put a sentence on the page.
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-function errorBox(error: string): SafeHtml {
+/** A cancelled provider sign-in names the provider (one the page lists, never a name from the URL). */
+function cancelledMessage(params: SignInPageParams): string | undefined {
+  if (params.errorCode !== 'access_denied' || !['OAuthCallbackError', 'OAuthCallback', 'AccessDenied'].includes(params.error ?? '')) return undefined;
+  const provider = params.providers.find((p) => p.id === params.errorProvider);
+  return provider ? `Signing in with ${provider.name} was cancelled. Try again, or choose a different way to sign in.` : 'The sign-in was cancelled. Try again, or choose a different way to sign in.';
+}
+
+function errorBox(error: string, params: SignInPageParams): SafeHtml {
   const known = Object.hasOwn(signInErrorMessages, error);
-  const message = known ? signInErrorMessages[error] : defaultMessage;
+  const message = cancelledMessage(params) ?? (known ? signInErrorMessages[error] : defaultMessage);
   const code = !known && codeLike.test(error) ? html` <code>(${error})</code>` : '';
   return html`<div class="alert" role="alert">${message}${code}</div>`;
 }
@@ -100,6 +120,17 @@ interface Ctx {
   callbackUrl: string;
   basePath: string;
   email?: string;
+  /** Put back into the first text field of a password form after it failed, with focus on the next field. */
+  typedIdentifier?: string;
+  /** The class of the next password/custom form's button: the first one is the page's primary action. */
+  primary: boolean;
+}
+
+/** The first password form's button is the page's one primary action; every other form's is outlined. */
+function buttonClass(ctx: Ctx): string {
+  const cls = ctx.primary ? 'button primary' : 'button secondary';
+  ctx.primary = false;
+  return cls;
 }
 
 function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
@@ -109,26 +140,42 @@ function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undef
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}<button type="submit" class="button provider p-${index}">${logo ? html`<img${attr('src', logo)} alt="" width="20" height="20">` : ''}<span>Sign in with ${p.name}</span></button></form>`;
 }
 
+/** The address field the e-mail link and passkeys share; `webauthn` in autocomplete offers passkeys in autofill. */
+function addressField(id: string, ctx: Ctx, options: { webauthn: boolean; required: boolean }): SafeHtml {
+  return html`<div><label for="${id}">Email address</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false"${options.required ? html` required` : ''} placeholder="name@example.com"${attr('value', ctx.email)}></div>`;
+}
+
 function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
   const action = safeUrl(p.signinUrl);
   if (!action) return undefined;
-  const id = `email-${index}`;
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
-<div><label for="${id}">Email</label><input id="${id}" type="email" name="email" autocomplete="email" required placeholder="you@example.com"${attr('value', ctx.email)}></div>
-<button type="submit" class="button">Sign in with ${p.name}</button></form>`;
+${addressField(`email-${index}`, ctx, { webauthn: false, required: true })}
+<button type="submit" class="button secondary">Email me a sign-in link</button></form>`;
 }
 
 const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number', 'url', 'search']);
 
-/** One labelled input per field; unknown input types become text, ids are unique per provider (`prefix-index-i`). */
-function inputFields(fields: Record<string, PageFormField>, prefix: string, index: number, ctx: Ctx): SafeHtml[] {
-  return Object.entries(fields).map(([name, field], i) => {
+const inputModes: Readonly<Record<string, string>> = { email: 'email', tel: 'tel', number: 'numeric', url: 'url' };
+
+/**
+ * One labelled input per field; unknown input types become text, ids are unique per provider (`prefix-index-i`).
+ * In a password form (`identify`), the first non-password field is the username a password manager fills in, every
+ * field is required unless it says `required: false`, and after a failure the typed identifier comes back with focus
+ * on the field after it.
+ */
+function inputFields(fields: Record<string, PageFormField>, prefix: string, index: number, ctx: Ctx, identify = false): SafeHtml[] {
+  const entries = Object.entries(fields);
+  const identifier = identify ? entries.findIndex(([, f]) => f.type !== 'password') : -1;
+  const refill = identifier >= 0 && ctx.typedIdentifier !== undefined;
+  return entries.map(([name, field], i) => {
     const id = `${prefix}-${index}-${i}`;
     const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
-    const autocomplete = field.autocomplete ?? (type === 'password' ? 'current-password' : undefined);
-    // Only an e-mail input is prefilled (`?email=`), as on the e-mail provider's form.
-    const value = type === 'email' ? ctx.email : undefined;
-    return html`<div><label for="${id}">${field.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}${field.required ? html` required` : ''}${attr('value', value)}></div>`;
+    const autocomplete = field.autocomplete ?? (type === 'password' ? 'current-password' : i === identifier ? 'username' : undefined);
+    // An e-mail input is prefilled (`?email=`), as on the e-mail provider's form; a failed form's identifier comes back.
+    const value = refill && i === identifier ? ctx.typedIdentifier : type === 'email' ? ctx.email : undefined;
+    const required = identify ? field.required !== false : field.required;
+    const focus = refill && i === identifier + 1;
+    return html`<div><label for="${id}">${field.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${attr('inputmode', inputModes[type])}${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}${type === 'email' || i === identifier ? html` spellcheck="false" autocapitalize="none"` : ''}${required ? html` required` : ''}${focus ? html` autofocus` : ''}${attr('value', value)}></div>`;
   });
 }
 
@@ -136,10 +183,10 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | u
   // Credentials are checked by the callback route, so the form posts there, not to signinUrl.
   const action = safeUrl(p.callbackUrl);
   if (!action) return undefined;
-  const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined });
-  return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
+  const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined }, true);
+  return html`<form method="post" data-credentials${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
-<button type="submit" class="button">Sign in with ${p.name}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">Sign in with ${p.name}</button></form>`;
 }
 
 /** A custom provider: its flow starts at POST signin/:id, with the CSRF token and whatever fields it declares. */
@@ -148,41 +195,73 @@ function customForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefi
   if (!action) return undefined;
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${inputFields(p.formFields ?? {}, 'custom', index, ctx)}
-<button type="submit" class="button">Sign in with ${p.name}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">Sign in with ${p.name}</button></form>`;
 }
 
-function webauthnSection(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
+/**
+ * A passkey provider's section. With an e-mail provider (`email`) it is that provider's form too: one address field,
+ * "Email me a sign-in link" submitting it, and the passkey buttons beside it.
+ */
+function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageProvider): SafeHtml | undefined {
   const callback = safeUrl(p.callbackUrl);
   const options = safeUrl(`${ctx.basePath}/webauthn-options/${encodeURIComponent(p.id)}`);
   if (!callback || !options) return undefined;
-  const id = `passkey-${index}`;
-  // Buttons are type="button": the passkey ceremony needs the script, and without it nothing should submit.
-  return html`<div class="section" data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}>
-<div><label for="${id}">Email</label><input id="${id}" type="email" name="email" autocomplete="${p.enableConditionalUI ? 'username webauthn' : 'email'}" placeholder="you@example.com"${attr('value', ctx.email)}></div>
-<button type="button" class="button" data-action="authenticate">Sign in with a passkey</button>
-<button type="button" class="button secondary" data-action="register">Register a passkey</button>
-<noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>
+  const emailAction = email ? safeUrl(email.signinUrl) : undefined;
+  const hook = html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}`;
+  const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
+  // Passkey buttons are type="button": the ceremony needs the script, and without it they must submit nothing.
+  const passkeys = html`<button type="button" class="button secondary" data-action="authenticate">Sign in with a passkey</button>
+<p class="muted small center">New here? <button type="button" class="link" data-action="register">Create a passkey</button> for this address.</p>
+<noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>`;
+  if (emailAction) {
+    return html`<form method="post" class="section"${attr('action', emailAction)} ${hook}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
+<h2 class="section-title">Without a password</h2>
+${field}
+<button type="submit" class="button secondary">Email me a sign-in link</button>
+${passkeys}
+</form>`;
+  }
+  return html`<div class="section" ${hook}>
+${field}
+${passkeys}
 </div>`;
 }
 
 const divider = html`<div class="divider" role="separator" aria-label="or">or</div>`;
 
+/** "You are signed in as ...": continue where they were going, or pick another account below. */
+function signedInBox(who: string, callbackUrl: string): SafeHtml {
+  const next = safeUrl(callbackUrl) ?? '/';
+  return html`<div class="notice" role="status"><p>You are signed in as <strong>${breakable(who)}</strong>.</p>
+<a class="button primary"${attr('href', next)}>Continue</a>
+<p class="muted small">To use another account, sign in with it below.</p></div>`;
+}
+
 /**
- * Renders the sign-in page listing every provider. Consecutive OAuth/OIDC providers share one group of
- * buttons; every other provider gets its own section, separated by an "or" divider.
+ * Renders the sign-in page. All OAuth/OIDC buttons come first, in one group; then the password and custom forms (the
+ * first one's button is the page's primary action); then the ways without a password: the first e-mail provider and
+ * the first passkey provider share one address field. Sections are separated by an "or" divider.
  *
  * @example
  * renderSignIn({ providers, csrfToken, callbackUrl: '/', theme: {}, basePath: '/auth', error: 'CredentialsSignin' })
  */
 export function renderSignIn(params: SignInPageParams): string {
-  const ctx: Ctx = { csrfToken: params.csrfToken, callbackUrl: params.callbackUrl, basePath: params.basePath, email: params.email };
-  const sections: SafeHtml[] = [];
-  let buttons: SafeHtml[] = [];
-  const flush = () => {
-    if (buttons.length) sections.push(html`<div class="providers">${buttons}</div>`);
-    buttons = [];
+  const ctx: Ctx = {
+    csrfToken: params.csrfToken,
+    callbackUrl: params.callbackUrl,
+    basePath: params.basePath,
+    email: params.email,
+    typedIdentifier: params.error === 'CredentialsSignin' ? params.typedIdentifier : undefined,
+    primary: !params.signedInAs,
   };
   let css = '';
+  const buttons: SafeHtml[] = [];
+  const forms: SafeHtml[] = [];
+  const passwordless: SafeHtml[] = [];
+  const email = params.providers.find((p) => p.type === 'email' && safeUrl(p.signinUrl));
+  const passkey = params.providers.find((p) => p.type === 'webauthn');
+  // The e-mail form joins the passkey section when both are there (and the section can be drawn).
+  const joined = email && passkey && webauthnSection(passkey, params.providers.indexOf(passkey), { ...ctx }, email) ? email : undefined;
   params.providers.forEach((p, i) => {
     if (p.type === 'oauth' || p.type === 'oidc') {
       const button = oauthButton(p, i, ctx);
@@ -192,16 +271,27 @@ export function renderSignIn(params: SignInPageParams): string {
       }
       return;
     }
-    flush();
-    const render = p.type === 'email' ? emailForm : p.type === 'credentials' ? credentialsForm : p.type === 'webauthn' ? webauthnSection : customForm;
-    const section = render?.(p, i, ctx);
-    if (section) sections.push(section);
+    if (p.type === 'email') {
+      const section = p === joined ? undefined : emailForm(p, i, ctx);
+      if (section) passwordless.push(section);
+      return;
+    }
+    if (p.type === 'webauthn') {
+      const section = webauthnSection(p, i, ctx, p === passkey ? joined : undefined);
+      if (section) passwordless.push(section);
+      return;
+    }
+    const section = p.type === 'credentials' ? credentialsForm(p, i, ctx) : customForm(p, i, ctx);
+    if (section) forms.push(section);
   });
-  flush();
+  const sections = [...(buttons.length ? [html`<div class="providers">${buttons}</div>`] : []), ...forms, ...passwordless];
 
   const script = params.providers.some((p) => p.type === 'webauthn') ? safeUrl(`${params.basePath}/webauthn-script.js`) : undefined;
+  const why = params.requestedPage && !params.signedInAs && !params.error ? html`<p class="notice" role="status">Sign in to see that page (${breakable(params.requestedPage)}).</p>` : '';
   const body = html`<h1>Sign in</h1>
-${params.error ? errorBox(params.error) : ''}
+${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl) : ''}
+${why}
+${params.error ? errorBox(params.error, params) : ''}
 ${sections.length ? sections.map((s, i) => (i ? html`${divider}${s}` : s)) : html`<p class="muted center">No sign-in methods are configured.</p>`}
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;
   return layout({ title: 'Sign in', theme: params.theme, body, css, nonce: params.nonce });

@@ -20,7 +20,9 @@ export interface LayoutParams {
   nonce?: string;
 }
 
-type Palette = Record<'bg' | 'surface' | 'text' | 'muted' | 'border' | 'input' | 'accent' | 'focus' | 'error-bg' | 'error-text' | 'error-border', string>;
+// `input-border` and `focus` keep 3:1 against the card, text colours 4.5:1 (WCAG AA); `link` is the accent made
+// readable as text on the card in each scheme.
+type Palette = Record<'bg' | 'surface' | 'text' | 'muted' | 'border' | 'input-border' | 'input' | 'accent' | 'link' | 'focus' | 'notice-bg' | 'notice-border' | 'error-bg' | 'error-text' | 'error-border', string>;
 
 const light: Palette = {
   bg: '#f3f4f6',
@@ -28,9 +30,13 @@ const light: Palette = {
   text: '#16181d',
   muted: '#5b6270',
   border: '#d5d9e0',
+  'input-border': '#7c8492',
   input: '#ffffff',
   accent: '#2f5fe3',
+  link: '#2a55cc',
   focus: '#2f5fe3',
+  'notice-bg': '#eef3ff',
+  'notice-border': '#c4d3fb',
   'error-bg': '#fdeeee',
   'error-text': '#8b1a1a',
   'error-border': '#f1b8b8',
@@ -42,9 +48,13 @@ const dark: Palette = {
   text: '#eceef1',
   muted: '#a3a9b4',
   border: '#353a44',
+  'input-border': '#727a88',
   input: '#14161a',
-  accent: '#5b82f0',
+  accent: '#3d63d6',
+  link: '#9bb5ff',
   focus: '#8aa8ff',
+  'notice-bg': '#1c2438',
+  'notice-border': '#34436b',
   'error-bg': '#3a1c1f',
   'error-text': '#ffc9c9',
   'error-border': '#6e2d32',
@@ -83,14 +93,20 @@ p{margin:0 0 1rem}
 form,.section{display:grid;gap:.75rem;margin:0}
 .providers{display:grid;gap:.625rem}
 label{display:block;font-size:.85rem;font-weight:600;margin-bottom:.3rem}
-input{width:100%;font:inherit;color:var(--text);background:var(--input);border:1px solid var(--border);border-radius:8px;padding:.6rem .75rem}
-input::placeholder{color:var(--muted)}
+input{width:100%;font:inherit;color:var(--text);background:var(--input);border:1px solid var(--input-border);border-radius:8px;padding:.6rem .75rem}
+input::placeholder{color:var(--muted);font-style:italic;opacity:1}
 .button{display:flex;align-items:center;justify-content:center;gap:.6rem;width:100%;font:inherit;font-weight:600;text-decoration:none;cursor:pointer;border:1px solid transparent;border-radius:8px;padding:.65rem 1rem;background:var(--accent);color:var(--accent-text)}
 .button:hover{box-shadow:inset 0 0 0 100vmax rgb(0 0 0/.08)}
 .button.provider{background:var(--p-bg,var(--surface));color:var(--p-text,var(--text));border-color:var(--p-border,var(--border))}
-.button.secondary{background:transparent;color:var(--text);border-color:var(--border)}
+.button.secondary{background:transparent;color:var(--text);border-color:var(--input-border)}
+.button.link,button.link{display:inline;width:auto;padding:0;border:0;background:none;color:var(--link);font:inherit;font-weight:600;text-decoration:underline;cursor:pointer}
+.notice{background:var(--notice-bg);border:1px solid var(--notice-border);border-radius:8px;padding:.7rem .9rem;margin:0 0 1.25rem;font-size:.9rem;display:grid;gap:.6rem}
+.notice p{margin:0}
+.section-title{font-size:.95rem;margin:0;font-weight:600}
+.small{font-size:.85rem;margin:0}
+.address{overflow-wrap:break-word}
 .button img{width:1.25rem;height:1.25rem;object-fit:contain}
-a{color:var(--accent)}
+a{color:var(--link)}
 :focus-visible{outline:2px solid var(--focus);outline-offset:2px}
 .divider{display:flex;align-items:center;gap:.75rem;margin:1.25rem 0;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.06em}
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
@@ -100,6 +116,17 @@ details{margin-top:1.25rem;font-size:.85rem}
 summary{cursor:pointer;color:var(--muted)}
 pre{overflow:auto;background:var(--input);border:1px solid var(--border);border-radius:8px;padding:.75rem;font-size:.78rem;white-space:pre-wrap;word-break:break-word}
 `.trim();
+
+/**
+ * An e-mail address (or any long token) that may wrap after its `@` and dots, never in the middle of a word.
+ *
+ * @example
+ * html`Sent to ${breakable('ada.lovelace@analytical.example')}`
+ */
+export function breakable(text: string): SafeHtml {
+  const parts = text.split(/(?<=[@.])/);
+  return html`<span class="address">${parts.map((part, i) => (i ? html`<wbr>${part}` : part))}</span>`;
+}
 
 /**
  * Wraps a page body in the shared document: head, theme CSS, optional logo and the centred card.

@@ -8,6 +8,26 @@ import { renderSignIn } from '../pages/index.js';
 import { publicProviders } from '../providers.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
+import { takeTypedIdentifier } from '../signin-memory.js';
+import { strategyFor } from '../../session/strategy.js';
+
+/** Who is signed in, read only when the request carries a session cookie (a sign-in page view costs no lookup otherwise). */
+async function signedInAs(req: AuthRequest): Promise<string | undefined> {
+  const name = req.cookieOptions.sessionToken.name;
+  if (!Object.keys(req.cookies).some((c) => c === name || c.startsWith(`${name}.`))) return undefined;
+  const session = await strategyFor(req).read(req).catch(() => null);
+  const user = session?.user;
+  const who = user?.email ?? user?.name;
+  return typeof who === 'string' && who ? who : undefined;
+}
+
+/** The page an app sent the visitor from (`?callbackUrl=` on our origin, other than the home page), as a path. */
+function requestedPage(req: AuthRequest, callbackUrl: string): string | undefined {
+  if (!req.query.callbackUrl) return undefined;
+  const url = URL.parse(callbackUrl);
+  if (!url || url.origin !== new URL(req.origin).origin || (url.pathname === '/' && !url.search)) return undefined;
+  return `${url.pathname}${url.search}`;
+}
 
 export async function signInPage(req: AuthRequest): Promise<Response> {
   const callbackUrl = await resolveCallbackUrl(req);
@@ -28,6 +48,11 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     basePath: req.config.basePath,
     email: req.query.email,
     nonce: pageNonce(req),
+    errorCode: req.query.code,
+    errorProvider: req.query.provider,
+    typedIdentifier: takeTypedIdentifier(req),
+    signedInAs: await signedInAs(req),
+    requestedPage: requestedPage(req, callbackUrl),
   });
   return html(req, page);
 }

@@ -49,10 +49,64 @@ describe('renderSignIn', () => {
   });
 
   it('renders the email form posting to signinUrl with an email input', () => {
-    const f = formFor(render({ email: 'ada@example.com' }), `${origin}/auth/signin/email`)!;
-    const input = tags(f.inner, 'input').find((t) => t.attrs.name === 'email')!;
-    expect(input.attrs).toMatchObject({ type: 'email', autocomplete: 'email', value: 'ada@example.com' });
-    expect(hidden(f.inner)).toEqual({ csrfToken: 'csrf-123', callbackUrl: '/dashboard' });
+    // Alone, and joined with the passkey section (one address field for both, passkeys in its autofill).
+    for (const [providers, autocomplete] of [[[provider('email', 'email')], 'email'], [all, 'email webauthn']] as const) {
+      const f = formFor(render({ email: 'ada@example.com', providers: [...providers] }), `${origin}/auth/signin/email`)!;
+      const inputs = tags(f.inner, 'input').filter((t) => t.attrs.type !== 'hidden');
+      expect(inputs).toHaveLength(1);
+      expect(inputs[0].attrs).toMatchObject({ type: 'email', inputmode: 'email', autocomplete, value: 'ada@example.com' });
+      expect('required' in inputs[0].attrs).toBe(true);
+      expect(hidden(f.inner)).toEqual({ csrfToken: 'csrf-123', callbackUrl: '/dashboard' });
+      expect(text(f.inner)).toContain('Email me a sign-in link');
+    }
+  });
+
+  it('asks for an address once: no two fields share a label, and one button is the primary action', () => {
+    const page = render();
+    const labels = [...page.matchAll(/<label [^>]*>([^<]*)<\/label>/g)].map((m) => m[1]);
+    expect(labels).toEqual(['Username', 'Password', 'Email address']);
+    const primary = tags(page, 'button').filter((b) => b.attrs.class?.split(' ').includes('primary'));
+    expect(primary).toHaveLength(1);
+    expect(tags(formFor(page, `${origin}/auth/callback/credentials`)!.inner, 'button')[0].attrs.class).toBe('button primary');
+    // Providers first, whatever the configured order.
+    const order = forms(page).map((f) => f.form.attrs.action);
+    expect(order.slice(0, 2)).toEqual([`${origin}/auth/signin/github`, `${origin}/auth/signin/keycloak`]);
+    expect(render({ providers: [all[3], all[0]] }).indexOf('signin/github')).toBeLessThan(render({ providers: [all[3], all[0]] }).indexOf('callback/credentials'));
+  });
+
+  it('after a failed password sign-in puts the typed identifier back and focuses the password', () => {
+    const f = formFor(render({ error: 'CredentialsSignin', typedIdentifier: 'ada"><b>' }), `${origin}/auth/callback/credentials`)!;
+    const [username, password] = tags(f.inner, 'input').filter((t) => t.attrs.type !== 'hidden');
+    expect(username.attrs.value).toBe('ada"><b>');
+    expect('autofocus' in password.attrs).toBe(true);
+    expect('autofocus' in username.attrs).toBe(false);
+    expect(injectedMarkup(f.inner)).toEqual([]);
+    // Only after that failure: another error, or none, puts nothing back.
+    for (const error of [undefined, 'OAuthCallbackError']) {
+      const other = formFor(render({ error, typedIdentifier: 'ada' }), `${origin}/auth/callback/credentials`)!;
+      expect(tags(other.inner, 'input').some((t) => t.attrs.value === 'ada' || 'autofocus' in t.attrs)).toBe(false);
+    }
+  });
+
+  it('tells a signed-in visitor who they are and offers to continue; says why a visitor sent from a page is here', () => {
+    const page = render({ signedInAs: 'ada@example.com' });
+    // The address may wrap after its @ and dots, never inside a word.
+    expect(page).toContain('ada@<wbr>example.<wbr>com');
+    expect(text(page.replace(/<wbr>/g, ''))).toContain('You are signed in as ada@example.com.');
+    const next = tags(page, 'a').find((a) => a.attrs.href === '/dashboard')!;
+    expect(page).toMatch(/<a class="button primary" href="\/dashboard">Continue<\/a>/);
+    expect(next.attrs).toMatchObject({ href: '/dashboard', class: 'button primary' });
+    expect(tags(page, 'button').filter((b) => b.attrs.class?.split(' ').includes('primary'))).toHaveLength(0);
+    expect(text(render({ requestedPage: '/protected' }))).toContain('Sign in to see that page (/protected).');
+    expect(text(render({ requestedPage: '/protected', error: 'CredentialsSignin' }))).not.toContain('Sign in to see that page');
+  });
+
+  it('says a cancelled provider sign-in was cancelled, naming only a listed provider', () => {
+    expect(text(render({ error: 'OAuthCallbackError', errorCode: 'access_denied', errorProvider: 'github' }))).toContain('Signing in with Github was cancelled.');
+    const unknown = text(render({ error: 'OAuthCallbackError', errorCode: 'access_denied', errorProvider: 'Evil <Corp>' }));
+    expect(unknown).toContain('The sign-in was cancelled.');
+    expect(unknown).not.toContain('Evil');
+    expect(text(render({ error: 'OAuthCallbackError', errorCode: 'other' }))).toContain(signInErrorMessages.OAuthCallbackError);
   });
 
   it('renders the credentials form posting to the callback URL with one labelled input per field', () => {
@@ -60,9 +114,10 @@ describe('renderSignIn', () => {
     expect(formFor(page, `${origin}/auth/signin/credentials`)).toBeUndefined();
     const f = formFor(page, `${origin}/auth/callback/credentials`)!;
     const inputs = tags(f.inner, 'input').filter((t) => t.attrs.type !== 'hidden');
-    expect(inputs.map((i) => [i.attrs.name, i.attrs.type, i.attrs.autocomplete])).toEqual([
-      ['username', 'text', undefined],
-      ['password', 'password', 'current-password'],
+    // The first non-password field is the username a password manager fills; every field is required.
+    expect(inputs.map((i) => [i.attrs.name, i.attrs.type, i.attrs.autocomplete, 'required' in i.attrs])).toEqual([
+      ['username', 'text', 'username', true],
+      ['password', 'password', 'current-password', true],
     ]);
     expect(inputs[0].attrs.placeholder).toBe('ada');
     for (const input of inputs) {
@@ -79,7 +134,7 @@ describe('renderSignIn', () => {
     const inputs = tags(render({ providers: [creds] }), 'input').filter((t) => t.attrs.type !== 'hidden');
     expect(inputs.map((i) => [i.attrs.name, i.attrs.type, i.attrs.autocomplete])).toEqual([
       ['otp', 'password', 'one-time-code'],
-      ['who', 'text', undefined],
+      ['who', 'text', 'username'],
     ]);
   });
 
@@ -95,13 +150,13 @@ describe('renderSignIn', () => {
       'data-callback-url-after': '/dashboard',
     });
     const emails = tags(page, 'input').filter((t) => t.attrs.name === 'email' && t.attrs.id?.startsWith('passkey'));
-    expect(emails.map((e) => e.attrs.autocomplete)).toEqual(['username webauthn', 'email']);
+    expect(emails.map((e) => e.attrs.autocomplete)).toEqual(['email webauthn', 'email']);
     const scripts = tags(page, 'script');
     expect(scripts).toHaveLength(1);
     expect(scripts[0].attrs.src).toBe('/auth/webauthn-script.js');
     expect('defer' in scripts[0].attrs).toBe(true);
     expect(text(page)).toContain('Sign in with a passkey');
-    expect(text(page)).toContain('Register a passkey');
+    expect(text(page)).toContain('Create a passkey');
     // Without the script nothing may submit: the passkey buttons are plain buttons.
     expect(tags(page, 'button').filter((b) => b.attrs['data-action']).every((b) => b.attrs.type === 'button')).toBe(true);
   });
@@ -111,8 +166,8 @@ describe('renderSignIn', () => {
   });
 
   it('puts a divider between sections but groups oauth buttons together', () => {
-    // github+keycloak | email | credentials | passkey: four sections, three dividers.
-    expect(render().match(/class="divider"/g)).toHaveLength(3);
+    // github+keycloak | credentials | email joined with passkey: three sections, two dividers.
+    expect(render().match(/class="divider"/g)).toHaveLength(2);
     expect(render({ providers: all.slice(0, 2) })).not.toContain('class="divider"');
   });
 

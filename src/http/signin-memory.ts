@@ -1,0 +1,50 @@
+// What the sign-in page remembers between one attempt and the next: the identifier typed into a password form
+// that failed (so only the wrong field is typed again; never the password), and the return address, which serves
+// the one sign-in it was made for and is forgotten once that sign-in succeeds.
+import type { ResolvedProvider } from '../core/provider.js';
+import { bodyString, type AuthRequest } from './request.js';
+import { clearCookie, setCookie } from './response.js';
+
+/** Long enough for any address or username; a longer value is not put back. */
+const MAX_IDENTIFIER = 320;
+
+function identifierCookie(req: AuthRequest): { name: string; options: AuthRequest['cookieOptions']['callbackUrl']['options'] } {
+  const session = req.cookieOptions.sessionToken.name;
+  const name = /session-token$/.test(session) ? session.replace(/session-token$/, 'typed-identifier') : `${session}.typed-identifier`;
+  // A few minutes: long enough to read the error and retype a password, short enough not to linger.
+  return { name, options: { ...req.cookieOptions.callbackUrl.options, httpOnly: true, maxAge: 5 * 60 } };
+}
+
+/** The field a password manager calls the username: the first of a credentials provider's fields that is not a password. */
+function identifierField(provider: ResolvedProvider): string | undefined {
+  const fields = (provider as { credentials?: Record<string, { type?: string }> }).credentials ?? {};
+  return Object.entries(fields).find(([, field]) => field.type !== 'password')?.[0];
+}
+
+/**
+ * After a credentials sign-in failed: keeps what was typed as the identifier, in a short-lived HttpOnly cookie the
+ * sign-in page reads once. Password fields are never kept.
+ */
+export function rememberTypedIdentifier(req: AuthRequest, provider: ResolvedProvider): void {
+  if (provider.type !== 'credentials') return;
+  const field = identifierField(provider);
+  const value = field ? bodyString(req, field)?.trim() : undefined;
+  if (!value || value.length > MAX_IDENTIFIER) return;
+  const { name, options } = identifierCookie(req);
+  setCookie(req, { name, value, options });
+}
+
+/** The identifier a failed password form left for this page view, if any; read once (the cookie is cleared). */
+export function takeTypedIdentifier(req: AuthRequest): string | undefined {
+  const { name, options } = identifierCookie(req);
+  const value = req.cookies[name];
+  if (value === undefined) return undefined;
+  clearCookie(req, name, options);
+  return value && value.length <= MAX_IDENTIFIER ? value : undefined;
+}
+
+/** After a sign-in succeeded: the saved return address has served its sign-in; later ones start from their own. */
+export function forgetReturnAddress(req: AuthRequest): void {
+  const { name, options } = req.cookieOptions.callbackUrl;
+  if (req.cookies[name] !== undefined || req.setCookies.some((c) => c.name === name && c.options.maxAge !== 0)) clearCookie(req, name, options);
+}
