@@ -4,6 +4,7 @@
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { AccessDenied, AccountNotLinked, AdapterError, OAuthAccountNotLinked } from '../../../src/core/errors.js';
 import type { ProviderType } from '../../../src/core/types.js';
+import type { FactorNeed } from '../../../src/flows/factors/steps.js';
 import { signInMachine } from '../../../src/flows/signin/machine.js';
 import { ORIGIN } from '../../support/auth-app.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
@@ -140,11 +141,104 @@ export function issueOutcomes(variant: Variant, resolvedBranch: string | undefin
   return [ok, failed('issueSession', I.refusesSession, new AdapterError('0x00'))];
 }
 
+// ---- the second-factor stage ----------------------------------------------------------------------------------
+
+/** factorNeed's answers: what the world's `secondFactor` option and factor rows make the stage do. */
+export const N = {
+  off: 'no second factor configured',
+  none: 'no factor, none required',
+  verify: 'an active authenticator app',
+  enrol: 'no factor yet, require says enrol',
+  requireThrows: 'the require callback throws',
+} as const;
+
+/** The code form posted at a paused stage, in time or after the pending sign-in expired. */
+export const S = { inTime: 'within 10 minutes', late: 'after 10 minutes' } as const;
+
+/** checkFactorCode's answers at the stage (verifyingCode). */
+export const C = {
+  otp: 'the current app code',
+  backup: 'an unused backup code',
+  wrong: 'a wrong code',
+  locked: 'a wrong code, the last attempt allowed',
+  refused: 'the database refuses to spend the step',
+} as const;
+
+/** The answers of the enrolment's actors (enrolling, confirmingEnrolment, showingEnrolmentAgain, activatingFactor). */
+export const E = {
+  started: 'a new key is shown',
+  refusesNew: 'the database refuses the new factor',
+  confirmed: 'the first code of the new key',
+  wrong: 'a wrong first code',
+  locked: 'a wrong first code, the last attempt allowed',
+  refused: 'the database refuses to spend the first step',
+  shownAgain: 'the key is shown again',
+  gone: 'the factor being enrolled was removed meanwhile',
+  activated: 'the factor is active',
+  refusesActivation: 'the database refuses the activation',
+} as const;
+
+/**
+ * Per variant that stores users, the resolveUser branches where the stage has more to do than `none`: a stored
+ * user (every branch of the stage) and a new user (enrolled on the way in, when `require` says so).
+ */
+export const factorBranches: Partial<Record<Variant, { stored: string; fresh: string }>> = {
+  'credentials-database': { stored: R.found, fresh: R.created },
+  'oauth-database': { stored: R.owner, fresh: R.newUser },
+  email: { stored: R.verified, fresh: R.newVerified },
+  webauthn: { stored: R.owner, fresh: R.registersSignedOut },
+};
+
+const need = (branch: string, output: FactorNeed) => done('factorNeed', branch, output);
+
+/** factorNeed's answers after a resolveUser branch. */
+export function factorNeedOutcomes(variant: Variant, resolvedBranch: string | undefined): Outcome[] {
+  if (!storesUsers(variant)) return [need(N.off, 'none')];
+  const at = factorBranches[variant]!;
+  if (resolvedBranch === at.stored) return [need(N.none, 'none'), need(N.verify, 'verify'), need(N.enrol, 'enrol'), failed('factorNeed', N.requireThrows, new Error('require crashed'))];
+  if (resolvedBranch === at.fresh) return [need(N.none, 'none'), need(N.enrol, 'enrol')];
+  return [need(N.none, 'none')];
+}
+
+const submit = (branch: string): Outcome => ({ type: 'SUBMIT_CODE', code: '', branch });
+const page = { title: 'Set up two-step verification', fields: [{ name: 'code', label: 'Code' }] };
+
+/** The stage's events, per state: every branch after a stored user, the way in for a new one. */
+function stageOutcomes(state: string, stored: boolean): Outcome[] {
+  const all: Record<string, Outcome[]> = {
+    awaitingFactor: [submit(S.inTime), submit(S.late)],
+    verifyingCode: [
+      done('checkFactorCode', C.otp, { result: 'passed', method: 'otp' }),
+      done('checkFactorCode', C.backup, { result: 'passed', method: 'backup' }),
+      done('checkFactorCode', C.wrong, { result: 'wrong', attempts: 1 }),
+      done('checkFactorCode', C.locked, { result: 'locked', attempts: 1 }),
+      failed('checkFactorCode', C.refused, new AdapterError('advanceFactorStep')),
+    ],
+    enrolling: [done('startEnrolment', E.started, { factorId: 'model-factor', page }), failed('startEnrolment', E.refusesNew, new AdapterError('createFactor'))],
+    awaitingEnrolment: [submit(S.inTime), submit(S.late)],
+    confirmingEnrolment: [
+      done('confirmEnrolment', E.confirmed, { result: 'passed', method: 'otp' }),
+      done('confirmEnrolment', E.wrong, { result: 'wrong', attempts: 1 }),
+      done('confirmEnrolment', E.locked, { result: 'locked', attempts: 1 }),
+      failed('confirmEnrolment', E.refused, new AdapterError('advanceFactorStep')),
+    ],
+    showingEnrolmentAgain: [done('enrolmentPage', E.shownAgain, page), failed('enrolmentPage', E.gone, new Error('The factor being enrolled is gone.'))],
+    activatingFactor: [done('activateFactor', E.activated, undefined), failed('activateFactor', E.refusesActivation, new AdapterError('activateFactor'))],
+  };
+  const options = all[state] ?? [];
+  // A new user takes the one way through: a key shown, its first code, the factor active.
+  return stored ? options : options.slice(0, 1);
+}
+
+const STAGE_STATES = new Set(['awaitingFactor', 'verifyingCode', 'enrolling', 'awaitingEnrolment', 'confirmingEnrolment', 'showingEnrolmentAgain', 'activatingFactor']);
+
 /** The events worth trying in a snapshot: only what the variant's world can really produce there. */
 export function eventsFor(variant: Variant) {
   return (snapshot: AnyMachineSnapshot): AnyEventObject[] => {
-    const context = snapshot.context as { owner?: unknown; user?: { branch?: string } };
-    switch (snapshot.value) {
+    const context = snapshot.context as { owner?: unknown; user?: { branch?: string }; factor?: unknown };
+    const state = snapshot.value as string;
+    if (STAGE_STATES.has(state)) return stageOutcomes(state, context.user?.branch === factorBranches[variant]?.stored);
+    switch (state) {
       case 'idle':
         return [{ type: 'START' }];
       case 'findingOwner':
@@ -153,31 +247,45 @@ export function eventsFor(variant: Variant) {
         return signInOutcomes;
       case 'resolvingUser':
         return resolveOutcomes[variant][context.owner ? 'known' : 'unknown'];
+      case 'checkingFactors':
+        return factorNeedOutcomes(variant, context.user?.branch);
       case 'issuingSession':
-        return issueOutcomes(variant, context.user?.branch);
+        // Past the stage the session is issued: its failures are driven once, on the way without a factor.
+        return context.factor ? [done('issueSession', I.ok, undefined)] : issueOutcomes(variant, context.user?.branch);
       default:
         return [];
     }
   };
 }
 
-export function pathsFor(variant: Variant): ModelPath[] {
-  const identity = { user: { id: 'model', email: 'model@example.com' }, account: { provider: 'proof', type: accountType(variant), providerAccountId: 'model' } };
-  return modelPaths(signInMachine, { events: eventsFor(variant), input: { deps: {}, callbackUrl: `${ORIGIN}/dashboard`, identity } });
+// The model decides the one guard that reads the clock (a pending check's expiry) by the event's branch, as the
+// world decides it by moving the clock past the expiry before posting the code.
+const modelMachine = signInMachine.provide({ guards: { pendingExpired: ({ event }) => (event as Outcome).branch === S.late } });
+
+/** What tells two snapshots apart: the state and what guards read, not the page shown or the pending check's id. */
+function stateKey(snapshot: AnyMachineSnapshot): string {
+  const { deps: _deps, response: _response, code: _code, factor, ...rest } = snapshot.context as Record<string, unknown> & { factor?: { enrolling?: string; method?: string } };
+  return JSON.stringify({ value: snapshot.value, context: rest, factor: factor && { enrolling: factor.enrolling, method: factor.method } });
 }
 
-/** The branch each actor took on a path, by actor name. */
+export function pathsFor(variant: Variant): ModelPath[] {
+  const identity = { user: { id: 'model', email: 'model@example.com' }, account: { provider: 'proof', type: accountType(variant), providerAccountId: 'model' } };
+  return modelPaths(modelMachine, { events: eventsFor(variant), stateKey, input: { deps: {}, callbackUrl: `${ORIGIN}/dashboard`, identity } });
+}
+
+/** The branch each actor took on a path, by actor name (`SUBMIT_CODE`: when the code was posted). */
 export function branchesOf(path: ModelPath): Record<string, string> {
   const out: Record<string, string> = {};
   for (const event of path.events as Outcome[]) {
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type)?.[1];
     if (actor) out[actor] = event.branch;
+    if (event.type === 'SUBMIT_CODE') out.SUBMIT_CODE = event.branch;
   }
   return out;
 }
 
 /** The branches that are a database failing for real (logged as AdapterError, whatever state caught it). */
-export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.refusesUser, I.refusesSession]);
+export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.refusesUser, I.refusesSession, C.refused, E.refusesNew, E.refused, E.refusesActivation]);
 
 
 /** The events a resolveUser branch writes, in the order the tail emits them. */

@@ -2,7 +2,7 @@
 // that make the real tail take it, and one HTTP sign-in through a real flow that ends `authenticated` (the
 // credentials flow for credentials accounts, a custom flow proving the identity for the others).
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { Adapter } from '../../../src/core/adapter.js';
 import type { AuthConfig, EventsOptions, SignInCallbackParams } from '../../../src/core/options.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
@@ -12,8 +12,10 @@ import type { ClientResponse } from '../../support/client.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import type { MigratedPGlite } from '../../support/pglite.js';
 import { identityProvider, type ProvenIdentity } from './identity-flow.js';
-import { accountType, branchesOf, F, I, R, storesUsers, type Variant } from './signin-model.js';
+import { accountType, branchesOf, C, E, F, factorBranches, I, N, R, S, storesUsers, type Variant } from './signin-model.js';
 import { storedSessionToken } from '../../../src/session/session-token.js';
+import { FACTOR_TTL_MS } from '../../../src/flows/factors/steps.js';
+import { activeBackupCode, activeTotp, codeNow, keyOnPage, otherCode } from '../../support/factors.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
 export const PASSWORD = 'correct horse battery staple';
@@ -30,6 +32,8 @@ export interface World {
   other?: { id: string; token: string };
   /** The stored user the identity belongs to, when one does. */
   ownerId?: string;
+  /** The second-factor stage's set-up: the stored user's app key and backup code, when the path needs them. */
+  factor?: { userId?: string; key?: Uint8Array; backupCode?: string };
   identity: { userId: string; email: string; providerAccountId: string; provider: string };
 }
 
@@ -65,7 +69,14 @@ async function worldFor(pg: MigratedPGlite, variant: Variant, b: Record<string, 
   const world: Partial<World> = {};
 
   const record = (name: string) => async (message: unknown) => void recorded.events.push({ name, message: message as Record<string, unknown> });
-  const events: EventsOptions = { signIn: record('signIn'), createUser: record('createUser'), linkAccount: record('linkAccount'), updateUser: record('updateUser') };
+  const events: EventsOptions = {
+    signIn: record('signIn'),
+    createUser: record('createUser'),
+    linkAccount: record('linkAccount'),
+    updateUser: record('updateUser'),
+    secondFactorFailed: record('secondFactorFailed'),
+    factorEnrolled: record('factorEnrolled'),
+  };
   config.events = events;
   config.callbacks = {
     signIn: async (params) => {
@@ -82,9 +93,7 @@ async function worldFor(pg: MigratedPGlite, variant: Variant, b: Record<string, 
     };
   }
   let adapter: Adapter | undefined = storesUsers(variant) ? pg.adapter : undefined;
-  // A token PostgreSQL refuses to store (a NUL byte): the session write fails for real.
-  const generateSessionToken = b.issueSession === I.refusesSession ? () => `bad${NUL}${randomUUID()}` : undefined;
-  config.session = adapter ? { strategy: 'database', ...(generateSessionToken ? { generateSessionToken } : {}) } : { strategy: 'jwt' };
+  config.session = adapter ? { strategy: 'database' } : { strategy: 'jwt' };
 
   // The database refuses the lookup: an id or address with a NUL byte fails in PostgreSQL, not in a mock.
   if (b.findOwner === F.fails) {
@@ -149,6 +158,22 @@ async function worldFor(pg: MigratedPGlite, variant: Variant, b: Record<string, 
     }
   }
   config.adapter = adapter;
+  // Every world that stores users runs the stage (on a user without factors it lets the sign-in through).
+  if (storesUsers(variant)) {
+    const enrol = b.factorNeed === N.enrol;
+    const lastAttempt = b.checkFactorCode === C.locked || b.confirmEnrolment === E.locked;
+    config.secondFactor = {
+      ...(enrol ? { require: true } : {}),
+      ...(b.factorNeed === N.requireThrows
+        ? {
+            require: () => {
+              throw new Error('require callback crashed');
+            },
+          }
+        : {}),
+      ...(lastAttempt ? { maxAttempts: 1 } : {}),
+    };
+  }
   world.config = config as World['config'];
   world.providerId = provider;
   world.expectedUser = expectedUser;
@@ -161,7 +186,10 @@ export interface Run {
   world: World;
   res: ClientResponse;
   recorded: Recorded;
-  /** The carrier flow's transitions, and the tail's after them. */
+  /** Every response, first the flow's form post, then one per code posted at the stage; and their bodies. */
+  responses: ClientResponse[];
+  pages: string[];
+  /** The carrier flow's transitions, and the tail's after them (across the stage's requests). */
   flowTrace: TraceEntry[];
   tail: TraceEntry[];
   status: string;
@@ -180,22 +208,120 @@ export async function play(pg: MigratedPGlite, variant: Variant, path: ModelPath
   }
   const passkey = (world.config.providers[0] as { identity?: ProvenIdentity }).identity?.passkey;
   if (passkey) passkey.forUserId = b.resolveUser === R.registersSignedIn ? world.other?.id : b.resolveUser === R.registersForAnother ? `someone-${slug()}` : undefined;
+  await setUpStage(pg, variant, world, b);
+  // The session write fails in PostgreSQL (tokens are stored hashed: no token can make the insert fail by itself).
+  if (b.issueSession === I.refusesSession) {
+    const { userId, email, providerAccountId } = world.identity;
+    await refuse(pg, { credentials: userId, email }[accountType(variant) as string] ?? providerAccountId, 'session');
+  }
 
   const csrfToken = await t.csrfToken();
-  const res = await t.client.post(`/auth/callback/${world.providerId}`, { csrfToken, callbackUrl: '/dashboard', ...world.form });
+  const responses: ClientResponse[] = [];
+  const pages: string[] = [];
+  const answer = async (res: ClientResponse) => {
+    responses.push(res);
+    pages.push(await res.text());
+  };
+  await answer(await t.client.post(`/auth/callback/${world.providerId}`, { csrfToken, callbackUrl: '/dashboard', ...world.form }));
+  try {
+    for (const [i, event] of path.events.entries()) {
+      if (event.type !== 'SUBMIT_CODE') continue;
+      const code = await codeFor(pg, world, path.events[i + 1] as { branch?: string } | undefined, b, pages.at(-1)!);
+      if ((event as { branch?: string }).branch === S.late) {
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+        vi.setSystemTime(Date.now() + FACTOR_TTL_MS + 1_000);
+      }
+      await answer(await t.client.post('/auth/second-factor', { csrfToken, code }));
+    }
+  } finally {
+    vi.useRealTimers();
+  }
+  // The flow's record, then one record of the tail per code posted at the stage.
   const machine = world.providerId === 'credentials' ? 'credentials' : 'identity';
   const logged = t.logger.debugs.filter((d) => d.message.startsWith(`flow ${machine} `));
   expect(logged, 'one flow record logged').toHaveLength(1);
-  const { trace } = logged[0].metadata as { trace: TraceEntry[] };
+  const resumed = t.logger.debugs.filter((d) => d.message.startsWith('flow signin '));
+  expect(resumed, 'one tail record per code posted').toHaveLength(responses.length - 1);
+  const trace = [logged[0], ...resumed].flatMap((r) => (r.metadata as { trace: TraceEntry[] }).trace);
+  const last = [logged[0], ...resumed].at(-1)!;
   return {
     t,
     world,
-    res,
+    res: responses.at(-1)!,
+    responses,
+    pages,
     recorded,
     flowTrace: trace.filter((e) => e.machine === undefined),
     tail: trace.filter((e) => e.machine === 'signin'),
-    status: logged[0].message.slice(`flow ${machine} `.length),
+    status: last.message.replace(/^flow \S+ /, ''),
   };
+}
+
+/**
+ * Test-only triggers: PostgreSQL refuses one write (a new factor, a spent step, an activation, a new session) for
+ * one user, for real. The user is named by its id, an account's provider id or its address, whichever the world
+ * knows before the sign-in makes the user.
+ */
+const refusalsReady = new WeakSet<MigratedPGlite>();
+async function refuse(pg: MigratedPGlite, who: string, op: 'create' | 'step' | 'activate' | 'session'): Promise<void> {
+  if (!refusalsReady.has(pg)) {
+    await pg.db.exec(`
+      CREATE TABLE model_refusals (who text NOT NULL, op text NOT NULL);
+      CREATE FUNCTION model_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (
+          SELECT 1 FROM model_refusals r WHERE r.op = TG_ARGV[0] AND (
+            r.who = NEW.user_id
+            OR EXISTS (SELECT 1 FROM accounts a WHERE a.user_id = NEW.user_id AND a.provider_account_id = r.who)
+            OR EXISTS (SELECT 1 FROM users u WHERE u.id = NEW.user_id AND u.email = r.who))
+        ) THEN
+          RAISE EXCEPTION 'refused for the model: %', TG_ARGV[0];
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER model_refuse_create BEFORE INSERT ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('create');
+      CREATE TRIGGER model_refuse_step BEFORE UPDATE OF last_step ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('step');
+      CREATE TRIGGER model_refuse_activate BEFORE UPDATE OF activated_at ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('activate');
+      CREATE TRIGGER model_refuse_session BEFORE INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION model_refuse('session');`);
+    refusalsReady.add(pg);
+  }
+  await pg.db.query('INSERT INTO model_refusals (who, op) VALUES ($1, $2)', [who, op]);
+}
+
+/** The stored user's factors (an active app, a backup code) and the database refusals the path's branches need. */
+async function setUpStage(pg: MigratedPGlite, variant: Variant, world: World, b: Record<string, string>): Promise<void> {
+  if (!storesUsers(variant) || b.resolveUser !== factorBranches[variant]?.stored || !b.factorNeed) return;
+  const userId = world.ownerId!;
+  world.factor = { userId };
+  if (b.factorNeed === N.verify) {
+    world.factor.key = await activeTotp(pg.adapter, userId);
+    if (b.checkFactorCode === C.backup) world.factor.backupCode = await activeBackupCode(pg.adapter, userId);
+  }
+  if (b.startEnrolment === E.refusesNew) await refuse(pg, userId, 'create');
+  if (b.checkFactorCode === C.refused || b.confirmEnrolment === E.refused) await refuse(pg, userId, 'step');
+  if (b.activateFactor === E.refusesActivation) await refuse(pg, userId, 'activate');
+}
+
+/** The code a person types for the outcome the path wants next (the key of an enrolment comes from its page). */
+async function codeFor(pg: MigratedPGlite, world: World, next: { branch?: string } | undefined, b: Record<string, string>, page: string): Promise<string> {
+  const enrolling = b.factorNeed === N.enrol;
+  const key = enrolling ? keyOnPage(page) : world.factor?.key;
+  if (!key) throw new Error('no key to compute a code from');
+  const right = codeNow(key);
+  switch (next?.branch) {
+    case C.backup:
+      return world.factor!.backupCode!;
+    case C.wrong:
+    case C.locked:
+    case E.wrong:
+    case E.locked:
+      // The factor being enrolled removed before the (wrong) code: the page cannot be shown again.
+      if (b.enrolmentPage === E.gone) await pg.db.query('DELETE FROM factors WHERE user_id = $1 AND activated_at IS NULL', [world.factor!.userId]);
+      return otherCode(right);
+    default:
+      // The right code: passed, or refused by the database on the way (and any code when the check expired).
+      return right;
+  }
 }
 
 /** Rows of a query on the test database. */

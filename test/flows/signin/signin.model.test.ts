@@ -8,18 +8,35 @@ import { ORIGIN } from '../../support/auth-app.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
-import { accountType, branchesOf, DB_FAILURES, F, findOwnerOutcomes, I, pathsFor, R, RESOLUTION_EVENTS, resolveOutcomes, signInOutcomes, storesUsers, variants, type Variant } from './signin-model.js';
+import { accountType, branchesOf, C, DB_FAILURES, E, F, factorBranches, factorNeedOutcomes, findOwnerOutcomes, I, N, pathsFor, R, RESOLUTION_EVENTS, resolveOutcomes, S, signInOutcomes, storesUsers, variants, type Variant } from './signin-model.js';
 import { newUserId, PASSWORD, play, rows as query, SESSION_COOKIE, sessionUserId, type Run } from './signin-world.js';
+import { setsSession, STAGE_COOKIE, stageCookieOf } from '../../support/factors.js';
+import { storedSessionToken } from '../../../src/session/session-token.js';
 
 const pg = useMigratedPGlite();
 const rows = <T>(sql: string, params: unknown[]) => query<T>(pg, sql, params);
 
+/** The events the stage emits on a path: a failure per wrong code, the enrolled factor. */
+function stageEvents(path: ModelPath): string[] {
+  return path.events.flatMap((e) => {
+    if ((e.type === 'xstate.done.actor.checkFactorCode' || e.type === 'xstate.done.actor.confirmEnrolment') && e.output.result !== 'passed') return ['secondFactorFailed'];
+    return e.type === 'xstate.done.actor.activateFactor' ? ['factorEnrolled'] : [];
+  });
+}
+
 function expectedFor(path: ModelPath, b: Record<string, string>) {
-  const written = path.events.some((e) => e.type === 'xstate.done.actor.resolveUser') ? (RESOLUTION_EVENTS[b.resolveUser] ?? []) : [];
+  const written = [...(path.events.some((e) => e.type === 'xstate.done.actor.resolveUser') ? (RESOLUTION_EVENTS[b.resolveUser] ?? []) : []), ...stageEvents(path)];
   const dbFailure = Object.values(b).some((branch) => DB_FAILURES.has(branch));
   switch (path.finalState) {
     case 'done':
       return { status: 'signedIn', location: `${ORIGIN}/dashboard`, session: true, events: [...written, 'signIn'], logged: [] };
+    case 'awaitingFactor':
+    case 'awaitingEnrolment':
+      // Still at the stage (a wrong code, asked again): its page, no session, nothing logged.
+      return { status: 'paused', location: null, session: false, events: written, logged: [] };
+    case 'failed.secondFactor':
+      // Too many wrong codes, or too late: the pending sign-in is dead; never a signIn event.
+      return { status: 'failed', location: `${ORIGIN}/auth/error?error=SecondFactorFailed`, session: false, events: written, logged: ['SecondFactorFailed'] };
     case 'redirected':
       return { status: 'redirected', location: `${ORIGIN}/blocked`, session: false, events: [], logged: [] };
     case 'failed.accessDenied':
@@ -62,7 +79,8 @@ describe('sign-in tail, the model', () => {
   it('has a path for every branch of every actor, per variant', () => {
     for (const variant of variants) {
       const taken = new Set(pathsByVariant.get(variant)!.flatMap((p) => Object.values(branchesOf(p))));
-      const offered = [...findOwnerOutcomes[variant], ...signInOutcomes, ...resolveOutcomes[variant].unknown, ...resolveOutcomes[variant].known].map((o) => o.branch);
+      const stage = factorBranches[variant] ? [...factorNeedOutcomes(variant, factorBranches[variant].stored).map((o) => o.branch), ...Object.values(S), ...Object.values(C), ...Object.values(E)] : [N.off];
+      const offered = [...[...findOwnerOutcomes[variant], ...signInOutcomes, ...resolveOutcomes[variant].unknown, ...resolveOutcomes[variant].known].map((o) => o.branch), ...stage];
       for (const branch of offered) {
         expect(taken.has(branch), `${variant}: ${branch}`).toBe(true);
       }
@@ -71,7 +89,17 @@ describe('sign-in tail, the model', () => {
 
   it('reaches every final state across the variants', () => {
     const finals = new Set([...pathsByVariant.values()].flat().map((p) => p.finalState));
-    expect([...finals].sort()).toEqual(['done', 'failed.accessDenied', 'failed.accountNotLinked', 'failed.callbackRoute', 'failed.oauthAccountNotLinked', 'redirected']);
+    expect([...finals].sort()).toEqual([
+      'awaitingEnrolment',
+      'awaitingFactor',
+      'done',
+      'failed.accessDenied',
+      'failed.accountNotLinked',
+      'failed.callbackRoute',
+      'failed.oauthAccountNotLinked',
+      'failed.secondFactor',
+      'redirected',
+    ]);
   });
 });
 
@@ -90,18 +118,68 @@ describe.each(variants)('sign-in tail, model paths with %s', (variant) => {
     expect(run.tail.at(-1)?.to).toBe(path.finalState);
     expect(run.status).toBe(want.status);
 
-    expect(run.res.status).toBe(302);
+    expect(run.res.status).toBe(want.status === 'paused' ? 200 : 302);
     expect(run.res.headers.get('location')).toBe(want.location);
-    const sessionCookies = run.res.setCookie.filter((line) => line.startsWith(`${SESSION_COOKIE}=`) && !/max-age=0/i.test(line));
-    expect(sessionCookies.length > 0, 'a session cookie is set').toBe(want.session);
+    expect(setsSession(run.res), 'a session cookie is set').toBe(want.session);
+    expectStage(run, path);
     expect(run.recorded.events.map((e) => e.name)).toEqual(want.events);
     expect(run.t.logger.errorTypes()).toEqual(want.logged);
     if (path.events.some((e) => e.type.endsWith('.actor.checkSignIn'))) expectSignInCallback(variant, run, b);
     else expect(run.recorded.signIns).toEqual([]);
 
     await expectWorld(variant, run, path, b);
+    if (storesUsers(variant)) await expectFactors(path, b, run.world.factor?.userId ?? (b.factorNeed === N.enrol ? await newUserId(pg, run) : undefined));
   });
 });
+
+/**
+ * A path through the stage paused at it first: the form post answered the stage's page and its cookie, no
+ * session; every answer before the last set no session either, and the last spent the cookie unless still paused.
+ */
+function expectStage(run: Run, path: ModelPath) {
+  const paused = path.events.some((e) => e.type === 'SUBMIT_CODE') || path.finalState.startsWith('awaiting');
+  const [first] = run.responses;
+  if (!paused) {
+    expect(run.responses).toHaveLength(1);
+    expect(stageCookieOf(first), 'no stage without a factor').toBeUndefined();
+    return;
+  }
+  for (const res of run.responses.slice(0, -1)) {
+    expect(res.status).toBe(200);
+    expect(setsSession(res), 'no session before the factor').toBe(false);
+    expect(stageCookieOf(res), 'the stage cookie').toBeTruthy();
+  }
+  const enrolling = path.events.some((e) => e.type === 'xstate.done.actor.startEnrolment');
+  expect(run.pages[0]).toContain(enrolling ? 'Set up two-step verification' : 'Two-step verification');
+  expect(run.pages[0]).toMatch(/action="[^"]*\/auth\/second-factor"/);
+  if (path.finalState.startsWith('awaiting')) {
+    expect(stageCookieOf(run.res)).toBeTruthy();
+    expect(run.pages.at(-1)).toContain('That code did not match');
+  } else {
+    expect(run.res.setCookie.some((l) => l.startsWith(`${STAGE_COOKIE}=;`) && /max-age=0/i.test(l)), 'the stage cookie is spent').toBe(true);
+  }
+}
+
+/** The second-factor rows a path through the stage leaves: spent steps and codes, enrolled factors, counted misses. */
+async function expectFactors(path: ModelPath, b: Record<string, string>, userId: string | undefined) {
+  if (!userId || !path.events.some((e) => e.type === 'xstate.done.actor.factorNeed')) return;
+  const factors = await rows<{ kind: string; activated_at: Date | null; last_step: number | null }>('SELECT kind, activated_at, last_step FROM factors WHERE user_id = $1', [userId]);
+  const totp = factors.filter((f) => f.kind === 'totp');
+  if (b.factorNeed === N.verify) {
+    // The factor stays; the step is spent only by the right code (the backup code is gone instead).
+    expect(totp).toHaveLength(1);
+    expect(totp[0].last_step !== null).toBe(b.checkFactorCode === C.otp);
+    if (b.checkFactorCode === C.backup) expect(factors.filter((f) => f.kind === 'backup')).toEqual([]);
+  }
+  if (b.factorNeed === N.enrol) {
+    // Active only once its first code passed and the activation was stored; a refused new factor is no row at all.
+    const activated = b.activateFactor === E.activated;
+    if (b.startEnrolment === E.refusesNew || b.enrolmentPage === E.gone) expect(totp).toEqual([]);
+    else expect(totp.map((f) => f.activated_at !== null)).toEqual([activated]);
+  }
+  if (b.factorNeed === N.none || b.factorNeed === N.off) expect(factors).toEqual([]);
+  if (path.finalState !== 'done') expect(await rows('SELECT 1 FROM sessions WHERE user_id = $1', [userId]), 'no session row for the user').toEqual([]);
+}
 
 /** The rows and the session each path must leave behind. */
 async function expectWorld(variant: Variant, run: Run, path: ModelPath, b: Record<string, string>) {
@@ -130,7 +208,7 @@ async function expectWorld(variant: Variant, run: Run, path: ModelPath, b: Recor
     }
     if (world.other) {
       // The browser switched users (or re-signed in): the session it held before is gone, not left valid.
-      expect(await rows('SELECT 1 FROM sessions WHERE session_token = $1', [world.other.token])).toEqual([]);
+      expect(await rows('SELECT 1 FROM sessions WHERE session_token = $1', [storedSessionToken(world.other.token)])).toEqual([]);
       expect(t.client.cookies.get(SESSION_COOKIE)).not.toBe(world.other.token);
     }
     if (variant === 'credentials-database') {
@@ -159,7 +237,7 @@ async function expectWorld(variant: Variant, run: Run, path: ModelPath, b: Recor
   }
 
   // Nothing signed in: no session for the identity, and a browser signed in before keeps its session.
-  if (world.other) expect(await rows('SELECT user_id FROM sessions WHERE session_token = $1', [world.other.token])).toEqual([{ user_id: world.other.id }]);
+  if (world.other) expect(await rows('SELECT user_id FROM sessions WHERE session_token = $1', [storedSessionToken(world.other.token)])).toEqual([{ user_id: world.other.id }]);
   if (!storesUsers(variant)) return;
   // (An id or address PostgreSQL refused cannot be looked up either: nothing was written under it.)
   if (r === R.addressTaken || r === R.idOtherAddress) {
