@@ -49,5 +49,5 @@ describe('the migration to hashed tokens', () => {
     expect(rows.map((r) => r.session_token)).not.toContain(oldCookie);
     const t = testAuth({ adapter: PostgresAdapter(db), session: { strategy: 'database' }, providers: [provider] });
     expect(await readSession(t, oldCookie)).toMatchObject({ user: { email: 'old@example.test' } });
-  });
+  }, 60_000);
 });

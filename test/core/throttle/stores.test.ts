@@ -2,7 +2,7 @@
 // to the limit and no further, atomically under concurrent hits; shared stores count across instances; a store that
 // is down fails closed for credentials and open for the rest, with a warning and without hanging.
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { migrate, PostgresThrottleStore } from '../../../src/adapters/postgres/index.js';
 import { resolveThrottle, type ThrottleOptions, type ThrottleStore } from '../../../src/core/throttle/options.js';
 import { memoryThrottleStore, redisThrottleStore } from '../../../src/core/throttle/store.js';
@@ -10,6 +10,8 @@ import { Throttle } from '../../../src/core/throttle/throttle.js';
 import { DATABASE_URL, REDIS_URL, reachable, runId, useSharedStores } from '../../support/shared-stores.js';
 
 const SECRET = 'throttle-test-secret-0123456789abcdef';
+// Each store case starts its backend in its first test (PGlite takes seconds, more on a busy machine).
+vi.setConfig({ testTimeout: 60_000 });
 const stores = useSharedStores();
 const redisUp = await reachable(REDIS_URL);
 
