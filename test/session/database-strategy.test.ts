@@ -225,6 +225,8 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
         expect(calls[0]).toEqual({
           session: { user: { name: email.split('@')[0], email, image: null }, expires: new Date(T0.getTime() + 30 * DAY).toISOString() },
           user: { id, name: email.split('@')[0], email, emailVerified: null, image: null },
+          // When and how the session was last verified (a password sign-in at T0): the step-up record.
+          verification: { amr: ['pwd'], authTime: T0 },
         });
         expect(body?.userId).toBe(id);
         expect(JSON.stringify(body)).not.toContain(token);
@@ -294,7 +296,7 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
         expect(res.location?.pathname).toBe('/bye');
         expect(clears(res)).toHaveLength(1);
         expect(await sessionRow(token)).toBeUndefined();
-        expect(seen).toEqual([{ session: { sessionToken: storedSessionToken(token), userId, expires: new Date(T0.getTime() + 30 * DAY) } }]);
+        expect(seen).toEqual([{ session: { sessionToken: storedSessionToken(token), userId, expires: new Date(T0.getTime() + 30 * DAY), amr: ['pwd'], authTime: T0 } }]);
         expect((await readSession(t.client)).body).toBeNull();
       });
 
