@@ -36,6 +36,8 @@ export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
 } from './core/throttle/options.js';
 export { memoryThrottleStore, redisThrottleStore, type ThrottleStore, type ThrottleCounter, type RedisThrottleStoreOptions } from './core/throttle/store.js';
+// Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
+export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
 export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
 export { getToken, type GetTokenParams, type TokenRequest } from './session/get-token.js';
