@@ -186,3 +186,43 @@ describe('ceilings per client', () => {
     expect(((await refusal!.json()) as { error: string }).error).toBe('RateLimited');
   });
 });
+
+describe('behind a body parser (Express)', () => {
+  it('still knows the client: a body read before authchart does not hide the socket address', async () => {
+    const { createServer } = await import('node:http');
+    const { ServerAuth } = await import('../../src/http/integrations/node.js');
+    const { listenLoopback, closeHttpServer } = await import('../e2e/peers/net.js');
+    const { provider, calls } = passwordProvider();
+    const auth = ServerAuth({ secret: SECRET, trustHost: true, providers: [provider], logger: { error: () => {} }, throttle: { enabled: true, rules: { credentialsClient: { points: 4, duration: 3600 } } } } as AuthConfig);
+    // What express.urlencoded() does: reads the stream, leaves the fields on req.body.
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (chunks.length) Object.assign(req, { body: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())) });
+        void auth(req, res);
+      });
+    });
+    const port = await listenLoopback(server);
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      const csrf = await fetch(`${origin}/auth/csrf`);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const cookie = csrf.headers.getSetCookie().map((c) => c.split(';', 1)[0]).join('; ');
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await fetch(`${origin}/auth/callback/credentials`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrfToken, username: `user${i}`, password: 'x' }).toString(),
+        });
+        statuses.push(res.status);
+      }
+      expect(calls).toHaveLength(4);
+      expect(statuses.slice(4)).toEqual([429, 429, 429, 429]);
+    } finally {
+      await closeHttpServer(server);
+    }
+  });
+});
