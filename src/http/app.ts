@@ -9,7 +9,6 @@ import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from '
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
 import { handleSecondFactor } from './flow.js';
-import { factorCodeRoute, listFactorsRoute, startFactorsRoute } from './factors.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
@@ -94,10 +93,13 @@ export function createAuthApp(config: InternalConfig): H3 {
   if (config.secondFactor) {
     app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
     // A signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
-    app.get(`${base}/factors`, route(config, 'browser', listFactorsRoute));
-    app.post(`${base}/factors/code`, route(config, 'browser', factorCodeRoute));
-    app.get(`${base}/factors/:action`, route(config, 'browser', (req, event) => startFactorsRoute(req, param(event, 'action'))));
-    app.post(`${base}/factors/:action`, route(config, 'browser', (req, event) => startFactorsRoute(req, param(event, 'action'))));
+    // Loaded on first use: an app without second factors never bundles them at start.
+    const factors = () => import('./factors.js');
+    app.get(`${base}/factors`, route(config, 'browser', async (req) => (await factors()).listFactorsRoute(req)));
+    app.post(`${base}/factors/code`, route(config, 'browser', async (req) => (await factors()).factorCodeRoute(req)));
+    const start = async (req: AuthRequest, event: H3Event) => (await factors()).startFactorsRoute(req, param(event, 'action'));
+    app.get(`${base}/factors/:action`, route(config, 'browser', start));
+    app.post(`${base}/factors/:action`, route(config, 'browser', start));
   }
 
   // The development inspector: not even routed unless `debug: true` outside production.
