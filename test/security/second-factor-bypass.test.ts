@@ -1,0 +1,330 @@
+// No way around the second factor (issue 18): for every first-factor flow (credentials, OIDC against a real OP with
+// and without discovery, magic links one-click and confirmed, passkeys signing in or registered, a custom flow), the
+// routes into `authenticated` are generated from the flow machine's own graph, and each is walked over HTTP for a
+// user with an active authenticator app. Every one must end at the stage (its page and cookie, no session cookie,
+// no signIn event); a wrong code must not pass it; only the right code issues the session. A route added to a
+// machine later and not walked here fails the test.
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
+import type { Adapter } from '../../src/core/adapter.js';
+import type { AuthConfig } from '../../src/core/options.js';
+import { machineTransitions, transitionKey, type TraceEntry, type TransitionRef } from '../../src/devtools/graph.js';
+import { credentialsMachine } from '../../src/flows/credentials/machine.js';
+import { emailMachine } from '../../src/flows/email/machine.js';
+import { oauthMachine } from '../../src/flows/oauth/machine.js';
+import { signInMachine } from '../../src/flows/signin/machine.js';
+import { webauthnMachine } from '../../src/flows/webauthn/machine.js';
+import { Credentials } from '../../src/providers/credentials.js';
+import { OIDC } from '../../src/providers/oauth.js';
+import { Passkey } from '../../src/providers/webauthn.js';
+import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
+import type { ClientResponse, TestClient } from '../support/client.js';
+import { activeTotp, codeNow, otherCode, setsSession, stageCookieOf } from '../support/factors.js';
+import { memoryOutbox, requestLink, type Outbox } from '../support/magic-link.js';
+import { startOidcProvider, type OidcProviderHarness } from '../e2e/peers/oidc.js';
+import { identityMachine, identityProvider } from '../flows/signin/identity-flow.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
+
+// ---- the routes: every simple path of a machine's graph from its initial state into `authenticated` ----------
+
+function nodeAt(machine: AnyStateMachine, id: string): AnyStateNode {
+  let node: AnyStateNode = machine.root;
+  for (const key of id.split('.')) node = node.states[key];
+  return node;
+}
+
+/** A compound target means its initial leaf. */
+function leaf(machine: AnyStateMachine, id: string): string {
+  let node = nodeAt(machine, id);
+  while (node.type === 'compound' && node.initial) node = node.initial.target[0];
+  return node.path.join('.');
+}
+
+/** The routes into `authenticated`, as transition keys. */
+export function routesInto(machine: AnyStateMachine, end = 'authenticated'): string[][] {
+  const out = new Map<string, TransitionRef[]>();
+  for (const t of machineTransitions(machine)) out.set(t.from, [...(out.get(t.from) ?? []), t]);
+  const routes: string[][] = [];
+  const walk = (state: string, seen: Set<string>, route: string[]) => {
+    if (state === end) return void routes.push(route);
+    for (const t of out.get(state) ?? []) {
+      const next = leaf(machine, t.to);
+      if (!seen.has(next)) walk(next, new Set([...seen, next]), [...route, transitionKey(t)]);
+    }
+  };
+  const start = leaf(machine, String(machine.config.initial));
+  walk(start, new Set([start]), []);
+  return routes;
+}
+
+// ---- the world --------------------------------------------------------------------------------------------
+
+const PASSWORD = 'correct horse battery staple';
+const OP_PROVIDERS = ['op', 'op-manual'];
+let db: PGlite;
+let adapter: PostgresAdapterInstance;
+let op: OidcProviderHarness;
+const people = Array.from({ length: 8 }, (_, i) => `p${i}`);
+
+beforeAll(async () => {
+  db = await PGlite.create();
+  adapter = PostgresAdapter(db);
+  await adapter.migrate();
+  op = await startOidcProvider({
+    redirectUris: OP_PROVIDERS.map((id) => `${ORIGIN}/auth/callback/${id}`),
+    accounts: Object.fromEntries(people.map((p) => [p, { email: `${p}@op.example`, email_verified: true, name: p }])),
+  });
+}, 60_000);
+afterAll(async () => {
+  await op?.stop();
+  await db?.close();
+});
+
+interface Person {
+  id: string;
+  email: string;
+  key: Uint8Array;
+}
+
+/** A stored user with an active authenticator app (and, for the OP, the account `sub` linked to them). */
+async function person(opAccount?: string): Promise<Person> {
+  const id = `u-${randomUUID()}`;
+  const email = `${id}@example.com`;
+  await adapter.createUser({ id, email, emailVerified: null, name: 'Ada' });
+  if (opAccount) for (const provider of OP_PROVIDERS) await adapter.linkAccount({ provider, type: 'oidc', providerAccountId: opAccount, userId: id });
+  return { id, email, key: await activeTotp(adapter, id) };
+}
+
+interface App {
+  t: TestAuth;
+  events: string[];
+  outbox: Outbox;
+  confirmOutbox: Outbox;
+}
+
+/** One instance with every kind of provider (and `more`), on `store` (the PostgreSQL adapter, or one lacking a method). */
+function app(store: Adapter = adapter, more: AuthConfig['providers'] = []): App {
+  const events: string[] = [];
+  const outbox = memoryOutbox();
+  const confirmOutbox = memoryOutbox({ id: 'email-confirm', confirm: true });
+  const t = testAuth({
+    adapter: store,
+    session: { strategy: 'database' },
+    secondFactor: {},
+    experimental: { enableWebAuthn: true },
+    events: { signIn: () => void events.push('signIn'), secondFactorFailed: () => void events.push('secondFactorFailed') },
+    providers: [
+      Credentials({
+        credentials: { email: {}, password: { type: 'password' } },
+        authorize: async (c) => {
+          const user = c.password === PASSWORD ? await adapter.getUserByEmail(String(c.email)) : null;
+          return user ? { id: user.id, email: user.email } : null;
+        },
+      }),
+      OIDC({ id: 'op', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret! }),
+      // No discovery: every endpoint the flow needs is configured.
+      OIDC({ id: 'op-manual', name: 'OP by hand', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret!, authorization: `${op.issuer}/auth`, token: `${op.issuer}/token` }),
+      outbox.provider,
+      confirmOutbox.provider,
+      Passkey(),
+      ...more,
+    ],
+  });
+  return { t, events, outbox, confirmOutbox };
+}
+
+/** The transitions the runs of one flow machine logged: its own, and the tail's that ran after it. */
+function traces(t: TestAuth, machine: string): { flow: TraceEntry[]; tail: TraceEntry[] } {
+  const all = t.logger.debugs.filter((d) => d.message.startsWith(`flow ${machine} `)).flatMap((r) => (r.metadata as { trace: TraceEntry[] }).trace);
+  return { flow: all.filter((e) => e.machine === undefined), tail: all.filter((e) => e.machine === 'signin') };
+}
+
+/** The route a flow took to `authenticated`: its entries from the last run that started at the initial state. */
+function routeTaken(machine: AnyStateMachine, flow: TraceEntry[]): string[] {
+  const start = leaf(machine, String(machine.config.initial));
+  const from = flow.map((e) => e.from).lastIndexOf(start);
+  return flow.slice(Math.max(from, 0)).map(transitionKey);
+}
+
+interface Walk {
+  /** Every response of the first factor, the last one being where it ended. */
+  responses: ClientResponse[];
+  machine: AnyStateMachine;
+  /** The logged machine id. */
+  logged: string;
+}
+
+const walked = new Map<AnyStateMachine, Set<string>>();
+
+/**
+ * After a first factor: the stage's page and cookie, no session cookie on any response, no signIn event, no
+ * session; a wrong code is refused; only the right code issues the session, for this user.
+ */
+async function expectStageThenSession(a: App, client: TestClient, who: Person, walk: Walk, signedInBefore = false) {
+  const { t, events } = a;
+  const last = walk.responses.at(-1)!;
+  for (const res of walk.responses) expect(setsSession(res), `no session cookie from ${res.requestUrl.pathname}`).toBe(false);
+  expect(last.status).toBe(200);
+  const page = await last.text();
+  expect(page).toContain('Two-step verification');
+  expect(page).toMatch(/action="[^"]*\/auth\/second-factor"/);
+  expect(stageCookieOf(last), 'the stage cookie').toBeTruthy();
+  expect(events).not.toContain('signIn');
+  expect(await db.query('SELECT 1 FROM sessions WHERE user_id = $1', [who.id]).then((r) => r.rows.length), 'no session row').toBe(signedInBefore ? 1 : 0);
+
+  // The route the flow took is one of the machine's routes into `authenticated`; the tail then paused at the stage.
+  const { flow, tail } = traces(t, walk.logged);
+  expect(flow.at(-1)?.to).toBe('authenticated');
+  const route = routeTaken(walk.machine, flow).join(' | ');
+  expect(routesInto(walk.machine).map((r) => r.join(' | '))).toContain(route);
+  if (!walked.has(walk.machine)) walked.set(walk.machine, new Set());
+  walked.get(walk.machine)!.add(route);
+  expect(tail.at(-1)).toMatchObject({ from: 'checkingFactors', to: 'awaitingFactor', guard: 'mustVerify' });
+
+  const csrfToken = await t.csrfToken(client);
+  const right = codeNow(who.key);
+  const wrong = await client.post('/auth/second-factor', { csrfToken, code: otherCode(right) });
+  expect(wrong.status).toBe(200);
+  expect(setsSession(wrong)).toBe(false);
+  expect(events).toEqual(['secondFactorFailed']);
+
+  const passed = await client.post('/auth/second-factor', { csrfToken, code: right });
+  expect(passed.status).toBe(302);
+  expect(passed.location?.searchParams.get('error')).toBeNull();
+  expect(setsSession(passed)).toBe(true);
+  expect(events).toEqual(['secondFactorFailed', 'signIn']);
+  const session = (await (await client.get('/auth/session')).json()) as { user?: { email?: string } } | null;
+  expect(session?.user?.email).toBe(who.email);
+}
+
+const generated = {
+  credentials: routesInto(credentialsMachine),
+  oauth: routesInto(oauthMachine),
+  email: routesInto(emailMachine),
+  webauthn: routesInto(webauthnMachine),
+  identity: routesInto(identityMachine),
+};
+
+describe('every route into a proven identity ends at the second-factor stage', () => {
+  it('the machines have routes into `authenticated` (generated from their graphs)', () => {
+    expect(Object.fromEntries(Object.entries(generated).map(([k, v]) => [k, v.length]))).toEqual({ credentials: 1, oauth: 2, email: 3, webauthn: 2, identity: 1 });
+  });
+
+  it('the tail issues a session only after the stage: no factor needed, the code passed, or the new factor active', () => {
+    const into = machineTransitions(signInMachine).filter((t) => t.to === 'issuingSession').map(transitionKey);
+    expect(into.sort()).toEqual(
+      [
+        'activatingFactor --xstate.done.actor.activateFactor--> issuingSession',
+        'checkingFactors --xstate.done.actor.factorNeed--> issuingSession',
+        'verifyingCode --xstate.done.actor.checkFactorCode [codePassed]--> issuingSession',
+      ].sort(),
+    );
+  });
+
+  it('credentials', async () => {
+    const a = app();
+    const who = await person();
+    const csrfToken = await a.t.csrfToken();
+    const res = await a.t.client.post('/auth/callback/credentials', { csrfToken, email: who.email, password: PASSWORD, callbackUrl: '/dashboard' });
+    await expectStageThenSession(a, a.t.client, who, { responses: [res], machine: credentialsMachine, logged: 'credentials' });
+  });
+
+  it.each([
+    ['with discovery', 'op', 0],
+    ['without discovery', 'op-manual', 1],
+  ])('OIDC against a real OP, %s', async (_name, providerId, i) => {
+    const a = app();
+    const who = await person(people[i]);
+    const csrfToken = await a.t.csrfToken();
+    const start = await a.t.client.post(`/auth/signin/${providerId}`, { csrfToken, callbackUrl: `${ORIGIN}/dashboard` });
+    expect(start.status).toBe(302);
+    const nav = await op.login(start.location!.href, people[i]);
+    const callback = await a.t.client.submit(nav);
+    await expectStageThenSession(a, a.t.client, who, { responses: [start, callback], machine: oauthMachine, logged: 'oauth' });
+  });
+
+  it('a one-click magic link', async () => {
+    const a = app();
+    const who = await person();
+    const requested = await requestLink(a.t, who.email);
+    const opened = await a.t.client.get(a.outbox.linkFor(who.email));
+    await expectStageThenSession(a, a.t.client, who, { responses: [requested, opened], machine: emailMachine, logged: 'email' });
+  });
+
+  it.each([
+    ['an adapter that looks the link up first', false],
+    ['an adapter that cannot look it up (Auth.js)', true],
+  ])('a magic link confirmed on its page, %s', async (_name, unchecked) => {
+    const store: Adapter = unchecked ? { ...adapter, getVerificationToken: undefined } : adapter;
+    const a = app(store);
+    const who = await person();
+    const csrf = await a.t.csrfToken();
+    const requested = await a.t.client.post('/auth/signin/email-confirm', { csrfToken: csrf, email: who.email, callbackUrl: '/after' });
+    const opened = await a.t.client.get(a.confirmOutbox.linkFor(who.email));
+    expect(opened.status).toBe(200);
+    expect(setsSession(opened)).toBe(false);
+    const confirmed = await a.t.client.post('/auth/callback/email-confirm', { csrfToken: await a.t.csrfToken() });
+    await expectStageThenSession(a, a.t.client, who, { responses: [requested, opened, confirmed], machine: emailMachine, logged: 'email' });
+  });
+
+  it('a passkey, signing in', async () => {
+    const a = app();
+    const who = await person();
+    const device = new SoftAuthenticator(ORIGIN);
+    const row = device.row(who.id);
+    await adapter.linkAccount({ provider: 'passkey', type: 'webauthn', providerAccountId: row.providerAccountId, userId: who.id });
+    await adapter.createAuthenticator(row);
+    const optionsRes = await a.t.client.get('/auth/webauthn-options/passkey?action=authenticate');
+    const { options } = (await optionsRes.json()) as { options: never };
+    const csrfToken = await a.t.csrfToken();
+    const res = await a.t.client.post('/auth/callback/passkey', { action: 'authenticate', data: JSON.stringify(device.authenticate(options)), csrfToken, callbackUrl: '/after' });
+    await expectStageThenSession(a, a.t.client, who, { responses: [optionsRes, res], machine: webauthnMachine, logged: 'webauthn' });
+  });
+
+  it('a passkey registered by a signed-in user: the stage again before the session is renewed', async () => {
+    const a = app();
+    const who = await person();
+    // Signed in properly first (password and code), then a new passkey is added.
+    const csrf = await a.t.csrfToken();
+    await a.t.client.post('/auth/callback/credentials', { csrfToken: csrf, email: who.email, password: PASSWORD });
+    const signedIn = await a.t.client.post('/auth/second-factor', { csrfToken: csrf, code: codeNow(who.key, -1) });
+    expect(setsSession(signedIn)).toBe(true);
+    a.events.length = 0;
+    a.t.logger.debugs.length = 0;
+    const device = new SoftAuthenticator(ORIGIN);
+    const optionsRes = await a.t.client.get('/auth/webauthn-options/passkey?action=register');
+    const { options } = (await optionsRes.json()) as { options: never };
+    const res = await a.t.client.post('/auth/callback/passkey', { action: 'register', data: JSON.stringify(device.register(options)), csrfToken: await a.t.csrfToken(), callbackUrl: '/after' });
+    await expectStageThenSession(a, a.t.client, who, { responses: [optionsRes, res], machine: webauthnMachine, logged: 'webauthn' }, true);
+  });
+
+  it('a custom flow through the standard tail', async () => {
+    const who = await person();
+    const providerAccountId = `custom-${randomUUID()}`;
+    // A custom provider whose flow proves an account this user owns.
+    await adapter.linkAccount({ provider: 'proof', type: 'oauth', providerAccountId, userId: who.id });
+    const a = app(adapter, [identityProvider({ user: { id: providerAccountId, name: 'Ada', email: who.email }, account: { type: 'oauth', providerAccountId } })]);
+    const csrfToken = await a.t.csrfToken();
+    const res = await a.t.client.post('/auth/callback/proof', { csrfToken, callbackUrl: '/dashboard' });
+    await expectStageThenSession(a, a.t.client, who, { responses: [res], machine: identityMachine, logged: 'identity' });
+  });
+
+  it('walked every generated route of every flow', () => {
+    const names = new Map<AnyStateMachine, string>([
+      [credentialsMachine, 'credentials'],
+      [oauthMachine, 'oauth'],
+      [emailMachine, 'email'],
+      [webauthnMachine, 'webauthn'],
+      [identityMachine, 'identity'],
+    ]);
+    for (const [machine, name] of names) {
+      const missing = routesInto(machine)
+        .map((r) => r.join(' | '))
+        .filter((r) => !walked.get(machine)?.has(r));
+      expect(missing, `${name}: routes into authenticated not walked`).toEqual([]);
+    }
+  });
+});
