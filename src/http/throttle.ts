@@ -21,6 +21,8 @@ export interface ThrottleGate {
 }
 
 const throttles = new WeakMap<InternalConfig, Throttle>();
+// Configurations already told that their requests carry no client address (said once, not per request).
+const unknownClientWarned = new WeakSet<InternalConfig>();
 
 /** The throttle of a configuration (made once; the memory store when none is configured). */
 export function throttleOf(config: InternalConfig): Throttle | undefined {
@@ -110,6 +112,10 @@ export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvide
   if (!throttle || !settings) return undefined;
   const address = settings.clientAddress ? settings.clientAddress(req.request) : requestClientAddress(req.request, req.config.trustHost);
   const client = address ? addressUnit(address, settings.ipv6Prefix) : undefined;
+  if (!client && !unknownClientWarned.has(req.config)) {
+    unknownClientWarned.add(req.config);
+    req.config.logger.warn('throttle-no-client-address', 'A sign-in request carries no client address (no socket address, no trusted X-Forwarded-For): only the per-account and per-address limits apply. Give `throttle.clientAddress(request)`.');
+  }
   const hits = hitsFor(req, provider, route, client);
   for (const [limit, key] of hits) {
     const refusal = await throttle.hit(limit, key, limit === 'signIn' ? undefined : provider.id);

@@ -226,3 +226,22 @@ describe('behind a body parser (Express)', () => {
     }
   });
 });
+
+describe('a runtime whose requests carry no address', () => {
+  it('warns once, keeps the account limits, and takes the address from throttle.clientAddress when given', async () => {
+    const { testAuth } = await import('../support/auth-app.js');
+    const { provider, calls } = passwordProvider();
+    const rules = { credentialsAccount: { points: 2, duration: 600 }, credentialsClient: { points: 3, duration: 600 } };
+    const bare = testAuth({ providers: [provider], throttle: { enabled: true, rules } });
+    const attempt = async (auth: typeof bare, username: string) => auth.client.post('/auth/callback/credentials', { csrfToken: await auth.csrfToken(), username, password: 'x' }, {});
+    for (let i = 0; i < 3; i++) await attempt(bare, 'ada');
+    expect(calls.filter((u) => u === 'ada')).toHaveLength(2);
+    expect(bare.logger.warnings.filter((w) => w === 'throttle-no-client-address')).toEqual(['throttle-no-client-address']);
+
+    calls.length = 0;
+    const told = testAuth({ providers: [provider], throttle: { enabled: true, rules, clientAddress: () => '198.51.100.7' } });
+    for (let i = 0; i < 5; i++) await attempt(told, `user${i}`);
+    expect(calls).toHaveLength(3);
+    expect(told.logger.warnings).not.toContain('throttle-no-client-address');
+  });
+});
