@@ -1,9 +1,25 @@
 // Where throttle counters live. A store hands out one atomic counter per limit, made with rate-limiter-flexible:
 // in this process's memory, or in Redis shared by every instance (PostgreSQL: authchart/adapters/postgres).
-import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
-import RateLimiterRedis from 'rate-limiter-flexible/lib/RateLimiterRedis.js';
-import type { ThrottleRule, ThrottleStore } from './options.js';
+import type { ThrottleCounter, ThrottleRule, ThrottleStore } from './options.js';
 export type { CounterRefusal, ThrottleCounter, ThrottleStore } from './options.js';
+
+/**
+ * A counter whose limiter (and rate-limiter-flexible with it) loads on the first hit: an app pays for the throttle
+ * when a sign-in request comes, never at start or on a session check.
+ */
+function lazyCounter(make: () => Promise<ThrottleCounter>): ThrottleCounter {
+  let made: Promise<ThrottleCounter> | undefined;
+  const get = () =>
+    (made ??= make().catch((e: unknown) => {
+      made = undefined;
+      throw e;
+    }));
+  return {
+    consume: async (key, points) => (await get()).consume(key, points),
+    reward: async (key, points) => (await get()).reward(key, points),
+    delete: async (key) => (await get()).delete(key),
+  };
+}
 
 function limiterOptions(prefix: string, name: string, rule: ThrottleRule) {
   return { keyPrefix: `${prefix}${name}`, points: rule.points, duration: rule.duration, blockDuration: rule.blockDuration ?? 0 };
@@ -18,7 +34,11 @@ function limiterOptions(prefix: string, name: string, rule: ThrottleRule) {
 export function memoryThrottleStore(): ThrottleStore {
   return {
     kind: 'memory',
-    counter: (name, rule) => new RateLimiterMemory(limiterOptions('', name, rule)),
+    counter: (name, rule) =>
+      lazyCounter(async () => {
+        const { default: RateLimiterMemory } = await import('rate-limiter-flexible/lib/RateLimiterMemory.js');
+        return new RateLimiterMemory(limiterOptions('', name, rule));
+      }),
   };
 }
 
@@ -44,11 +64,14 @@ export function redisThrottleStore(client: unknown, options: RedisThrottleStoreO
   return {
     kind: 'redis',
     counter: (name, rule) =>
-      new RateLimiterRedis({
-        ...limiterOptions(prefix, name, rule),
-        storeClient: client,
-        rejectIfRedisNotReady: true,
-        ...(options.nodeRedis ? { useRedisPackage: true } : {}),
+      lazyCounter(async () => {
+        const { default: RateLimiterRedis } = await import('rate-limiter-flexible/lib/RateLimiterRedis.js');
+        return new RateLimiterRedis({
+          ...limiterOptions(prefix, name, rule),
+          storeClient: client,
+          rejectIfRedisNotReady: true,
+          ...(options.nodeRedis ? { useRedisPackage: true } : {}),
+        });
       }),
   };
 }
