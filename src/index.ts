@@ -52,6 +52,7 @@ export {
 } from './flows/runtime/contract.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
-export { checkSignIn, type Identity, type SignInDecision } from './flows/signin/steps.js';
+export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
+export type { Identity } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';

@@ -8,12 +8,11 @@ import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
-import { handleSecondFactor } from './flow.js';
+import { handleSecondFactor } from './flow-entry.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
 import { getSessionRoute, updateSessionRoute } from './routes/session.js';
-import { listSessionsRoute, revokeSessionsRoute } from './routes/sessions.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
@@ -78,8 +77,10 @@ export function createAuthApp(config: InternalConfig): H3 {
   }));
   app.get(`${base}/session`, route(config, 'json', getSessionRoute));
   app.post(`${base}/session`, route(config, 'json', updateSessionRoute));
-  app.get(`${base}/sessions`, route(config, 'json', listSessionsRoute));
-  app.post(`${base}/sessions/revoke`, route(config, 'json', revokeSessionsRoute));
+  // Session control loads on first use: most requests never list or end sessions.
+  const sessions = () => import('./routes/sessions.js');
+  app.get(`${base}/sessions`, route(config, 'json', async (req) => (await sessions()).listSessionsRoute(req)));
+  app.post(`${base}/sessions/revoke`, route(config, 'json', async (req) => (await sessions()).revokeSessionsRoute(req)));
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));
   app.get(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));

@@ -5,7 +5,7 @@
 import { assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
-import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/steps.js';
+import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/check.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import {

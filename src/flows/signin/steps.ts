@@ -1,16 +1,15 @@
 // The steps of the standard sign-in tail, as plain async functions on a flow's deps: who already owns the account,
 // what the signIn callback says, which user the sign-in resolves to (the linking rules), and issuing the session.
-import type { SignInCallbackParams } from '../../core/options.js';
-import { applyRedirectCallback } from '../../core/redirect.js';
 import type { Account, AdapterUser, AuthMethod, Profile, User } from '../../core/types.js';
 import { strategyFor, type SignInResult } from '../../session/strategy.js';
 import type { FlowDeps } from '../runtime/contract.js';
-import { doneOutput } from '../runtime/context.js';
 import { resolveCredentialsUser } from './credentials-user.js';
 import { findAccountOwner, linkAccount } from './linking.js';
 import { resolveEmailUser, resolvePasskeyUser, type NewPasskey, type Resolution } from './resolve.js';
 
 export type { Resolution, NewPasskey };
+// The signIn callback's step lives apart (check.ts), so an app that re-exports it does not load the linking rules.
+export { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from './check.js';
 
 /** The identity a flow proved, as the tail receives it (a flow's `authenticated` output without `outcome`). */
 export interface Identity {
@@ -22,15 +21,6 @@ export interface Identity {
   /** WebAuthn registration: the verified new passkey to store with the account. */
   passkey?: NewPasskey;
 }
-
-/** The signIn callback's answer: go on, stop, or go to another URL without a session. */
-export type SignInDecision = { allowed: true } | { allowed: false; redirect?: string };
-
-/** Guard: the signIn callback (an invoked `checkSignIn`) let the sign-in go on. */
-export const signInAllowed = ({ event }: { event: unknown }): boolean => doneOutput<SignInDecision>(event).allowed;
-
-/** Guard: the signIn callback answered with a URL to go to instead. */
-export const signInRedirected = ({ event }: { event: unknown }): boolean => Boolean((doneOutput<SignInDecision>(event) as { redirect?: string }).redirect);
 
 /** The stored user this identity already belongs to, if an adapter knows one (by address for e-mail sign-ins). */
 export async function findOwner(deps: FlowDeps, identity: Identity): Promise<AdapterUser | null> {
@@ -50,14 +40,6 @@ export async function findOwner(deps: FlowDeps, identity: Identity): Promise<Ada
     default:
       return findAccountOwner(deps, identity.account);
   }
-}
-
-/** Runs the `signIn` callback. A thrown error rejects (the machine turns it into AccessDenied). */
-export async function checkSignIn(deps: FlowDeps, params: SignInCallbackParams): Promise<SignInDecision> {
-  const answer = await deps.req.config.callbacks.signIn(params);
-  if (answer === true) return { allowed: true };
-  if (typeof answer === 'string' && answer.length > 0) return { allowed: false, redirect: await applyRedirectCallback(deps.req, answer) };
-  return { allowed: false };
 }
 
 /** Applies the linking rules of the identity's kind of account and returns the user the session is for. */

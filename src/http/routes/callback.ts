@@ -2,7 +2,7 @@
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
 import { InvalidProvider } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
-import { handleFlow } from '../flow.js';
+import { handleFlow } from '../flow-entry.js';
 import type { AuthRequest } from '../request.js';
 import { errorRedirect, redirect } from '../response.js';
 

@@ -3,7 +3,7 @@
 import { InvalidProvider } from '../../core/errors.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
-import { handleFlow } from '../flow.js';
+import { handleFlow } from '../flow-entry.js';
 import { renderSignIn } from '../pages/index.js';
 import { publicProviders } from '../providers.js';
 import { pageNonce, type AuthRequest } from '../request.js';

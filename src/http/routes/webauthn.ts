@@ -1,7 +1,7 @@
 // GET {basePath}/webauthn-options/:provider starts a WebAuthn ceremony (its flow pauses with the challenge in
 // the flow cookie); GET {basePath}/webauthn-script.js serves the built-in sign-in page's passkey script.
 import { InvalidProvider } from '../../core/errors.js';
-import { handleFlow } from '../flow.js';
+import { handleFlow } from '../flow-entry.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
 import { AuthResponse } from '../fast-response.js';
