@@ -48,6 +48,10 @@ function sessionSection(r: SessionCheckResult | undefined, failure?: string): st
   if (ran(ours) && ran(throttled)) {
     out.push(`- Throttling on / off (medians): CPU per check ${ratio(throttled.sequential.cpuUsPerOp.median, ours.sequential.cpuUsPerOp.median)}, throughput ${ratio(throttled.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} sequential: throttles count sign-in routes, never session checks.`);
   }
+  const scoped = r.sides['authchart, auth() in auth(handler)'];
+  if (ran(ours) && ran(scoped)) {
+    out.push(`- auth() inside auth(handler) / a plain check (medians): CPU per check ${ratio(scoped.sequential.cpuUsPerOp.median, ours.sequential.cpuUsPerOp.median)}, throughput ${ratio(scoped.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} sequential: the request context the spec's server forms read costs this much.`);
+  }
   if (ran(ours) && ran(floor)) {
     out.push(`- authchart against the node:crypto floor (medians): CPU per check ${ratio(ours.sequential.cpuUsPerOp.median, floor.sequential.cpuUsPerOp.median)} the floor's, throughput ${ratio(floor.sequential.opsPerSec.median, ours.sequential.opsPerSec.median)} below it.`);
     const framework = r.sides['floor: h3 app.fetch, same JSON'];
