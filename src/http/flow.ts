@@ -16,7 +16,7 @@ import { renderConfirmEmail } from './pages/confirm-email.js';
 import { renderFormPage } from './pages/form.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
-import { forgetReturnAddress, rememberTypedIdentifier } from './signin-memory.js';
+import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
@@ -69,6 +69,7 @@ export function pausedResponse(req: AuthRequest, formAction: string, response: F
           hiddenFields: { csrfToken: csrf(req).token },
           page: response.data,
           nonce: pageNonce(req),
+          passkeyScript: `${req.authUrl}/webauthn-script.js`,
         });
         return html(req, page, response.status ?? 200);
       }
@@ -132,6 +133,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
   if (result.status === 'failed') rememberTypedIdentifier(req, provider);
+  if (result.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
   return finished(req, result, provider.id);
 }
 
@@ -152,11 +154,13 @@ function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'pause
 }
 
 /**
- * `POST {basePath}/second-factor`: the code typed at the second-factor stage. Resumes the sign-in tail sealed in
+ * `POST {basePath}/second-factor`: the code typed (or the passkey assertion) at the second-factor stage, and
+ * `GET {basePath}/second-factor?action=authenticate`: passkey options for it. Resumes the sign-in tail sealed in
  * its cookie (single-use like any flow cookie: spent whatever happens, re-sealed when the stage asks again).
  */
 export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
-  requireCsrf(req);
+  // A GET only asks for passkey options (a new challenge sealed with the pending sign-in); every answer is a POST.
+  if (req.method !== 'GET') requireCsrf(req);
   const { resumeSignIn, signInTail } = await loadRuntime();
   const browser = flowBrowser(req, { mint: false });
   let opened: { providerId: string; paused: PausedFlow };
@@ -166,13 +170,17 @@ export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
     clearSignIn(req);
     return errorRedirect(req, err);
   }
-  clearSignIn(req);
   const provider = req.config.providersById.get(opened.providerId);
-  if (!provider) return errorRedirect(req, new InvalidCheck('The pending sign-in names a provider this configuration does not have.', { actual: opened.providerId }));
+  if (!provider) {
+    clearSignIn(req);
+    return errorRedirect(req, new InvalidCheck('The pending sign-in names a provider this configuration does not have.', { actual: opened.providerId }));
+  }
   const sealed = opened.paused.context.callbackUrl;
   const deps: FlowDeps = { req, provider, callbackUrl: typeof sealed === 'string' ? sealed : await resolveCallbackUrl(req) };
   const entry = signInTail.entry('callback', deps, true);
-  if (!entry) throw new UnknownAction('The second-factor stage takes only the code form.');
+  // Not a request the stage takes (a GET without `action=authenticate`): the pending sign-in is left as it was.
+  if (!entry) throw new UnknownAction('The second-factor stage takes the code form, or a request for passkey options.');
+  clearSignIn(req);
   const result = await resumeSignIn(deps, opened.paused, entry.event, { browser });
   if (result.status === 'paused') {
     sealSignIn(req, provider.id, signInTail, result.paused);

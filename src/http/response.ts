@@ -96,8 +96,8 @@ export function redirect(req: AuthRequest, url: string): Response {
 
 /**
  * Where the browser goes for an error: the sign-in page for sign-in errors, else the error page. A provider's
- * `access_denied` answer (the user cancelled) goes on as `code=access_denied` with the provider's id, so the page can
- * say what happened and where.
+ * `access_denied` answer (the user cancelled) goes on as `code=access_denied` with the provider's id, and a passkey's
+ * AccountNotLinked names its provider, so the page can say what happened and where.
  */
 export function errorPageUrl(req: AuthRequest, error: unknown, providerId?: string): string {
   const type = publicErrorType(error);
@@ -111,6 +111,8 @@ export function errorPageUrl(req: AuthRequest, error: unknown, providerId?: stri
     url.searchParams.set('code', 'access_denied');
     if (providerId) url.searchParams.set('provider', providerId);
   }
+  // A passkey refused for the account signed in has its own explanation on the page.
+  if (type === 'AccountNotLinked' && providerId && req.config.providersById.get(providerId)?.type === 'webauthn') url.searchParams.set('provider', providerId);
   return url.href;
 }
 

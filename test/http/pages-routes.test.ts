@@ -139,15 +139,25 @@ describe('pages.newUser', () => {
 });
 
 describe('GET /signout', () => {
-  it('asks for confirmation with a form that posts to /signout with the CSRF token', async () => {
+  it('asks a signed-in visitor for confirmation with a form that posts to /signout with the CSRF token', async () => {
     const t = testAuth({ providers: [adaProvider()] });
+    await signIn(t);
     const res = await t.client.get('/auth/signout?callbackUrl=%2Fbye');
     expect(res.status).toBe(200);
-    const [form] = forms(await res.text());
+    const page = await res.text();
+    expect(text(page.replace(/<wbr>/g, ''))).toContain(`Signed in as ${ADA.email}.`);
+    const [form] = forms(page);
     expect(form!.form.attrs.action).toBe(`${ORIGIN}/auth/signout`);
     const fields = hidden(form!.inner);
     expect(fields.callbackUrl).toBe(`${ORIGIN}/bye`);
     expect(decodeURIComponent(t.client.cookies.get(CSRF_COOKIE)!).split('|')[0]).toBe(fields.csrfToken);
+  });
+
+  it('tells a visitor who is not signed in so, with no sign-out button', async () => {
+    const t = testAuth({ providers: [adaProvider()] });
+    const page = await (await t.client.get('/auth/signout?callbackUrl=%2Fbye')).text();
+    expect(text(page)).toContain('You are not signed in');
+    expect(forms(page)).toEqual([]);
   });
 
   it('does not sign out by itself', async () => {

@@ -62,8 +62,6 @@ const defaultMessage = 'Unable to sign in. Try again, or choose a different way 
 /** Sentence shown on the sign-in page per error type (including the legacy codes older apps still send). */
 export const signInErrorMessages: Readonly<Record<string, string>> = {
   CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
-  // The other e-mail/passkey users: only the owner, signed in, may add a passkey to an account.
-  PasskeyForExistingAccount: 'That address already has an account. Sign in to it first (with the way you used before), then add a passkey from your account page.',
   OAuthAccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
   AccountNotLinked: 'This account is already linked to another user. Sign in with the account you used originally.',
   MissingCSRF: 'This sign-in form has expired. Reload the page and try again.',
@@ -87,8 +85,13 @@ export const signInErrorMessages: Readonly<Record<string, string>> = {
 // Only identifier-like codes are shown for unknown types, so a crafted `?error=` cannot put a sentence on the page.
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-/** A cancelled provider sign-in names the provider (one the page lists, never a name from the URL). */
-function cancelledMessage(params: SignInPageParams): string | undefined {
+/** A passkey refused for the account signed in: only an account's owner, signed in to it, adds a passkey to it. */
+const passkeyNotLinked =
+  'That passkey is for a different account than the one signed in here. To add a passkey to an account, sign in to that account first, then add the passkey from its account page. To use this passkey, sign out first.';
+
+/** A message only this error, code and provider have: a cancelled provider sign-in names the provider (one the page lists, never a name from the URL). */
+function specificMessage(params: SignInPageParams): string | undefined {
+  if (params.error === 'AccountNotLinked' && params.providers.some((p) => p.type === 'webauthn' && p.id === params.errorProvider)) return passkeyNotLinked;
   if (params.errorCode !== 'access_denied' || !['OAuthCallbackError', 'OAuthCallback', 'AccessDenied'].includes(params.error ?? '')) return undefined;
   const provider = params.providers.find((p) => p.id === params.errorProvider);
   return provider ? `Signing in with ${provider.name} was cancelled. Try again, or choose a different way to sign in.` : 'The sign-in was cancelled. Try again, or choose a different way to sign in.';
@@ -96,7 +99,7 @@ function cancelledMessage(params: SignInPageParams): string | undefined {
 
 function errorBox(error: string, params: SignInPageParams): SafeHtml {
   const known = Object.hasOwn(signInErrorMessages, error);
-  const message = cancelledMessage(params) ?? (known ? signInErrorMessages[error] : defaultMessage);
+  const message = specificMessage(params) ?? (known ? signInErrorMessages[error] : defaultMessage);
   const code = !known && codeLike.test(error) ? html` <code>(${error})</code>` : '';
   return html`<div class="alert" role="alert">${message}${code}</div>`;
 }

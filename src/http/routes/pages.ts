@@ -1,7 +1,10 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
 import { failedFlowTrace } from '../inspect-trace.js';
 import { renderError, renderVerifyRequest } from '../pages/index.js';
+import { resolveCallbackUrl } from '../callback-url.js';
+import { csrf } from '../csrf.js';
 import { pageNonce, type AuthRequest } from '../request.js';
+import { sentTo } from '../signin-memory.js';
 import { html, redirect } from '../response.js';
 
 /** Error types are identifiers; anything else in `?error=` is shown as the default error. */
@@ -20,11 +23,19 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
   return html(req, page.html, page.status);
 }
 
-export function verifyRequestPage(req: AuthRequest): Response {
+export async function verifyRequestPage(req: AuthRequest): Promise<Response> {
   if (req.config.pages.verifyRequest) {
     const url = new URL(req.config.pages.verifyRequest, req.origin);
     for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
     return redirect(req, url.href);
   }
-  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email: req.query.email, nonce: pageNonce(req) }));
+  // The address comes from this browser's own request (a short-lived cookie), not from the URL.
+  const email = req.query.email ?? sentTo(req);
+  const provider = req.query.provider ? req.config.providersById.get(req.query.provider) : undefined;
+  const resend =
+    email && provider?.type === 'email'
+      ? { actionUrl: `${req.authUrl}/signin/${encodeURIComponent(provider.id)}`, csrfToken: csrf(req).token, callbackUrl: await resolveCallbackUrl(req) }
+      : undefined;
+  const changeUrl = `${req.authUrl}/signin${email ? `?${new URLSearchParams({ email })}` : ''}`;
+  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req) }));
 }

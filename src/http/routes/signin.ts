@@ -11,14 +11,16 @@ import { html, redirect } from '../response.js';
 import { takeTypedIdentifier } from '../signin-memory.js';
 import { strategyFor } from '../../session/strategy.js';
 
-/** Who is signed in, read only when the request carries a session cookie (a sign-in page view costs no lookup otherwise). */
-async function signedInAs(req: AuthRequest): Promise<string | undefined> {
+/**
+ * Whether the visitor is signed in and as whom (address, else name), read only when the request carries a session
+ * cookie: a page view without one costs no lookup.
+ */
+export async function readVisitor(req: AuthRequest): Promise<{ signedIn: boolean; who?: string }> {
   const name = req.cookieOptions.sessionToken.name;
-  if (!Object.keys(req.cookies).some((c) => c === name || c.startsWith(`${name}.`))) return undefined;
+  if (!Object.keys(req.cookies).some((c) => c === name || c.startsWith(`${name}.`))) return { signedIn: false };
   const session = await strategyFor(req).read(req).catch(() => null);
-  const user = session?.user;
-  const who = user?.email ?? user?.name;
-  return typeof who === 'string' && who ? who : undefined;
+  const who = session?.user?.email ?? session?.user?.name;
+  return { signedIn: Boolean(session), who: typeof who === 'string' && who ? who : undefined };
 }
 
 /** The page an app sent the visitor from (`?callbackUrl=` on our origin, other than the home page), as a path. */
@@ -51,7 +53,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     errorCode: req.query.code,
     errorProvider: req.query.provider,
     typedIdentifier: takeTypedIdentifier(req),
-    signedInAs: await signedInAs(req),
+    signedInAs: (await readVisitor(req)).who,
     requestedPage: requestedPage(req, callbackUrl),
   });
   return html(req, page);

@@ -5,6 +5,7 @@ import { renderSignOut } from '../pages/index.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
+import { readVisitor } from './signin.js';
 
 export async function signOutPage(req: AuthRequest): Promise<Response> {
   const callbackUrl = await resolveCallbackUrl(req);
@@ -14,7 +15,11 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
     return redirect(req, url.href);
   }
   const { token } = csrf(req);
-  return html(req, renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, nonce: pageNonce(req) }));
+  const visitor = await readVisitor(req);
+  return html(
+    req,
+    renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
+  );
 }
 
 export async function signOutAction(req: AuthRequest): Promise<Response> {

@@ -156,7 +156,8 @@ describe('registration and authentication', () => {
 describe('after the ceremony: the sign-in tail', () => {
   const AT = {
     accessDenied: `${ORIGIN}/auth/error?error=AccessDenied`,
-    accountNotLinked: `${ORIGIN}/auth/signin?error=AccountNotLinked`,
+    // Names the passkey provider, so the sign-in page explains that a passkey is added by the account signed in.
+    accountNotLinked: `${ORIGIN}/auth/signin?error=AccountNotLinked&provider=passkey`,
     configuration: `${ORIGIN}/auth/error?error=Configuration`,
   };
 
@@ -547,7 +548,7 @@ describe('the script', () => {
     const page = await (await t.client.get('/auth/signin')).text();
     expect(page).toContain('src="/auth/webauthn-script.js"');
     expect(page).toContain('data-options-url="/auth/webauthn-options/passkey"');
-    expect(page).toContain('autocomplete="username webauthn"');
+    expect(page).toContain('autocomplete="email webauthn"');
   });
 });
 

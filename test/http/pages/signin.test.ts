@@ -109,6 +109,14 @@ describe('renderSignIn', () => {
     expect(text(render({ error: 'OAuthCallbackError', errorCode: 'other' }))).toContain(signInErrorMessages.OAuthCallbackError);
   });
 
+  it('explains a refused passkey: it is for another account; sign in to the account first to add one', () => {
+    const said = text(render({ error: 'AccountNotLinked', errorProvider: 'passkey' }));
+    expect(said).not.toContain('already linked to another user');
+    expect(said).toContain('sign in to that account first, then add the passkey');
+    // Any other provider keeps the general sentence.
+    expect(text(render({ error: 'AccountNotLinked', errorProvider: 'github' }))).toContain(signInErrorMessages.AccountNotLinked);
+  });
+
   it('renders the credentials form posting to the callback URL with one labelled input per field', () => {
     const page = render();
     expect(formFor(page, `${origin}/auth/signin/credentials`)).toBeUndefined();

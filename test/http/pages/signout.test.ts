@@ -14,6 +14,14 @@ describe('renderSignOut', () => {
     expect(tags(f.inner, 'button')[0].attrs.type).toBe('submit');
   });
 
+  it('names who is signed in; says so to a visitor who is not, offering sign-in instead of a button', () => {
+    expect(text(renderSignOut({ ...base, signedInAs: 'ada@example.com' }).replace(/<wbr>/g, ''))).toContain('Signed in as ada@example.com.');
+    const out = renderSignOut({ ...base, signedInAs: null, signinUrl: '/auth/signin' });
+    expect(text(out)).toContain('You are not signed in');
+    expect(forms(out)).toEqual([]);
+    expect(tags(out, 'a').map((a) => a.attrs.href)).toEqual(['/auth/signin', '/bye']);
+  });
+
   it('escapes hostile values and drops a script action', () => {
     const page = renderSignOut({ ...base, callbackUrl: '"><script>alert(1)</script>', csrfToken: '" autofocus onfocus="alert(1)', signoutUrl: 'javascript:alert(1)' });
     expect(injectedMarkup(page)).toEqual([]);
