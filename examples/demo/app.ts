@@ -5,6 +5,7 @@ import { createAuthHandler, createAuthMiddleware, getSession, requireRecentSignI
 import { clientAssets } from './client-assets.js';
 import { createDemoConfig } from './config.js';
 import { homePage, protectedPage, securityPage } from './pages.js';
+import { faviconResponse } from './style.js';
 
 const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
 
@@ -26,7 +27,9 @@ export async function startDemo(options: { port: number; hostname?: string; env?
   const app = new H3();
   app.all('/auth/**', createAuthHandler(config));
   app.use('/protected', createAuthMiddleware(config));
-  app.get('/protected', async (event) => html(protectedPage(await getSession(event, config))));
+  app.get('/protected', async (event) => html(protectedPage(await getSession(event, config), services)));
+  // Browsers ask every page's origin for one; without it each page view logs a failed request.
+  app.get('/favicon.ico', () => faviconResponse());
   // Step-up: a session verified over 5 minutes ago goes through the factor check (or signs in again) and back.
   app.get('/account/security', async (event) => html(securityPage(await requireRecentSignIn(event, config, { maxAge: 300 }))));
   app.get('/', async (event) => html(await homePage(await getSession(event, config), services, getCookie(event, 'authchart.session-token'))));

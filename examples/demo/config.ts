@@ -20,6 +20,8 @@ export interface DemoServices {
   notes: string[];
   /** Users, accounts and sessions (PGlite under .data/, or DATABASE_URL). */
   database: DemoDatabase;
+  /** How each user last signed in (user id -> provider id), for the home page; kept in memory. */
+  lastSignIn: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
     .filter(([id]) => providerEnv(process.env, id, 'ID') && providerEnv(process.env, id, 'SECRET'))
     .map(([, factory]) => factory());
 
+  const lastSignIn = new Map<string, string>();
   const secret = process.env.AUTH_SECRET ?? randomBytes(32).toString('base64url');
   const config: AuthConfig = {
     secret,
@@ -64,6 +67,11 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
       }),
       ...realProviders,
     ],
+    events: {
+      signIn: ({ user, account }) => {
+        if (user.id !== undefined && user.id !== null) lastSignIn.set(String(user.id), account?.provider ?? 'credentials');
+      },
+    },
     callbacks: {
       authorized: ({ auth }) => Boolean(auth?.user),
       // The home page lists the user's accounts and sessions, so it needs the user's id.
@@ -73,6 +81,7 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
   const services: DemoServices = {
     routes: [],
     database,
+    lastSignIn,
     notes: [`Users, accounts and sessions: ${database.where}.`, `Demo IdP (OpenID Provider) at ${idp.issuer}: sign in as "alice" or "bob", any password.`, `Demo account: ${DEMO_EMAIL} / ${DEMO_PASSWORD}.`,
       `Two-step verification: ${origin}/auth/factors (an authenticator app, backup codes); ${origin}/account/security asks for a factor check when the last one is over 5 minutes old.`,
       config.debug

@@ -1,8 +1,16 @@
 // A development OpenID Provider on loopback (oidc-provider), so "Sign in with Demo IdP" works
-// offline with no configuration. Any password is accepted; the login name picks the user.
+// offline with no configuration. Any password is accepted; the login name picks the user. Its login page is the
+// demo's own (idp-pages.ts): no stock screen, no web font, no debug panel, and one Cancel button.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { handleInteraction } from './idp-pages.js';
+import { faviconResponse } from './style.js';
 import type { AddressInfo } from 'node:net';
+
+interface DemoGrant {
+  addOIDCScope(scope: string): void;
+  save(): Promise<string>;
+}
 
 export interface DevIdp {
   issuer: string;
@@ -40,7 +48,17 @@ export async function startDevIdp(port: number, redirectUri: string): Promise<De
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: false,
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    // A first-party client: the demo's users are never asked to consent to it.
+    loadExistingGrant: async (ctx: { oidc: { client?: { clientId: string }; session?: { accountId?: string }; provider: { Grant: new (o: object) => DemoGrant } } }) => {
+      const accountId = ctx.oidc.session?.accountId;
+      if (!accountId || !ctx.oidc.client) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId });
+      grant.addOIDCScope('openid email profile');
+      await grant.save();
+      return grant;
+    },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     jwks: { keys: [{ ...jwk, kid: 'demo', use: 'sig', alg: 'RS256' }] },
     ttl: { AccessToken: 3600, AuthorizationCode: 600, IdToken: 3600, Interaction: 3600, Session: 86_400, Grant: 86_400 },
@@ -48,7 +66,18 @@ export async function startDevIdp(port: number, redirectUri: string): Promise<De
   console.warn = warn;
   console.info = info;
   console.log = log;
-  const server: Server = createServer(provider.callback());
+  const callback = provider.callback();
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/favicon.ico') {
+      void faviconResponse().text().then((svg) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(svg));
+      return;
+    }
+    if (req.url?.startsWith('/interaction/')) {
+      handleInteraction(provider as unknown as Parameters<typeof handleInteraction>[0], users, req, res).catch((err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err)));
+      return;
+    }
+    callback(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());

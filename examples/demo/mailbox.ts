@@ -8,6 +8,8 @@ import type { AuthConfig } from '../../src/index.js';
 import { escapeHtml } from '../../src/core/html-escape.js';
 import { Email } from '../../src/providers/email.js';
 import type { DemoServices } from './config.js';
+import { layout } from './pages.js';
+import { humanDate } from './style.js';
 
 /** A caught mail, decoded enough to show it. */
 export interface CaughtMail {
@@ -118,23 +120,31 @@ export async function startMailCatcher(port = Number(process.env.DEMO_SMTP_PORT 
   };
 }
 
+// Instead of reloading (which would close what the reader opened), the page asks how many mails there are and
+// offers the new ones.
+const mailboxScript = `<script>
+const shown = Number(document.body.dataset.mails);
+const notice = document.getElementById('new-mail');
+setInterval(async () => {
+  const count = Number(await (await fetch('/dev/mailbox/count', { cache: 'no-store' })).text());
+  if (count !== shown) notice.hidden = false;
+}, 3000);
+</script>`;
+
 /** The /dev/mailbox page: every caught mail, newest first, with its links. */
-export function mailboxPage(mails: readonly CaughtMail[]): string {
+export function mailboxPage(mails: readonly CaughtMail[], now = new Date()): string {
   const items = mails.length
     ? mails
         .map((m) => {
-          const links = m.links.map((l) => `<li><a href="${escapeHtml(l)}">${escapeHtml(l.length > 90 ? `${l.slice(0, 90)}…` : l)}</a></li>`).join('');
-          return `<article><h2>${escapeHtml(m.subject)}</h2><p class="meta">To ${escapeHtml(m.to.join(', '))} · from ${escapeHtml(m.from)} · ${escapeHtml(m.at.toLocaleTimeString())}</p>
+          const links = m.links.map((l) => `<li><a class="mail-link" href="${escapeHtml(l)}">${escapeHtml(l.length > 90 ? `${l.slice(0, 90)}…` : l)}</a></li>`).join('');
+          return `<article class="card"><h2>${escapeHtml(m.subject)}</h2><p class="muted">To ${escapeHtml(m.to.join(', '))} · from ${escapeHtml(m.from)} · ${escapeHtml(humanDate(m.at, now))}</p>
 <ul>${links}</ul><details><summary>Text</summary><pre>${escapeHtml(m.text)}</pre></details></article>`;
         })
         .join('')
-    : '<p>No mail yet. <a href="/auth/signin">Sign in with Email</a>, then come back here.</p>';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="5"><title>Demo mailbox</title>
-<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#1f2937;line-height:1.5}
-article{border:1px solid #e5e7eb;border-radius:.75rem;padding:1rem 1.25rem;margin:1rem 0}h2{margin:0;font-size:1.1rem}
-.meta{color:#6b7280;font-size:.9rem}a{color:#4f46e5;overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere}</style></head>
-<body><p><a href="/">← Home</a></p><h1>Demo mailbox</h1><p>Mails authchart sent while the demo runs (the newest ${KEEP}, kept in memory; this page refreshes itself).</p>${items}</body></html>`;
+    : '<p class="card">No mail yet. <a href="/auth/signin">Sign in with an e-mail link</a>, then come back here.</p>';
+  const body = `<h1>Demo mailbox</h1><p>Mails authchart sent while the demo runs (the newest ${KEEP}, kept in memory).</p>
+<p id="new-mail" class="card" role="status" hidden>New mail arrived. <a href="/dev/mailbox">Show it</a></p>${items}${mailboxScript}`;
+  return layout('Demo mailbox', body, { mailbox: true }).replace('<body>', `<body data-mails="${mails.length}">`);
 }
 
 /**
@@ -163,6 +173,7 @@ export async function addEmailSignIn(config: AuthConfig, services: DemoServices,
   config.providers.push(Email({ server: catcher.server }));
   const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
   services.routes.push({ path: '/dev/mailbox', handler: defineHandler(() => html(mailboxPage(catcher.mails))) });
+  services.routes.push({ path: '/dev/mailbox/count', handler: defineHandler(() => new Response(String(catcher.mails.length), { headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } })) });
   services.notes.push(`E-mail sign-in: no mail server needed; links sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`);
   return catcher.close;
 }

@@ -2,18 +2,39 @@
 // only a signed-in user may see.
 import type { Session } from '../../src/index.js';
 import { escapeHtml } from '../../src/core/html-escape.js';
-import { DEMO_EMAIL, type DemoServices } from './config.js';
+import type { DemoServices } from './config.js';
+import { demoCss, faviconLink, humanDate } from './style.js';
 
-function layout(title: string, body: string): string {
+/** The demo's page frame; `nav` links the demo's pages (the mailbox only when the demo has one). */
+export function layout(title: string, body: string, options: { mailbox?: boolean } = {}): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">${faviconLink}
 <title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#1f2937;line-height:1.5}
-a.button,button{display:inline-block;padding:.5rem 1rem;border-radius:.5rem;background:#4f46e5;color:#fff;text-decoration:none;border:0;font:inherit;cursor:pointer}
-.card{border:1px solid #e5e7eb;border-radius:.75rem;padding:1rem 1.25rem;margin:1rem 0}
-code{background:#f3f4f6;padding:.1rem .3rem;border-radius:.25rem}
-nav a{margin-right:1rem}
-</style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a><a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>${body}</body></html>`;
+<style>${demoCss}</style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a>${options.mailbox ? '<a href="/dev/mailbox">Mailbox</a>' : ''}<a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>${body}</body></html>`;
+}
+
+/** The notes' URLs and demo paths as links (the inspector, the mailbox, the IdP). */
+function linkify(escaped: string): string {
+  return escaped.replace(/(https?:\/\/[^\s<]+?|\/dev\/mailbox|\/auth\/_inspect)(?=[.,)]?(?:\s|$))/g, (url) => `<a href="${url}">${url}</a>`);
+}
+
+/** How this user's latest sign-in went, in the words a person uses. */
+function howSignedIn(provider: string | undefined, session: Session): string {
+  const email = escapeHtml(String(session.user?.email ?? 'your address'));
+  switch (provider) {
+    case undefined:
+      return 'You are signed in (this demo started after your sign-in, so it does not know how).';
+    case 'credentials':
+      return "You signed in with the demo account's password.";
+    case 'email':
+      return `You signed in with a link sent to ${email}.`;
+    case 'passkey':
+      return 'You signed in with a passkey on this device.';
+    case 'demo-idp':
+      return `You signed in with Demo IdP, which vouched for ${email}.`;
+    default:
+      return `You signed in with ${escapeHtml(provider)}.`;
+  }
 }
 
 /** What the database knows about the signed-in user: linked provider accounts and live sessions. */
@@ -25,7 +46,7 @@ async function storedState(session: Session, services: DemoServices, sessionToke
     ? accounts.map((a) => `<li><strong>${escapeHtml(a.provider)}</strong> (${escapeHtml(a.type)}) as <code>${escapeHtml(a.providerAccountId)}</code></li>`).join('')
     : '<li>None: this user signs in with the demo account\'s password.</li>';
   const sessionItems = sessions
-    .map((s) => `<li><code>${escapeHtml(s.fingerprint)}</code> until ${escapeHtml(s.expires.toISOString())}${s.current ? ' <strong>(this browser)</strong>' : ''}</li>`)
+    .map((s) => `<li><code>${escapeHtml(s.fingerprint)}</code> until ${escapeHtml(humanDate(s.expires))}${s.current ? ' <strong>(this browser)</strong>' : ''}</li>`)
     .join('');
   return `<h2>Linked accounts</h2><ul>${accountItems}</ul><h2>Active sessions</h2><ul>${sessionItems}</ul>`;
 }
@@ -52,23 +73,52 @@ form?.addEventListener('submit', async (event) => {
 </script>`;
 
 const quickSignIn = `<form id="quick-signin"><p>Or, without leaving this page (the demo account):</p>
-<p><input name="email" type="email" placeholder="${DEMO_EMAIL}" required> <input name="password" type="password" placeholder="password" required> <button>Sign in</button></p>
+<p class="actions"><input name="email" type="email" aria-label="Email" autocomplete="username" inputmode="email" required> <input name="password" type="password" aria-label="Password" autocomplete="current-password" required> <button>Sign in</button></p>
 <p role="alert"></p></form>`;
 
 export async function homePage(session: Session | null, services: DemoServices, sessionToken?: string): Promise<string> {
   const who = session?.user
-    ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? ''))}</strong> ${escapeHtml(String(session.user.email ?? ''))}.</p>
-       <p>Session expires ${escapeHtml(session.expires)}.</p><p><a class="button" href="/auth/signout" data-signout>Sign out</a></p>
+    ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? session.user.email ?? 'a passkey user'))}</strong>${session.user.name && session.user.email ? ` (${escapeHtml(String(session.user.email))})` : ''}.</p>
+       <p>${howSignedIn(services.lastSignIn.get(String((session.user as { id?: unknown }).id)), session)} This session lasts until ${escapeHtml(humanDate(new Date(session.expires)))}.</p>
+       <p class="actions"><a class="button" href="/auth/signout" data-signout>Sign out</a> ${addPasskey(session)}</p>
        <p><a href="/auth/factors?callbackUrl=/auth/factors">Two-step verification</a> (authenticator app, backup codes) · <a href="/account/security">Security settings</a> (asks for a recent factor check)</p>
        ${await storedState(session, services, sessionToken).catch(() => '<p>The database could not be read.</p>')}`
     : `<p>You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>${quickSignIn}`;
-  const notes = services.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('');
+  const notes = services.notes.map((n) => `<li>${linkify(escapeHtml(n))}</li>`).join('');
   const user = escapeHtml(String(session?.user?.email ?? ''));
-  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div><div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}`);
+  const mailbox = services.routes.some((r) => r.path === '/dev/mailbox');
+  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div><div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}${session?.user ? passkeyScript : ''}`, { mailbox });
 }
 
-export function protectedPage(session: Session | null): string {
-  return layout('Protected', `<h1>Protected page</h1><p>Only signed-in users see this. Hello, ${escapeHtml(String(session?.user?.name ?? session?.user?.email ?? 'stranger'))}.</p>`);
+/**
+ * "Add a passkey": the built-in passkey script drives this section like the sign-in page's; signed in, a registration
+ * adds the passkey to this user. The address only labels the passkey on the device.
+ */
+function addPasskey(session: Session): string {
+  const label = escapeHtml(String(session.user?.email ?? session.user?.name ?? 'demo user'));
+  return `<span class="passkey" data-webauthn data-provider-id="passkey" data-options-url="/auth/webauthn-options/passkey" data-callback-url="/auth/callback/passkey" data-callback-url-after="/"><input type="hidden" name="email" value="${label}"><button type="button" class="secondary" data-action="register">Add a passkey</button></span>`;
+}
+
+// The passkey script posts the CSRF token from the section; the home page fetches one first.
+const passkeyScript = `<script type="module">
+const section = document.querySelector('[data-webauthn]');
+if (section) {
+  const { csrfToken } = await (await fetch('/auth/csrf')).json();
+  section.dataset.csrfToken = csrfToken;
+  const script = document.createElement('script');
+  script.src = '/auth/webauthn-script.js';
+  document.body.append(script);
+}
+</script>`;
+
+export function protectedPage(session: Session | null, services?: DemoServices): string {
+  const who = escapeHtml(String(session?.user?.name ?? session?.user?.email ?? 'a passkey user'));
+  const mailbox = services?.routes.some((r) => r.path === '/dev/mailbox');
+  return layout(
+    'Protected page',
+    `<h1>Protected page</h1><div class="card"><p>Hello, ${who}. You see this page because you are signed in; signed out, this address sends you to the sign-in page, which says why.</p><p><a href="/">Back to the home page</a></p></div>`,
+    { mailbox },
+  );
 }
 
 /** Behind requireRecentSignIn: reached only within 5 minutes of a sign-in or a factor check. */
