@@ -1,5 +1,6 @@
-// The development inspector's pages: the last flows as a table, and one flow with its machine diagram (the path
-// it took highlighted, the failing state marked), its evidence and its trace. Every value is escaped.
+// The development inspector's pages: the last flows as a table, and one flow with its evidence, its trace and its
+// machine diagram (the path it took highlighted, the failing state marked; Mermaid, 3.5 MB, loads only when the
+// diagram comes into view). Every value is escaped.
 import type { AnyStateMachine } from 'xstate';
 import { machineStates } from './graph.js';
 import { toMermaidPath } from './mermaid.js';
@@ -30,6 +31,13 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
 a{color:inherit}.muted{color:var(--muted)}
 .banner{border:1px solid var(--line);border-left:4px solid var(--wait);background:var(--card);padding:8px 12px;margin:12px 0}
 table{border-collapse:collapse;width:100%;background:var(--card)}
+.scroll{overflow-x:auto}
+td.mono{overflow-wrap:anywhere}
+@media (max-width:640px){main{padding:12px}th,td{padding:4px 5px}.trace td:nth-child(2),.trace th:nth-child(2){display:none}}
+details.quiet{margin:12px 0}
+.zoom{display:flex;gap:6px;align-items:center;margin:0 0 6px}
+.zoom button{font:inherit;padding:2px 10px;border:1px solid var(--line);background:var(--card);color:var(--fg);border-radius:6px;cursor:pointer}
+.diagram svg{max-width:none!important;height:auto}
 th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
 th{font-weight:600;color:var(--muted)}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -46,12 +54,46 @@ dt{color:var(--muted)}dd{margin:0}
 .lg-visited{border-color:#1e8e3e!important;background:#e6f4ea;color:#000}.lg-failed{border-color:#b71c1c!important;border-width:4px!important;background:#f28b82;color:#000}
 `;
 
+// Loads Mermaid once the diagram is on screen (never for a page read only for its trace), draws it at a readable
+// size, and lets the zoom buttons scale it. The bundle's URL is the diagram's data attribute; the bundle runs by this
+// script's own nonce (never written into the page where injected markup could read it).
+const DRAW_SCRIPT = `(function () {
+  var nonce = document.currentScript && document.currentScript.nonce;
+  var box = document.querySelector('.diagram[data-mermaid-src]');
+  if (!box) return;
+  var zoom = 1, natural = 0;
+  function scale() {
+    var svg = box.querySelector('svg');
+    if (!svg) return;
+    if (!natural) natural = svg.getBoundingClientRect().width || svg.viewBox.baseVal.width;
+    svg.style.width = Math.round(natural * zoom) + 'px';
+  }
+  document.querySelectorAll('[data-zoom]').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var z = b.getAttribute('data-zoom');
+      zoom = z === 'fit' ? Math.min(1, (box.clientWidth - 20) / (natural || 1)) : Math.max(0.25, Math.min(4, zoom * Number(z)));
+      scale();
+    });
+  });
+  function draw() {
+    var s = document.createElement('script');
+    s.src = box.getAttribute('data-mermaid-src');
+    s.nonce = nonce;
+    s.onload = function () {
+      mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', themeVariables: { fontSize: '16px' }, state: { useMaxWidth: false } });
+      mermaid.run({ querySelector: 'pre.mermaid' }).then(scale);
+    };
+    document.body.appendChild(s);
+  }
+  if (!('IntersectionObserver' in window)) return draw();
+  var seen = new IntersectionObserver(function (entries) {
+    if (entries.some(function (e) { return e.isIntersecting; })) { seen.disconnect(); draw(); }
+  });
+  seen.observe(box);
+})();`;
+
 function layout(title: string, body: SafeHtml, ctx: InspectPageContext, withDiagram = false): string {
-  const scripts =
-    withDiagram && ctx.mermaidUrl
-      ? html`<script${attr('src', ctx.mermaidUrl)}${attr('nonce', ctx.nonce)}></script>
-<script${attr('nonce', ctx.nonce)}>mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); mermaid.run({ querySelector: 'pre.mermaid' });</script>`
-      : '';
+  const scripts = withDiagram && ctx.mermaidUrl ? html`<script${attr('nonce', ctx.nonce)}>${raw(DRAW_SCRIPT)}</script>` : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${title}</title><style>${raw(CSS)}</style></head>
@@ -76,8 +118,13 @@ function time(ms: number): string {
  * @example
  * renderInspectList(flowLogFor(config)!.list(), ctx)
  */
-export function renderInspectList(flows: LoggedFlow[], ctx: InspectPageContext): string {
-  const rows = flows.map(({ record, runs }) => {
+export function renderInspectList(all: LoggedFlow[], ctx: InspectPageContext): string {
+  // Truly newest first, whatever order the log keeps; flows that stopped at their first pause (a passkey autofill
+  // request on every sign-in page view, a sign-in abandoned at the provider) are folded away below the rest.
+  const newestFirst = [...all].sort((a, b) => b.record.startedAt - a.record.startedAt);
+  const idle = newestFirst.filter(stoppedAtFirstPause);
+  const flows = newestFirst.filter((f) => !stoppedAtFirstPause(f));
+  const row = ({ record, runs }: LoggedFlow) => {
     const href = `${ctx.inspectPath}/${record.id}`;
     return html`<tr>
 <td class="mono">${time(record.startedAt)}</td>
@@ -89,16 +136,26 @@ export function renderInspectList(flows: LoggedFlow[], ctx: InspectPageContext):
 <td class="num">${runs.length}</td>
 <td class="num">${record.durationMs} ms</td>
 </tr>`;
-  });
+  };
+  const head = html`<thead><tr><th>started (UTC)</th><th>flow</th><th>provider</th><th>machine</th><th>result</th><th>failed in</th><th>requests</th><th>duration</th></tr></thead>`;
   const table =
     flows.length === 0
-      ? html`<p>No flows yet${ctx.shared ? '' : ' from this browser'}. Sign in once and reload this page.</p>`
-      : html`<table><thead><tr><th>started (UTC)</th><th>flow</th><th>provider</th><th>machine</th><th>result</th><th>failed in</th><th>requests</th><th>duration</th></tr></thead>
-<tbody>${rows}</tbody></table>`;
+      ? html`<p>No flows ${idle.length ? 'past their first step' : 'yet'}${ctx.shared ? '' : ' from this browser'}. Sign in once and reload this page.</p>`
+      : html`<div class="scroll"><table>${head}<tbody>${flows.map(row)}</tbody></table></div>`;
+  const folded = idle.length
+    ? html`<details class="quiet"><summary>${idle.length} flow${idle.length === 1 ? '' : 's'} that stopped at ${idle.length === 1 ? 'its' : 'their'} first pause (passkey autofill on a sign-in page view, a sign-in left at the provider)</summary>
+<div class="scroll"><table>${head}<tbody>${idle.map(row)}</tbody></table></div></details>`
+    : '';
   const body = html`<h1>Flows</h1>
-<p class="muted">The last ${flows.length} of at most ${ctx.capacity} flows this server ran${ctx.shared ? '' : ' that this browser took part in'}, newest first. Kept in memory only; a restart forgets them. <a${attr('href', ctx.inspectPath)}>Reload</a></p>
-${table}`;
+<p class="muted">The last ${all.length} of at most ${ctx.capacity} flows this server ran${ctx.shared ? '' : ' that this browser took part in'}, newest first. Kept in memory only; a restart forgets them. <a${attr('href', ctx.inspectPath)}>Reload</a></p>
+${table}
+${folded}`;
   return layout('authchart inspector', body, ctx);
+}
+
+/** A flow that paused once and was never resumed: it shows nothing but its start. */
+function stoppedAtFirstPause({ record, runs }: LoggedFlow): boolean {
+  return record.status === 'paused' && runs.length <= 1;
 }
 
 /** The state to mark as failing: the evidence's state when the machine has it (the first of parallel leaves). */
@@ -124,13 +181,23 @@ ${e.state === undefined && record.trace.length === 0 ? html`<p class="muted">The
 }
 
 function diagram(flow: LoggedFlow, ctx: InspectPageContext): SafeHtml {
-  const source = toMermaidPath(flow.machine, flow.record.trace, failingState(flow.machine, flow.record));
+  const failing = failingState(flow.machine, flow.record);
+  const source = toMermaidPath(flow.machine, flow.record.trace, failing);
   const note = ctx.mermaidUrl
     ? ''
     : html`<p class="muted">Install the optional <code>mermaid</code> package (<code>npm i -D mermaid</code>) to see this drawn; until then, here is its Mermaid source (GitHub and most editors render it).</p>`;
+  // The legend names only what this drawing has.
+  const legend = [
+    flow.record.trace.length ? html`<span class="lg-visited">visited</span>` : '',
+    failing ? html`<span class="lg-failed">failed here</span>` : '',
+    flow.record.trace.length ? html`edge labels start with the step numbers that took them: <code>(1) ${flow.record.trace[0].event}</code>` : 'no transition was taken',
+  ];
+  const zoom = ctx.mermaidUrl
+    ? html`<div class="zoom" aria-label="zoom"><button type="button" data-zoom="0.8" aria-label="zoom out">−</button><button type="button" data-zoom="1.25" aria-label="zoom in">+</button><button type="button" data-zoom="fit">fit</button></div>`
+    : '';
   return html`<h2>Path through the <code>${flow.record.machine}</code> machine</h2>
-<p class="legend muted"><span class="lg-visited">visited</span><span class="lg-failed">failed here</span>edge labels start with the step numbers that took them: <code>(2) CALLBACK</code></p>
-${note}<div class="diagram"><pre class="mermaid">${source}</pre></div>`;
+<p class="legend muted">${legend}</p>
+${note}${zoom}<div class="diagram"${attr('data-mermaid-src', ctx.mermaidUrl ?? undefined)}><pre class="mermaid">${source}</pre></div>`;
 }
 
 function traceTable(flow: LoggedFlow): SafeHtml {
@@ -144,7 +211,7 @@ function traceTable(flow: LoggedFlow): SafeHtml {
     return html`${head}${steps.length > 0 ? steps : html`<tr><td colspan="6" class="muted">no transition</td></tr>`}`;
   });
   return html`<h2>Trace</h2>
-<table><thead><tr><th>step</th><th>at</th><th>from</th><th>event</th><th>guard</th><th>to</th></tr></thead><tbody>${rows}</tbody></table>`;
+<div class="scroll"><table class="trace"><thead><tr><th>step</th><th>at</th><th>from</th><th>event</th><th>guard</th><th>to</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /**
@@ -164,8 +231,8 @@ export function renderInspectFlow(flow: LoggedFlow, ctx: InspectPageContext): st
 <dt>duration</dt><dd>${record.durationMs} ms in ${flow.runs.length} request${flow.runs.length === 1 ? '' : 's'}</dd>
 </dl>
 ${evidence(record)}
-${diagram(flow, ctx)}
 ${traceTable(flow)}
+${diagram(flow, ctx)}
 <h2>Records</h2>
 <details><summary>as <code>logger.debug</code> received them</summary><pre>${JSON.stringify(flow.runs, null, 2)}</pre></details>`;
   return layout(`flow ${record.id} · authchart inspector`, body, ctx, true);

@@ -30,8 +30,8 @@ afterAll(async () => {
  * Opens an inspector page in Chromium; the requests are answered by the in-process instance, nothing else. The
  * browser holds the test client's cookies: it is the browser that ran the flows, the only one shown them.
  */
-async function open(t: TestAuth, path: string) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+async function open(t: TestAuth, path: string, viewport = { width: 1400, height: 900 }) {
+  const context = await browser.newContext({ viewport });
   await context.addCookies(t.client.cookies.all().map((c) => ({ name: c.name, value: c.value, url: ORIGIN })));
   const problems: string[] = [];
   const loaded: string[] = [];
@@ -66,6 +66,9 @@ describe.skipIf(!hasChromium())('the inspector in Chromium', () => {
     try {
       expect(await page.locator('tbody tr').count()).toBe(1);
       await page.locator('tbody a').click();
+      // Mermaid loads only once the diagram is in view (it comes after the trace).
+      await page.locator('h2:has-text("Trace")').waitFor();
+      await page.locator('.diagram').scrollIntoViewIfNeeded();
       await page.locator('pre.mermaid svg').waitFor({ timeout: 15_000 });
       expect(page.url()).toBe(`${ORIGIN}/auth/_inspect/${id}`);
       // Mermaid puts a classDef's class on the state's node group; the failing state is visited and failed.
@@ -76,6 +79,17 @@ describe.skipIf(!hasChromium())('the inspector in Chromium', () => {
       expect(visited.map((text) => text.replace(/invoke.*$/s, '').trim())).toEqual(['idle', 'authorizing', 'callbackRoute']);
       expect(await page.locator('pre.mermaid svg').textContent()).toContain('(2) error: authorize');
       expect(loaded).toEqual(['/auth/_inspect', `/auth/_inspect/${id}`, '/auth/_inspect/mermaid.js']);
+      // Zoom: the drawing grows and shrinks; labels are drawn at a readable size.
+      const width = () => page.locator('pre.mermaid svg').evaluate((svg) => svg.getBoundingClientRect().width);
+      const before = await width();
+      await page.getByRole('button', { name: 'zoom in' }).click();
+      expect(await width()).toBeGreaterThan(before * 1.2);
+      await page.getByRole('button', { name: 'zoom out' }).click();
+      expect(Math.round(await width())).toBe(Math.round(before));
+      const fontSize = await page.locator('pre.mermaid svg g.node.failed').evaluate((g) => parseFloat(getComputedStyle(g.querySelector('span,text,p') ?? g).fontSize));
+      expect(fontSize).toBeGreaterThanOrEqual(14);
+      // The legend names what this drawing has: a failed state and visited ones.
+      expect(await page.locator('.legend').innerText()).toMatch(/visited.*failed here/s);
       expect(problems).toEqual([]);
       if (process.env.INSPECT_SCREENSHOT) await page.screenshot({ path: process.env.INSPECT_SCREENSHOT, fullPage: true });
     } finally {
@@ -89,12 +103,46 @@ describe.skipIf(!hasChromium())('the inspector in Chromium', () => {
     await t.client.get('/auth/callback/acme?code=c&state=forged');
     const { context, page, problems } = await open(t, `/auth/_inspect/${lastFlowId(t)}`);
     try {
+      await page.locator('.diagram').scrollIntoViewIfNeeded();
       await page.locator('pre.mermaid svg').waitFor({ timeout: 15_000 });
       expect(await page.locator('pre.mermaid svg g.node.failed').textContent()).toContain('invalidCheck');
       const visited = await page.locator('pre.mermaid svg g.node.visited').allTextContents();
       expect(visited.join(' ')).toMatch(/idle.*preparing.*awaitingCallback.*validating/s);
       expect(problems).toEqual([]);
       if (process.env.INSPECT_SCREENSHOT) await page.screenshot({ path: process.env.INSPECT_SCREENSHOT.replace(/\.png$/, '-oauth.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('on a phone: the flow page does not scroll sideways and loads no diagram script until the diagram is in view', async () => {
+    const t = testAuth({ providers: [credentials], debug: true });
+    const csrfToken = await t.csrfToken();
+    await t.client.post('/auth/callback/credentials', { csrfToken, email: 'a@b.test', password: 'x' });
+    const { context, page, loaded } = await open(t, `/auth/_inspect/${lastFlowId(t)}`, { width: 390, height: 844 });
+    try {
+      await page.locator('table.trace').waitFor();
+      expect(loaded).not.toContain('/auth/_inspect/mermaid.js');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(1);
+      const table = await page.locator('table.trace').boundingBox();
+      expect(table!.x + table!.width).toBeLessThanOrEqual(390);
+      if (process.env.INSPECT_SCREENSHOT) await page.screenshot({ path: process.env.INSPECT_SCREENSHOT.replace(/\.png$/, '-phone.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('folds flows that stopped at their first pause away from the list, below the rest', async () => {
+    const t = testAuth({ providers: [credentials, acme], debug: true });
+    await t.client.post('/auth/signin/acme', { csrfToken: await t.csrfToken() });
+    await t.client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(), email: 'a@b.test', password: 'x' });
+    const { context, page } = await open(t, '/auth/_inspect');
+    try {
+      expect(await page.locator('main > .scroll tbody tr:visible').count()).toBe(1);
+      expect(await page.locator('details.quiet tbody tr:visible').count()).toBe(0);
+      await page.locator('details.quiet summary').click();
+      expect(await page.locator('details.quiet tbody tr:visible').count()).toBe(1);
     } finally {
       await context.close();
     }
