@@ -93,6 +93,7 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
   if (config.secondFactor) {
     app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
+    app.get(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
     // A signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
     // Loaded on first use: an app without second factors never bundles them at start.
     const factors = () => import('./factors.js');

@@ -213,13 +213,14 @@ describe('every route into a proven identity ends at the second-factor stage', (
     expect(Object.fromEntries(Object.entries(generated).map(([k, v]) => [k, v.length]))).toEqual({ credentials: 1, oauth: 2, email: 3, webauthn: 2, identity: 1 });
   });
 
-  it('the tail issues a session only after the stage: no factor needed, the code passed, or the new factor active', () => {
+  it('the tail issues a session only after the stage: no factor needed, a code or passkey passed, or the new factor active', () => {
     const into = machineTransitions(signInMachine).filter((t) => t.to === 'issuingSession').map(transitionKey);
     expect(into.sort()).toEqual(
       [
         'activatingFactor --xstate.done.actor.activateFactor--> issuingSession',
         'checkingFactors --xstate.done.actor.factorNeed--> issuingSession',
         'verifyingCode --xstate.done.actor.checkFactorCode [codePassed]--> issuingSession',
+        'verifyingPasskey --xstate.done.actor.checkPasskey [codePassed]--> issuingSession',
       ].sort(),
     );
   });

@@ -1,12 +1,15 @@
-// Second factors as a test sees them: an active authenticator app or backup code stored for a user, the codes a
-// person would type (computed from the key, or read off an enrolment page), and what the stage leaves in a response.
+// Second factors as a test sees them: an active authenticator app, backup code or passkey stored for a user, the
+// codes a person would type (computed from the key, or read off an enrolment page), and what the stage leaves in a
+// response.
 import { randomUUID } from 'node:crypto';
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import type { FactorAdapterMethods } from '../../src/core/factors.js';
 import { hashBackupCode, newBackupCodes } from '../../src/flows/factors/backup-codes.js';
 import { sealFactorKey } from '../../src/flows/factors/secret-box.js';
 import { newTotpKey, totpCode, totpStep } from '../../src/flows/factors/totp.js';
-import { TEST_SECRET } from './auth-app.js';
+import type { Adapter } from '../../src/core/adapter.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
+import { ORIGIN, TEST_SECRET } from './auth-app.js';
 
 /** The cookie of a sign-in paused at the second-factor stage (default cookie names). */
 export const STAGE_COOKIE = 'authchart.flow-signin';
@@ -49,4 +52,13 @@ export const setsSession = (res: { setCookie: readonly string[] }): boolean =>
 export function stageCookieOf(res: { setCookie: readonly string[] }): string | undefined {
   const line = res.setCookie.find((l) => l.startsWith(`${STAGE_COOKIE}=`) && !/max-age=0/i.test(l));
   return line?.slice(STAGE_COOKIE.length + 1).split(';')[0];
+}
+
+/** Registers a software passkey for `userId` (its account and authenticator rows, as a registration stores them). */
+export async function registeredPasskey(adapter: Pick<Adapter, 'linkAccount' | 'createAuthenticator'>, userId: string, provider = 'passkey'): Promise<SoftAuthenticator> {
+  const device = new SoftAuthenticator(ORIGIN);
+  const row = device.row(userId);
+  await adapter.linkAccount!({ provider, type: 'webauthn', providerAccountId: row.providerAccountId, userId });
+  await adapter.createAuthenticator!(row);
+  return device;
 }

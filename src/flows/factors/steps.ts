@@ -37,8 +37,8 @@ export async function factorNeed(deps: StageDeps, user: User, account: Account):
   return required ? 'enrol' : 'none';
 }
 
-/** How a typed code fared: `passed` (the session may be issued), `wrong` (try again), `locked` (the sign-in is dead). */
-export type CodeCheck = { result: 'passed'; method: 'otp' | 'backup' } | { result: 'wrong' | 'locked'; attempts: number };
+/** How a typed code (or a passkey) fared: `passed` (the session may be issued), `wrong` (try again), `locked` (the sign-in is dead). */
+export type CodeCheck = { result: 'passed'; method: 'otp' | 'backup' | 'passkey' } | { result: 'wrong' | 'locked'; attempts: number };
 
 /** Checks `code` against the user's active factors; a TOTP code is spent (its step), a backup code deleted. */
 async function matchFactor(deps: StageDeps, userId: string, code: string, only?: string): Promise<'otp' | 'backup' | undefined> {
@@ -62,10 +62,14 @@ export async function checkFactorCode(
   deps: StageDeps,
   params: { userId: string; challengeId: string; expiresAt: number; code: string; enrolling?: string },
 ): Promise<CodeCheck> {
+  return settleAttempt(deps, params, await matchFactor(deps, params.userId, params.code, params.enrolling));
+}
+
+/** Counts an attempt that matched by `method` (passes the pending sign-in, once) or matched nothing (a miss). */
+export async function settleAttempt(deps: StageDeps, params: { challengeId: string; expiresAt: number }, method: 'otp' | 'backup' | 'passkey' | undefined): Promise<CodeCheck> {
   const adapter = adapterOf(deps);
   const max = deps.req.config.secondFactor?.maxAttempts ?? 5;
   const expires = new Date(params.expiresAt);
-  const method = await matchFactor(deps, params.userId, params.code, params.enrolling);
   if (method) {
     if (await adapter.passFactorChallenge({ id: params.challengeId, expires, maxFailures: max })) return { result: 'passed', method };
     return { result: 'locked', attempts: max };
@@ -74,14 +78,15 @@ export async function checkFactorCode(
   return { result: attempts >= max ? 'locked' : 'wrong', attempts };
 }
 
-/** The page that asks for a code. */
-export function codePage(error?: string): FlowFormPage {
+/** The page that asks for a code (and offers a passkey instead, when the user has one). */
+export function codePage(error?: string, passkey = false): FlowFormPage {
   return {
     title: 'Two-step verification',
     message: 'Enter the 6-digit code from your authenticator app, or one of your backup codes.',
     ...(error ? { error } : {}),
     fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'text', maxlength: 11 }],
     submit: 'Verify',
+    ...(passkey ? { passkey: { label: 'Use a passkey instead' } } : {}),
   };
 }
 

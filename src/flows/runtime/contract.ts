@@ -86,6 +86,11 @@ export interface FlowFormPage {
   image?: { src: string; alt: string };
   /** A link under the message (`https:`, or an app link such as `otpauth://`). */
   link?: { href: string; text: string };
+  /**
+   * A passkey button under the form (built-in pages load the passkey script for it): it asks for assertion options
+   * with `GET <form action>?action=authenticate` and posts the assertion to the form action (`action`, `data`).
+   */
+  passkey?: { label: string };
 }
 
 /**

@@ -13,8 +13,10 @@ export interface FormPageParams {
   /** Sent back as they are (the CSRF token). */
   hiddenFields: Record<string, string>;
   page: FlowFormPage;
-  /** The response's Content-Security-Policy nonce, put on the page's style. */
+  /** The response's Content-Security-Policy nonce, put on the page's style (and the passkey script). */
   nonce?: string;
+  /** The passkey script's URL ({basePath}/webauthn-script.js), for a page that offers a passkey. */
+  passkeyScript?: string;
 }
 
 const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number']);
@@ -23,6 +25,16 @@ function input(field: FlowFormField, i: number, autofocus: boolean) {
   const id = `field-${i}`;
   const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
   return html`<div><label for="${id}">${field.label}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
+}
+
+/** A passkey button driven by the built-in passkey script: options from, and the assertion posted to, `action`. */
+function passkeySection(action: string, csrfToken: string, label: string, script: string, nonce?: string) {
+  const src = safeUrl(script);
+  return html`<div class="section" data-webauthn${attr('data-options-url', action)}${attr('data-callback-url', action)}${attr('data-csrf-token', csrfToken)}>
+<button type="button" class="button secondary" data-action="authenticate">${label}</button>
+<noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>
+</div>
+${src ? html`<script${attr('src', src)}${attr('nonce', nonce)} defer></script>` : ''}`;
 }
 
 /**
@@ -52,6 +64,7 @@ ${page.fields.map((field, i) => input(field, i, i === 0))}
 <button type="submit" class="button">${page.submit ?? 'Continue'}</button>
 </form>`
     : ''
-}`;
+}
+${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', page.passkey.label, params.passkeyScript, params.nonce) : ''}`;
   return layout({ title: page.title, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

@@ -2,7 +2,7 @@
 // and session store, each answer labelled with the branch of the world (signin-world.ts) that makes the real actor
 // answer so; and the paths through `signInMachine` those answers give.
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import { AccessDenied, AccountNotLinked, AdapterError, OAuthAccountNotLinked } from '../../../src/core/errors.js';
+import { AccessDenied, AccountNotLinked, AdapterError, InvalidCheck, OAuthAccountNotLinked } from '../../../src/core/errors.js';
 import type { ProviderType } from '../../../src/core/types.js';
 import type { FactorNeed } from '../../../src/flows/factors/steps.js';
 import { signInMachine } from '../../../src/flows/signin/machine.js';
@@ -148,6 +148,7 @@ export const N = {
   off: 'no second factor configured',
   none: 'no factor, none required',
   verify: 'an active authenticator app',
+  verifyPasskey: 'an active authenticator app and a passkey',
   enrol: 'no factor yet, require says enrol',
   requireThrows: 'the require callback throws',
 } as const;
@@ -163,6 +164,25 @@ export const C = {
   locked: 'a wrong code, the last attempt allowed',
   refused: 'the database refuses to spend the step',
 } as const;
+
+/** The passkey's options (preparingPasskey): asked where none is offered, given, or failing. */
+export const O = {
+  notOffered: 'no passkey to offer',
+  offered: 'options for the user’s passkeys',
+  gone: 'the passkeys were removed meanwhile',
+  unavailable: 'the database cannot list the passkeys',
+} as const;
+
+/** checkPasskey's answers (verifyingPasskey). */
+export const P = {
+  valid: 'a valid assertion of the user’s passkey',
+  bad: 'an assertion with a bad signature',
+  locked: 'a bad assertion, the last attempt allowed',
+  refused: 'the database refuses the new signature counter',
+} as const;
+
+/** The variant where the stage also offers a passkey (any would do: the tail is the same). */
+export const PASSKEY_VARIANT: Variant = 'credentials-database';
 
 /** The answers of the enrolment's actors (enrolling, confirmingEnrolment, showingEnrolmentAgain, activatingFactor). */
 export const E = {
@@ -189,24 +209,48 @@ export const factorBranches: Partial<Record<Variant, { stored: string; fresh: st
   webauthn: { stored: R.owner, fresh: R.registersSignedOut },
 };
 
-const need = (branch: string, output: FactorNeed) => done('factorNeed', branch, output);
+const need = (branch: string, output: FactorNeed, passkey = false) => done('factorNeed', branch, { need: output, passkey });
 
 /** factorNeed's answers after a resolveUser branch. */
 export function factorNeedOutcomes(variant: Variant, resolvedBranch: string | undefined): Outcome[] {
   if (!storesUsers(variant)) return [need(N.off, 'none')];
   const at = factorBranches[variant]!;
-  if (resolvedBranch === at.stored) return [need(N.none, 'none'), need(N.verify, 'verify'), need(N.enrol, 'enrol'), failed('factorNeed', N.requireThrows, new Error('require crashed'))];
+  if (resolvedBranch === at.stored) {
+    return [
+      need(N.none, 'none'),
+      need(N.verify, 'verify'),
+      ...(variant === PASSKEY_VARIANT ? [need(N.verifyPasskey, 'verify', true)] : []),
+      need(N.enrol, 'enrol'),
+      failed('factorNeed', N.requireThrows, new Error('require crashed')),
+    ];
+  }
   if (resolvedBranch === at.fresh) return [need(N.none, 'none'), need(N.enrol, 'enrol')];
   return [need(N.none, 'none')];
 }
 
 const submit = (branch: string): Outcome => ({ type: 'SUBMIT_CODE', code: '', branch });
+const askOptions = (branch: string): Outcome => ({ type: 'PASSKEY_OPTIONS', branch });
+const submitPasskey = (branch: string): Outcome => ({ type: 'SUBMIT_PASSKEY', credential: null, branch });
 const page = { title: 'Set up two-step verification', fields: [{ name: 'code', label: 'Code' }] };
 
 /** The stage's events, per state: every branch after a stored user, the way in for a new one. */
-function stageOutcomes(state: string, stored: boolean): Outcome[] {
+function stageOutcomes(state: string, stored: boolean, factor: { passkey?: boolean; assertion?: unknown } = {}): Outcome[] {
   const all: Record<string, Outcome[]> = {
-    awaitingFactor: [submit(S.inTime), submit(S.late)],
+    // With a passkey offered the model drives the passkey (the code form beside it is driven without one).
+    awaitingFactor: factor.passkey
+      ? [askOptions(S.inTime), askOptions(S.late), ...(factor.assertion ? [submitPasskey(S.inTime), submitPasskey(S.late)] : [])]
+      : [submit(S.inTime), submit(S.late), askOptions(O.notOffered)],
+    preparingPasskey: [
+      done('passkeyOptions', O.offered, { options: {}, challenge: 'model-challenge', expiresAt: 1 }),
+      failed('passkeyOptions', O.gone, new InvalidCheck('This sign-in has no passkey to verify with.')),
+      failed('passkeyOptions', O.unavailable, new AdapterError('listAuthenticatorsByUserId')),
+    ],
+    verifyingPasskey: [
+      done('checkPasskey', P.valid, { result: 'passed', method: 'passkey' }),
+      done('checkPasskey', P.bad, { result: 'wrong', attempts: 1 }),
+      done('checkPasskey', P.locked, { result: 'locked', attempts: 1 }),
+      failed('checkPasskey', P.refused, new AdapterError('updateAuthenticatorCounter')),
+    ],
     verifyingCode: [
       done('checkFactorCode', C.otp, { result: 'passed', method: 'otp' }),
       done('checkFactorCode', C.backup, { result: 'passed', method: 'backup' }),
@@ -230,14 +274,14 @@ function stageOutcomes(state: string, stored: boolean): Outcome[] {
   return stored ? options : options.slice(0, 1);
 }
 
-const STAGE_STATES = new Set(['awaitingFactor', 'verifyingCode', 'enrolling', 'awaitingEnrolment', 'confirmingEnrolment', 'showingEnrolmentAgain', 'activatingFactor']);
+const STAGE_STATES = new Set(['awaitingFactor', 'preparingPasskey', 'verifyingPasskey', 'verifyingCode', 'enrolling', 'awaitingEnrolment', 'confirmingEnrolment', 'showingEnrolmentAgain', 'activatingFactor']);
 
 /** The events worth trying in a snapshot: only what the variant's world can really produce there. */
 export function eventsFor(variant: Variant) {
   return (snapshot: AnyMachineSnapshot): AnyEventObject[] => {
-    const context = snapshot.context as { owner?: unknown; user?: { branch?: string }; factor?: unknown };
+    const context = snapshot.context as { owner?: unknown; user?: { branch?: string }; factor?: { passkey?: boolean; assertion?: unknown } };
     const state = snapshot.value as string;
-    if (STAGE_STATES.has(state)) return stageOutcomes(state, context.user?.branch === factorBranches[variant]?.stored);
+    if (STAGE_STATES.has(state)) return stageOutcomes(state, context.user?.branch === factorBranches[variant]?.stored, context.factor);
     switch (state) {
       case 'idle':
         return [{ type: 'START' }];
@@ -264,8 +308,11 @@ const modelMachine = signInMachine.provide({ guards: { pendingExpired: ({ event 
 
 /** What tells two snapshots apart: the state and what guards read, not the page shown or the pending check's id. */
 function stateKey(snapshot: AnyMachineSnapshot): string {
-  const { deps: _deps, response: _response, code: _code, factor, ...rest } = snapshot.context as Record<string, unknown> & { factor?: { enrolling?: string; method?: string } };
-  return JSON.stringify({ value: snapshot.value, context: rest, factor: factor && { enrolling: factor.enrolling, method: factor.method } });
+  const { deps: _deps, response: _response, code: _code, credential: _credential, factor, ...rest } = snapshot.context as Record<string, unknown> & {
+    factor?: { enrolling?: string; method?: string; passkey?: boolean; assertion?: unknown };
+  };
+  const stage = factor && { enrolling: factor.enrolling, method: factor.method, passkey: factor.passkey, asked: factor.assertion !== undefined };
+  return JSON.stringify({ value: snapshot.value, context: rest, factor: stage });
 }
 
 export function pathsFor(variant: Variant): ModelPath[] {
@@ -273,19 +320,19 @@ export function pathsFor(variant: Variant): ModelPath[] {
   return modelPaths(modelMachine, { events: eventsFor(variant), stateKey, input: { deps: {}, callbackUrl: `${ORIGIN}/dashboard`, identity } });
 }
 
-/** The branch each actor took on a path, by actor name (`SUBMIT_CODE`: when the code was posted). */
+/** The branch each actor took on a path, by actor name (and by event type: when the code was posted, ...). */
 export function branchesOf(path: ModelPath): Record<string, string> {
   const out: Record<string, string> = {};
   for (const event of path.events as Outcome[]) {
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type)?.[1];
     if (actor) out[actor] = event.branch;
-    if (event.type === 'SUBMIT_CODE') out.SUBMIT_CODE = event.branch;
+    else if (!event.type.startsWith('xstate.') && event.branch) out[event.type] = event.branch;
   }
   return out;
 }
 
 /** The branches that are a database failing for real (logged as AdapterError, whatever state caught it). */
-export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.refusesUser, I.refusesSession, C.refused, E.refusesNew, E.refused, E.refusesActivation]);
+export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.refusesUser, I.refusesSession, C.refused, E.refusesNew, E.refused, E.refusesActivation, O.unavailable, P.refused]);
 
 
 /** The events a resolveUser branch writes, in the order the tail emits them. */

@@ -12,10 +12,12 @@ import type { ClientResponse } from '../../support/client.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import type { MigratedPGlite } from '../../support/pglite.js';
 import { identityProvider, type ProvenIdentity } from './identity-flow.js';
-import { accountType, branchesOf, C, E, F, factorBranches, I, N, R, S, storesUsers, type Variant } from './signin-model.js';
+import { accountType, branchesOf, C, E, F, factorBranches, I, N, O, P, R, S, storesUsers, type Variant } from './signin-model.js';
 import { storedSessionToken } from '../../../src/session/session-token.js';
 import { FACTOR_TTL_MS } from '../../../src/flows/factors/steps.js';
-import { activeBackupCode, activeTotp, codeNow, keyOnPage, otherCode } from '../../support/factors.js';
+import { activeBackupCode, activeTotp, codeNow, keyOnPage, otherCode, registeredPasskey } from '../../support/factors.js';
+import type { SoftAuthenticator } from '../webauthn/webauthn-authenticator.js';
+import { Passkey } from '../../../src/providers/webauthn.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
 export const PASSWORD = 'correct horse battery staple';
@@ -32,8 +34,8 @@ export interface World {
   other?: { id: string; token: string };
   /** The stored user the identity belongs to, when one does. */
   ownerId?: string;
-  /** The second-factor stage's set-up: the stored user's app key and backup code, when the path needs them. */
-  factor?: { userId?: string; key?: Uint8Array; backupCode?: string };
+  /** The second-factor stage's set-up: the stored user's app key, backup code and passkey, when the path needs them. */
+  factor?: { userId?: string; key?: Uint8Array; backupCode?: string; device?: SoftAuthenticator };
   identity: { userId: string; email: string; providerAccountId: string; provider: string };
 }
 
@@ -161,7 +163,7 @@ async function worldFor(pg: MigratedPGlite, variant: Variant, b: Record<string, 
   // Every world that stores users runs the stage (on a user without factors it lets the sign-in through).
   if (storesUsers(variant)) {
     const enrol = b.factorNeed === N.enrol;
-    const lastAttempt = b.checkFactorCode === C.locked || b.confirmEnrolment === E.locked;
+    const lastAttempt = b.checkFactorCode === C.locked || b.confirmEnrolment === E.locked || b.checkPasskey === P.locked;
     config.secondFactor = {
       ...(enrol ? { require: true } : {}),
       ...(b.factorNeed === N.requireThrows
@@ -173,6 +175,11 @@ async function worldFor(pg: MigratedPGlite, variant: Variant, b: Record<string, 
         : {}),
       ...(lastAttempt ? { maxAttempts: 1 } : {}),
     };
+  }
+  // A passkey beside the app: the WebAuthn provider its options and verification come from.
+  if (b.factorNeed === N.verifyPasskey) {
+    config.providers = [...config.providers!, Passkey()];
+    config.experimental = { enableWebAuthn: true };
   }
   world.config = config as World['config'];
   world.providerId = provider;
@@ -224,24 +231,43 @@ export async function play(pg: MigratedPGlite, variant: Variant, path: ModelPath
   };
   await answer(await t.client.post(`/auth/callback/${world.providerId}`, { csrfToken, callbackUrl: '/dashboard', ...world.form }));
   try {
+    // The stage's requests, one per event the browser sends: a code, a request for passkey options, an assertion.
+    let options: unknown;
     for (const [i, event] of path.events.entries()) {
-      if (event.type !== 'SUBMIT_CODE') continue;
-      const code = await codeFor(pg, world, path.events[i + 1] as { branch?: string } | undefined, b, pages.at(-1)!);
+      if (!['SUBMIT_CODE', 'PASSKEY_OPTIONS', 'SUBMIT_PASSKEY'].includes(event.type)) continue;
+      const next = path.events[i + 1] as { branch?: string } | undefined;
+      const code = event.type === 'SUBMIT_CODE' ? await codeFor(pg, world, next, b, pages.at(-1)!) : '';
       if ((event as { branch?: string }).branch === S.late) {
         vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
         vi.setSystemTime(Date.now() + FACTOR_TTL_MS + 1_000);
       }
-      await answer(await t.client.post('/auth/second-factor', { csrfToken, code }));
+      if (event.type === 'SUBMIT_CODE') await answer(await t.client.post('/auth/second-factor', { csrfToken, code }));
+      if (event.type === 'PASSKEY_OPTIONS') {
+        if (next?.branch === O.gone) await pg.db.query('DELETE FROM authenticators WHERE user_id = $1', [world.factor!.userId]);
+        // The table is away for this one request: listing the passkeys fails in PostgreSQL.
+        if (next?.branch === O.unavailable) await pg.db.exec('ALTER TABLE authenticators RENAME TO authenticators_away');
+        try {
+          await answer(await t.client.get('/auth/second-factor?action=authenticate', { headers: { accept: 'application/json' } }));
+        } finally {
+          if (next?.branch === O.unavailable) await pg.db.exec('ALTER TABLE authenticators_away RENAME TO authenticators');
+        }
+        if (next?.branch === O.offered) options = (JSON.parse(pages.at(-1)!) as { options: unknown }).options;
+      }
+      if (event.type === 'SUBMIT_PASSKEY') {
+        const bad = next?.branch === P.bad || next?.branch === P.locked;
+        const assertion = options ? world.factor!.device!.authenticate(options as never, { badSignature: bad }) : {};
+        await answer(await t.client.post('/auth/second-factor', { csrfToken, action: 'authenticate', data: JSON.stringify(assertion) }));
+      }
     }
   } finally {
     vi.useRealTimers();
   }
-  // The flow's record, then one record of the tail per code posted at the stage.
+  // The flow's record, then one record of the tail per request at the stage.
   const machine = world.providerId === 'credentials' ? 'credentials' : 'identity';
   const logged = t.logger.debugs.filter((d) => d.message.startsWith(`flow ${machine} `));
   expect(logged, 'one flow record logged').toHaveLength(1);
   const resumed = t.logger.debugs.filter((d) => d.message.startsWith('flow signin '));
-  expect(resumed, 'one tail record per code posted').toHaveLength(responses.length - 1);
+  expect(resumed, 'one tail record per request at the stage').toHaveLength(responses.length - 1);
   const trace = [logged[0], ...resumed].flatMap((r) => (r.metadata as { trace: TraceEntry[] }).trace);
   const last = [logged[0], ...resumed].at(-1)!;
   return {
@@ -258,12 +284,12 @@ export async function play(pg: MigratedPGlite, variant: Variant, path: ModelPath
 }
 
 /**
- * Test-only triggers: PostgreSQL refuses one write (a new factor, a spent step, an activation, a new session) for
- * one user, for real. The user is named by its id, an account's provider id or its address, whichever the world
- * knows before the sign-in makes the user.
+ * Test-only triggers: PostgreSQL refuses one write (a new factor, a spent step, an activation, a new session, a
+ * passkey's new counter) for one user, for real. The user is named by its id, an account's provider id or its
+ * address, whichever the world knows before the sign-in makes the user.
  */
 const refusalsReady = new WeakSet<MigratedPGlite>();
-async function refuse(pg: MigratedPGlite, who: string, op: 'create' | 'step' | 'activate' | 'session'): Promise<void> {
+async function refuse(pg: MigratedPGlite, who: string, op: 'create' | 'step' | 'activate' | 'session' | 'counter'): Promise<void> {
   if (!refusalsReady.has(pg)) {
     await pg.db.exec(`
       CREATE TABLE model_refusals (who text NOT NULL, op text NOT NULL);
@@ -282,7 +308,8 @@ async function refuse(pg: MigratedPGlite, who: string, op: 'create' | 'step' | '
       CREATE TRIGGER model_refuse_create BEFORE INSERT ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('create');
       CREATE TRIGGER model_refuse_step BEFORE UPDATE OF last_step ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('step');
       CREATE TRIGGER model_refuse_activate BEFORE UPDATE OF activated_at ON factors FOR EACH ROW EXECUTE FUNCTION model_refuse('activate');
-      CREATE TRIGGER model_refuse_session BEFORE INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION model_refuse('session');`);
+      CREATE TRIGGER model_refuse_session BEFORE INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION model_refuse('session');
+      CREATE TRIGGER model_refuse_counter BEFORE UPDATE ON authenticators FOR EACH ROW EXECUTE FUNCTION model_refuse('counter');`);
     refusalsReady.add(pg);
   }
   await pg.db.query('INSERT INTO model_refusals (who, op) VALUES ($1, $2)', [who, op]);
@@ -293,10 +320,12 @@ async function setUpStage(pg: MigratedPGlite, variant: Variant, world: World, b:
   if (!storesUsers(variant) || b.resolveUser !== factorBranches[variant]?.stored || !b.factorNeed) return;
   const userId = world.ownerId!;
   world.factor = { userId };
-  if (b.factorNeed === N.verify) {
+  if (b.factorNeed === N.verify || b.factorNeed === N.verifyPasskey) {
     world.factor.key = await activeTotp(pg.adapter, userId);
     if (b.checkFactorCode === C.backup) world.factor.backupCode = await activeBackupCode(pg.adapter, userId);
   }
+  if (b.factorNeed === N.verifyPasskey) world.factor.device = await registeredPasskey(pg.adapter, userId);
+  if (b.checkPasskey === P.refused) await refuse(pg, userId, 'counter');
   if (b.startEnrolment === E.refusesNew) await refuse(pg, userId, 'create');
   if (b.checkFactorCode === C.refused || b.confirmEnrolment === E.refused) await refuse(pg, userId, 'step');
   if (b.activateFactor === E.refusesActivation) await refuse(pg, userId, 'activate');

@@ -8,7 +8,31 @@ import { ORIGIN } from '../../support/auth-app.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
-import { accountType, branchesOf, C, DB_FAILURES, E, F, factorBranches, factorNeedOutcomes, findOwnerOutcomes, I, N, pathsFor, R, RESOLUTION_EVENTS, resolveOutcomes, S, signInOutcomes, storesUsers, variants, type Variant } from './signin-model.js';
+import {
+  accountType,
+  branchesOf,
+  C,
+  DB_FAILURES,
+  E,
+  F,
+  factorBranches,
+  factorNeedOutcomes,
+  findOwnerOutcomes,
+  I,
+  N,
+  O,
+  P,
+  PASSKEY_VARIANT,
+  pathsFor,
+  R,
+  RESOLUTION_EVENTS,
+  resolveOutcomes,
+  S,
+  signInOutcomes,
+  storesUsers,
+  variants,
+  type Variant,
+} from './signin-model.js';
 import { newUserId, PASSWORD, play, rows as query, SESSION_COOKIE, sessionUserId, type Run } from './signin-world.js';
 import { setsSession, STAGE_COOKIE, stageCookieOf } from '../../support/factors.js';
 import { storedSessionToken } from '../../../src/session/session-token.js';
@@ -19,7 +43,8 @@ const rows = <T>(sql: string, params: unknown[]) => query<T>(pg, sql, params);
 /** The events the stage emits on a path: a failure per wrong code, the enrolled factor. */
 function stageEvents(path: ModelPath): string[] {
   return path.events.flatMap((e) => {
-    if ((e.type === 'xstate.done.actor.checkFactorCode' || e.type === 'xstate.done.actor.confirmEnrolment') && e.output.result !== 'passed') return ['secondFactorFailed'];
+    const checks = ['xstate.done.actor.checkFactorCode', 'xstate.done.actor.confirmEnrolment', 'xstate.done.actor.checkPasskey'];
+    if (checks.includes(e.type) && e.output.result !== 'passed') return ['secondFactorFailed'];
     return e.type === 'xstate.done.actor.activateFactor' ? ['factorEnrolled'] : [];
   });
 }
@@ -79,7 +104,8 @@ describe('sign-in tail, the model', () => {
   it('has a path for every branch of every actor, per variant', () => {
     for (const variant of variants) {
       const taken = new Set(pathsByVariant.get(variant)!.flatMap((p) => Object.values(branchesOf(p))));
-      const stage = factorBranches[variant] ? [...factorNeedOutcomes(variant, factorBranches[variant].stored).map((o) => o.branch), ...Object.values(S), ...Object.values(C), ...Object.values(E)] : [N.off];
+      const passkey = variant === PASSKEY_VARIANT ? [...Object.values(O), ...Object.values(P)] : [];
+      const stage = factorBranches[variant] ? [...factorNeedOutcomes(variant, factorBranches[variant].stored).map((o) => o.branch), ...Object.values(S), ...Object.values(C), ...Object.values(E), ...passkey] : [N.off];
       const offered = [...[...findOwnerOutcomes[variant], ...signInOutcomes, ...resolveOutcomes[variant].unknown, ...resolveOutcomes[variant].known].map((o) => o.branch), ...stage];
       for (const branch of offered) {
         expect(taken.has(branch), `${variant}: ${branch}`).toBe(true);
@@ -118,7 +144,7 @@ describe.each(variants)('sign-in tail, model paths with %s', (variant) => {
     expect(run.tail.at(-1)?.to).toBe(path.finalState);
     expect(run.status).toBe(want.status);
 
-    expect(run.res.status).toBe(want.status === 'paused' ? 200 : 302);
+    expect(run.res.status).toBe(want.status === 'paused' ? (refusedOptions(b) ? 400 : 200) : 302);
     expect(run.res.headers.get('location')).toBe(want.location);
     expect(setsSession(run.res), 'a session cookie is set').toBe(want.session);
     expectStage(run, path);
@@ -132,18 +158,22 @@ describe.each(variants)('sign-in tail, model paths with %s', (variant) => {
   });
 });
 
+/** A path that ends asking for passkey options the stage cannot give (none offered, or none left): a 400. */
+const refusedOptions = (b: Record<string, string>) => b.PASSKEY_OPTIONS === O.notOffered || b.passkeyOptions === O.gone;
+
 /**
  * A path through the stage paused at it first: the form post answered the stage's page and its cookie, no
  * session; every answer before the last set no session either, and the last spent the cookie unless still paused.
  */
 function expectStage(run: Run, path: ModelPath) {
-  const paused = path.events.some((e) => e.type === 'SUBMIT_CODE') || path.finalState.startsWith('awaiting');
+  const paused = path.events.some((e) => ['SUBMIT_CODE', 'PASSKEY_OPTIONS', 'SUBMIT_PASSKEY'].includes(e.type)) || path.finalState.startsWith('awaiting');
   const [first] = run.responses;
   if (!paused) {
     expect(run.responses).toHaveLength(1);
     expect(stageCookieOf(first), 'no stage without a factor').toBeUndefined();
     return;
   }
+  const b = branchesOf(path);
   for (const res of run.responses.slice(0, -1)) {
     expect(res.status).toBe(200);
     expect(setsSession(res), 'no session before the factor').toBe(false);
@@ -152,9 +182,15 @@ function expectStage(run: Run, path: ModelPath) {
   const enrolling = path.events.some((e) => e.type === 'xstate.done.actor.startEnrolment');
   expect(run.pages[0]).toContain(enrolling ? 'Set up two-step verification' : 'Two-step verification');
   expect(run.pages[0]).toMatch(/action="[^"]*\/auth\/second-factor"/);
+  if (b.factorNeed === N.verifyPasskey) expect(run.pages[0]).toContain('data-action="authenticate">Use a passkey instead</button>');
+  else expect(run.pages[0]).not.toContain('data-webauthn');
   if (path.finalState.startsWith('awaiting')) {
     expect(stageCookieOf(run.res)).toBeTruthy();
-    expect(run.pages.at(-1)).toContain('That code did not match');
+    const asked = path.events.at(-1)?.type === 'xstate.done.actor.passkeyOptions';
+    if (refusedOptions(b)) expect(JSON.parse(run.pages.at(-1)!)).toMatchObject({ error: 'InvalidRequest' });
+    // Options asked for again: the newer challenge is the one sealed.
+    else if (asked) expect(JSON.parse(run.pages.at(-1)!)).toMatchObject({ action: 'authenticate', options: { challenge: expect.any(String) } });
+    else expect(run.pages.at(-1)).toContain(b.checkPasskey ? 'That passkey could not be verified' : 'That code did not match');
   } else {
     expect(run.res.setCookie.some((l) => l.startsWith(`${STAGE_COOKIE}=;`) && /max-age=0/i.test(l)), 'the stage cookie is spent').toBe(true);
   }
@@ -165,11 +201,16 @@ async function expectFactors(path: ModelPath, b: Record<string, string>, userId:
   if (!userId || !path.events.some((e) => e.type === 'xstate.done.actor.factorNeed')) return;
   const factors = await rows<{ kind: string; activated_at: Date | null; last_step: number | null }>('SELECT kind, activated_at, last_step FROM factors WHERE user_id = $1', [userId]);
   const totp = factors.filter((f) => f.kind === 'totp');
-  if (b.factorNeed === N.verify) {
+  if (b.factorNeed === N.verify || b.factorNeed === N.verifyPasskey) {
     // The factor stays; the step is spent only by the right code (the backup code is gone instead).
     expect(totp).toHaveLength(1);
     expect(totp[0].last_step !== null).toBe(b.checkFactorCode === C.otp);
     if (b.checkFactorCode === C.backup) expect(factors.filter((f) => f.kind === 'backup')).toEqual([]);
+  }
+  if (b.factorNeed === N.verifyPasskey && b.passkeyOptions !== O.gone) {
+    // The passkey's counter moves only with a verified assertion whose new counter the database took.
+    const [passkey] = await rows<{ counter: number }>('SELECT counter FROM authenticators WHERE user_id = $1', [userId]);
+    expect(Number(passkey.counter)).toBe(b.checkPasskey === P.valid ? 1 : 0);
   }
   if (b.factorNeed === N.enrol) {
     // Active only once its first code passed and the activation was stored; a refused new factor is no row at all.
