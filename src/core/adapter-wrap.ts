@@ -22,6 +22,8 @@ export type WrappedAdapter = {
   prune?(): Promise<PruneResult>;
   listSessions?(userId: string): Promise<SessionRecord[]>;
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
+  getSessionsValidAfter?(userId: string): Promise<Date | null>;
+  setSessionsValidAfter?(userId: string, at: Date): Promise<void>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -148,7 +150,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

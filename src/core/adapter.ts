@@ -143,6 +143,21 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * await adapter.deleteSessions?.(user.id, { except: currentStoredToken });
    */
   deleteSessions?(userId: string, options?: { except?: string }): Awaitable<number>;
+  /**
+   * authchart extension (JWT sessions ended by "sign out everywhere"): the user's "sessions valid after" time, or
+   * null when never set. A JWT session started before it is refused at its next refresh (`updateAge`).
+   *
+   * @example
+   * const after = await adapter.getSessionsValidAfter?.(user.id);
+   */
+  getSessionsValidAfter?(userId: string): Awaitable<Date | null>;
+  /**
+   * authchart extension: sets the user's "sessions valid after" time (see {@link Adapter.getSessionsValidAfter}).
+   *
+   * @example
+   * await adapter.setSessionsValidAfter?.(user.id, new Date());
+   */
+  setSessionsValidAfter?(userId: string, at: Date): Awaitable<void>;
 }
 
 /** A database session as session control shows it. */
@@ -163,7 +178,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -101,6 +101,11 @@ export interface JWT {
   auth_time?: number;
   /** How they proved it, RFC 8176 style: see {@link AuthMethod}. */
   amr?: AuthMethod[];
+  /**
+   * When this session began (seconds), kept through refreshes: compared with the user's "sessions valid after"
+   * time at each refresh. Moved to now for the session that ends the others (revokeOtherSessions).
+   */
+  session_iat?: number;
   [claim: string]: unknown;
 }
 

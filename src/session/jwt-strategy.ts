@@ -10,6 +10,7 @@ import { chunkCookie, clearChunked, readChunked } from './chunks.js';
 import { decodeSync, encodeSync } from './jwt.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
+import { endedElsewhere } from './valid-after.js';
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
@@ -45,7 +46,8 @@ async function writeToken(req: AuthRequest, token: JWT): Promise<JWT> {
   return { ...token, iat: nowSeconds(), exp: nowSeconds() + req.config.jwt.maxAge };
 }
 
-function clearSession(req: AuthRequest): void {
+/** Clears the session cookie (every chunk). */
+export function clearSession(req: AuthRequest): void {
   const { name, options } = req.cookieOptions.sessionToken;
   for (const c of clearChunked(name, options, req.cookies)) setCookie(req, c);
 }
@@ -97,6 +99,24 @@ async function tokenOrMigrated(req: AuthRequest): Promise<{ token: JWT | null; m
   return { token: old, migrated: old !== null };
 }
 
+/**
+ * The request's live JWT (not ended elsewhere), or null (a bad or ended cookie is cleared): what session control
+ * acts for.
+ */
+export async function liveToken(req: AuthRequest): Promise<JWT | null> {
+  const token = await decodeOrClear(req);
+  if (token && (await endedElsewhere(req, token))) {
+    clearSession(req);
+    return null;
+  }
+  return token;
+}
+
+/** Rewrites the session cookie with `token` (e.g. a session kept when the others ended). */
+export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> {
+  await writeToken(req, token);
+}
+
 export const jwtStrategy: SessionStrategyImpl = {
   async read(req) {
     const { token, migrated } = await tokenOrMigrated(req);
@@ -113,6 +133,11 @@ export const jwtStrategy: SessionStrategyImpl = {
       }
       const changed = before !== undefined && JSON.stringify(next) !== before;
       const due = migrated || nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
+      // Every rewrite (a refresh) first asks whether the user ended this session elsewhere ("sign out everywhere").
+      if ((changed || due) && (await endedElsewhere(req, token))) {
+        clearSession(req);
+        return null;
+      }
       const current = changed || due ? await writeToken(req, next) : next;
       const session = await toSession(req, current);
       if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: current });
@@ -126,7 +151,7 @@ export const jwtStrategy: SessionStrategyImpl = {
 
   async issue(req, { user, account, profile, isNewUser, verification }: SignInResult) {
     // auth_time and amr are in the token the jwt callback sees; a callback that builds a token of its own keeps them.
-    const claims = verification ? verificationClaims(verification) : {};
+    const claims = { ...(verification ? verificationClaims(verification) : {}), session_iat: Date.now() / 1000 };
     const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, sub: user.id === undefined ? undefined : String(user.id), ...claims };
     const token = await req.config.callbacks.jwt({ token: initial, user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
     if (!token) throw new AccessDenied('The jwt callback returned no token at sign-in.');
@@ -136,6 +161,10 @@ export const jwtStrategy: SessionStrategyImpl = {
   async update(req, data) {
     const { token } = await tokenOrMigrated(req);
     if (!token) return null;
+    if (await endedElsewhere(req, token)) {
+      clearSession(req);
+      return null;
+    }
     const next = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
     if (next === null) {
       clearSession(req);

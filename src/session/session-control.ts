@@ -1,11 +1,14 @@
-// Session control for database sessions: the signed-in user's sessions (devices) listed, one ended, all the others
-// ended, or every one ("sign out everywhere"). Sessions are named by their stored token (a hash), never the cookie.
+// Session control: the signed-in user's database sessions (devices) listed, one ended, all the others ended, or every
+// one ("sign out everywhere"); JWT sessions end the others through the user's "sessions valid after" time.
+// Database sessions are named by their stored token (a hash), never the cookie.
 import type { SessionRecord } from '../core/adapter.js';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import { MissingAdapterMethods, UnsupportedStrategy } from '../core/errors.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie } from '../core/request-context.js';
+import { liveToken, clearSession as clearJwtCookie, rewriteToken } from './jwt-strategy.js';
 import { storedSessionToken } from './session-token.js';
+import { endSessionsBefore, keepsValidAfter } from './valid-after.js';
 
 /** One session as its owner sees it. `id` is safe to show: it names the row, and is not the cookie. */
 export interface SessionInfo {
@@ -92,14 +95,37 @@ export async function revokeSession(req: AuthRequest, id: string): Promise<boole
   return true;
 }
 
+/** JWT sessions can end the others only when the adapter keeps "sessions valid after" times. */
+function jwtControl(req: AuthRequest): boolean {
+  if (req.config.session.strategy !== 'jwt') return false;
+  if (!keepsValidAfter(req)) {
+    throw new UnsupportedStrategy('Ending JWT sessions needs an adapter with getSessionsValidAfter and setSessionsValidAfter (PostgresAdapter has them).');
+  }
+  return true;
+}
+
+/** JWT: the live token's user, their other sessions ended from now on, and (`keep`) this one rewritten to outlive it. */
+async function endJwtSessions(req: AuthRequest, keep: boolean): Promise<number | undefined> {
+  const token = await liveToken(req);
+  if (typeof token?.sub !== 'string') return undefined;
+  const now = new Date();
+  await endSessionsBefore(req, token.sub, now);
+  if (keep) await rewriteToken(req, { ...token, session_iat: now.getTime() / 1000 });
+  else clearJwtCookie(req);
+  // The other JWTs are not counted: each is refused at its next refresh.
+  return 0;
+}
+
 /**
  * Ends every session of the signed-in user but this one; how many ended (undefined when nobody is signed in). Call
- * it when a password or a factor changes.
+ * it when a password or a factor changes. JWT sessions (with an adapter that keeps "sessions valid after"): the
+ * others are refused at their next refresh, at most `updateAge` later, and the count is 0.
  *
  * @example
  * await revokeOtherSessions(req)
  */
 export async function revokeOtherSessions(req: AuthRequest): Promise<number | undefined> {
+  if (jwtControl(req)) return endJwtSessions(req, true);
   const adapter = controlAdapter(req);
   const me = await current(req, adapter);
   if (!me) return undefined;
@@ -107,12 +133,14 @@ export async function revokeOtherSessions(req: AuthRequest): Promise<number | un
 }
 
 /**
- * "Sign out everywhere": ends every session of the signed-in user, this one included (its cookie is cleared).
+ * "Sign out everywhere": ends every session of the signed-in user, this one included (its cookie is cleared). JWT
+ * sessions as in {@link revokeOtherSessions}: the others end at their next refresh.
  *
  * @example
  * await revokeAllSessions(req)
  */
 export async function revokeAllSessions(req: AuthRequest): Promise<number | undefined> {
+  if (jwtControl(req)) return endJwtSessions(req, false);
   const adapter = controlAdapter(req);
   const me = await current(req, adapter);
   if (!me) return undefined;

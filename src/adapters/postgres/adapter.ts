@@ -69,6 +69,10 @@ export interface PostgresAdapterInstance extends Adapter {
   listSessions(userId: string): Promise<SessionRecord[]>;
   /** Deletes the user's sessions but the one stored as `except`; how many went. */
   deleteSessions(userId: string, options?: { except?: string }): Promise<number>;
+  /** The user's "sessions valid after" time (JWT sessions started before it are refused at refresh), or null. */
+  getSessionsValidAfter(userId: string): Promise<Date | null>;
+  /** Sets the user's "sessions valid after" time. */
+  setSessionsValidAfter(userId: string, at: Date): Promise<void>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -256,6 +260,20 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
         [userId, options.except ?? null],
       );
       return rows.length;
+    },
+
+    async getSessionsValidAfter(userId) {
+      const rows = await query(`SELECT valid_after FROM sessions_valid_after WHERE user_id = $1`, [String(userId)]);
+      return (rows[0]?.valid_after as Date | undefined) ?? null;
+    },
+
+    async setSessionsValidAfter(userId, at) {
+      // Never moved back: two "sign out everywhere" at once keep the later time.
+      await query(
+        `INSERT INTO sessions_valid_after (user_id, valid_after) VALUES ($1, $2)
+         ON CONFLICT (user_id) DO UPDATE SET valid_after = GREATEST(sessions_valid_after.valid_after, EXCLUDED.valid_after)`,
+        [String(userId), at],
+      );
     },
 
     deleteSession: (sessionToken) =>

@@ -126,6 +126,13 @@ export const migrations: readonly Migration[] = [
     // Sessions from before have neither: requireRecentSignIn treats them as never verified.
     statements: [`ALTER TABLE sessions ADD COLUMN auth_time TIMESTAMPTZ, ADD COLUMN amr TEXT`],
   },
+  {
+    version: 6,
+    description: "JWT sessions: each user's \"sessions valid after\" time, set by sign out everywhere",
+    // A table, not a column of users: JWT users signed in with credentials often have no row there. No row: no JWT
+    // session of that user is refused.
+    statements: [`CREATE TABLE sessions_valid_after (user_id TEXT PRIMARY KEY, valid_after TIMESTAMPTZ NOT NULL)`],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */
