@@ -95,8 +95,9 @@ export async function homePage(session: Session | null, services: DemoServices, 
  * adds the passkey to this user. The address only labels the passkey on the device.
  */
 function addPasskey(session: Session): string {
-  const label = escapeHtml(String(session.user?.email ?? session.user?.name ?? 'demo user'));
-  return `<span class="passkey" data-webauthn data-provider-id="passkey" data-options-url="/auth/webauthn-options/passkey" data-callback-url="/auth/callback/passkey" data-callback-url-after="/"><input type="hidden" name="email" value="${label}"><button type="button" class="secondary" data-action="register">Add a passkey</button></span>`;
+  // Signed in, the address only labels the passkey on the device; a passkey-only user has none to give.
+  const email = session.user?.email ? `<input type="hidden" name="email" value="${escapeHtml(String(session.user.email))}">` : '';
+  return `<span class="passkey" data-webauthn data-signed-in data-provider-id="passkey" data-options-url="/auth/webauthn-options/passkey" data-callback-url="/auth/callback/passkey" data-callback-url-after="/">${email}<button type="button" class="secondary" data-action="register">Add a passkey</button></span>`;
 }
 
 // The passkey script posts the CSRF token from the section; the home page fetches one first.

@@ -161,7 +161,8 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
   function run(section, action, conditionalSection) {
     var input = emailInput(section);
     var email = input ? input.value.trim() : '';
-    if (action === 'register' && !email) {
+    // A signed-in page (data-signed-in) adds the passkey to the account signed in: no address needed.
+    if (action === 'register' && !email && !('signedIn' in section.dataset)) {
       status(section, 'Enter your email address to register a passkey.');
       if (input) input.focus();
       return;

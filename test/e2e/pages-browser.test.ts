@@ -43,7 +43,9 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   });
 
   function watch(page: Page): Page {
-    page.on('requestfailed', (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
+    // ERR_ABORTED is the browser dropping a request it no longer needs (a navigation, an autofill request a
+    // ceremony replaced), not a failure.
+    page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && failed.push(`${r.failure()?.errorText} ${r.url()}`));
     page.on('response', (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
     });
@@ -202,6 +204,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       const used = await textOf(page);
       expect(used).toMatch(/used already or it may have expired/i);
       expect(used).not.toContain(`Sign in as ${address}`);
+      expect(problemsOf(await lookAt(page, SHOTS, 'link-used'))).toEqual({});
       failed.splice(0);
     } finally {
       await context.close();
@@ -246,6 +249,25 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       await Promise.all([page.waitForURL(`${origin}/`), page.click('[data-webauthn] button[data-action=register]')]);
       expect(await textOf(page)).toMatch(/You signed in with a passkey/);
       expect(await tab.credentials()).toHaveLength(1);
+      // "Add a passkey" on the home page: this device holds this user's passkey already, and says so.
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await expect.poll(() => page.locator('[data-webauthn-status]').textContent()).toMatch(/already holds a passkey/);
+      expect(await tab.credentials()).toHaveLength(1);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('passkeys: a user signed in with a password adds one from the home page', async () => {
+    const tab = await newPageWithVirtualAuthenticator(browser);
+    const page = watch(tab.page);
+    try {
+      await page.goto(`${origin}/auth/signin`);
+      await signInWithPassword(page);
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Add a passkey' }).click()]);
+      await page.waitForLoadState();
+      expect(await tab.credentials()).toHaveLength(1);
+      expect(await textOf(page)).toMatch(/passkey \(webauthn\)/);
     } finally {
       await tab.close();
     }
