@@ -29,7 +29,9 @@ function howSignedIn(provider: string | undefined, session: Session): string {
     case 'email':
       return `You signed in with a link sent to ${email}.`;
     case 'passkey':
-      return 'You signed in with a passkey on this device.';
+      return session.user?.email
+        ? 'You signed in with a passkey on this device.'
+        : 'You signed in with a passkey on this device. This account has no e-mail address: one typed when creating a passkey only labels it on the device. To add a passkey to an account you already have, sign in to that account first, then use Add a passkey.';
     case 'demo-idp':
       return `You signed in with Demo IdP, which vouched for ${email}.`;
     default:

@@ -127,6 +127,8 @@ interface Ctx {
   typedIdentifier?: string;
   /** The class of the next password/custom form's button: the first one is the page's primary action. */
   primary: boolean;
+  /** Someone is signed in: a passkey created here is added to their account. */
+  signedIn: boolean;
 }
 
 /** The first password form's button is the page's one primary action; every other form's is outlined. */
@@ -214,7 +216,11 @@ function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageP
   const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
   // Passkey buttons are type="button": the ceremony needs the script, and without it they must submit nothing.
   const passkeys = html`<button type="button" class="button secondary" data-action="authenticate">Sign in with a passkey</button>
-<p class="muted small center">New here? <button type="button" class="link" data-action="register">Create a passkey</button> for this address.</p>
+${
+    ctx.signedIn
+      ? html`<p class="muted small center"><button type="button" class="link" data-action="register">Add a passkey</button> to the account signed in now.</p>`
+      : html`<p class="muted small center">New here? <button type="button" class="link" data-action="register">Create a passkey</button> for this address.</p>`
+  }
 <noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>`;
   if (emailAction) {
     return html`<form method="post" class="section"${attr('action', emailAction)} ${hook}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
@@ -256,6 +262,7 @@ export function renderSignIn(params: SignInPageParams): string {
     email: params.email,
     typedIdentifier: params.error === 'CredentialsSignin' ? params.typedIdentifier : undefined,
     primary: !params.signedInAs,
+    signedIn: Boolean(params.signedInAs),
   };
   let css = '';
   const buttons: SafeHtml[] = [];

@@ -97,6 +97,9 @@ describe('renderSignIn', () => {
     expect(page).toMatch(/<a class="button primary" href="\/dashboard">Continue<\/a>/);
     expect(next.attrs).toMatchObject({ href: '/dashboard', class: 'button primary' });
     expect(tags(page, 'button').filter((b) => b.attrs.class?.split(' ').includes('primary'))).toHaveLength(0);
+    // Signed in, a passkey made here joins the account signed in, and the page says so.
+    expect(text(page)).toContain('Add a passkey to the account signed in now.');
+    expect(text(page)).not.toContain('New here?');
     expect(text(render({ requestedPage: '/protected' }))).toContain('Sign in to see that page (/protected).');
     expect(text(render({ requestedPage: '/protected', error: 'CredentialsSignin' }))).not.toContain('Sign in to see that page');
   });
