@@ -45,7 +45,7 @@ async function world(options: { factor?: boolean; backup?: string } = {}): Promi
   return { t, userId, email, key, events };
 }
 
-const sessionSet = (res: { setCookie: string[] }) => res.setCookie.some((l) => l.startsWith(`${SESSION}=`) && !/max-age=0/i.test(l));
+const sessionSet = (res: { setCookie: readonly string[] }) => res.setCookie.some((l) => l.startsWith(`${SESSION}=`) && !/max-age=0/i.test(l));
 
 async function password(w: World, client: TestClient = w.t.client) {
   const csrfToken = await w.t.csrfToken(client);
