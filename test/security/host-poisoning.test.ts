@@ -293,7 +293,7 @@ describe('the demo in production', () => {
   });
 
   it('serves no /dev/mailbox and starts no mail catcher', async () => {
-    const services: DemoServices = { routes: [], notes: [], database: undefined as never, close: async () => {} };
+    const services: DemoServices = { routes: [], notes: [], database: undefined as never, lastSignIn: new Map(), close: async () => {} };
     const config: AuthConfig = { providers: [], adapter: pg.adapter };
     const close = await addEmailSignIn(config, services, production);
     await close();
@@ -302,7 +302,7 @@ describe('the demo in production', () => {
     expect(services.notes.join(' ')).toMatch(/AUTH_EMAIL_SERVER/);
 
     // Outside production the catcher and its page are there (the demo's development convenience).
-    const dev: DemoServices = { routes: [], notes: [], database: undefined as never, close: async () => {} };
+    const dev: DemoServices = { routes: [], notes: [], database: undefined as never, lastSignIn: new Map(), close: async () => {} };
     const closeDev = await addEmailSignIn({ providers: [], adapter: pg.adapter }, dev, { NODE_ENV: 'development' });
     await closeDev();
     expect(dev.routes.map((r) => r.path)).toContain('/dev/mailbox');
