@@ -37,7 +37,12 @@ async function decodeToken(req: AuthRequest): Promise<JWT | null> {
   }
 }
 
+// The token last written in each request: a second rewrite in the same request (a factor check recorded, then the
+// other sessions ended) builds on it rather than on the cookie the request came with, so neither is lost.
+const written = new WeakMap<AuthRequest, JWT>();
+
 async function writeToken(req: AuthRequest, token: JWT): Promise<JWT> {
+  written.set(req, token);
   const value = await encodeToken(req, token);
   const { name, options } = req.cookieOptions.sessionToken;
   const expires = new Date(Date.now() + req.config.jwt.maxAge * 1000);
@@ -104,7 +109,7 @@ async function tokenOrMigrated(req: AuthRequest): Promise<{ token: JWT | null; m
  * acts for.
  */
 export async function liveToken(req: AuthRequest): Promise<JWT | null> {
-  const token = await decodeOrClear(req);
+  const token = written.get(req) ?? (await decodeOrClear(req));
   if (token && (await endedElsewhere(req, token))) {
     clearSession(req);
     return null;
@@ -200,7 +205,7 @@ export const jwtStrategy: SessionStrategyImpl = {
   async reverify(req, method) {
     let token: JWT | null;
     try {
-      token = await decodeToken(req);
+      token = written.get(req) ?? (await decodeToken(req));
     } catch {
       return false;
     }

@@ -1,8 +1,10 @@
 // The steps of managing a signed-in user's own factors: what they have, a new set of backup codes, removing a
 // factor, and recording a factor check in their session (step-up). The machine that orders them is manage.ts.
 import { randomUUID } from 'node:crypto';
+import { AuthError } from '../../core/errors.js';
 import type { AdapterFactor, FactorKind } from '../../core/factors.js';
 import type { AuthMethod, User } from '../../core/types.js';
+import { revokeOtherSessions } from '../../session/session-control.js';
 import { strategyFor } from '../../session/strategy.js';
 import { hashBackupCode, newBackupCodes } from './backup-codes.js';
 import type { StageDeps } from './steps.js';
@@ -69,4 +71,17 @@ export async function removeFactor(deps: StageDeps, userId: string, target: { id
 /** Records in the session that its user just passed a factor check (`auth_time` now, `method` in `amr`). */
 export async function recordFactorCheck(deps: StageDeps, method: AuthMethod): Promise<void> {
   if (!(await strategyFor(deps.req).reverify(deps.req, method))) throw new Error('The session ended during the factor check.');
+}
+
+/**
+ * Ends every other session of the signed-in user after a factor changed (database: deleted; JWT: refused at their
+ * next refresh). An adapter that cannot end sessions is warned about, not fatal: the factor change stands.
+ */
+export async function endOtherSessions(deps: StageDeps): Promise<void> {
+  try {
+    await revokeOtherSessions(deps.req);
+  } catch (err) {
+    if (!(err instanceof AuthError) || (err.type !== 'UnsupportedStrategy' && err.type !== 'MissingAdapterMethods')) throw err;
+    deps.req.config.logger.warn('factor-change-sessions-kept', `A factor changed but the other sessions could not be ended: ${err.message}`);
+  }
 }

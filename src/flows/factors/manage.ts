@@ -8,7 +8,7 @@ import type { AuthMethod, User } from '../../core/types.js';
 import { AWAITING, defineFlow, type FlowFormPage, type FlowResponse, finalOutput } from '../runtime/contract.js';
 import { signInFlow } from '../signin/machine.js';
 import { doneOutput as output, recordFailure, type FailureEvidence } from '../runtime/context.js';
-import { hasActiveFactor, loadFactorAccount, recordFactorCheck, removeFactor, replaceBackupCodes, type FactorAccount } from './account.js';
+import { endOtherSessions, hasActiveFactor, loadFactorAccount, recordFactorCheck, removeFactor, replaceBackupCodes, type FactorAccount } from './account.js';
 import { activateFactor, checkFactorCode, codePage, enrolmentPageFor, FACTOR_TTL_MS, startTotpEnrolment, type CodeCheck, type StageDeps } from './steps.js';
 
 /** What the user asked for. */
@@ -91,11 +91,19 @@ export const factorsMachine = /* @__PURE__ */ setup({
     activateFactor: fromPromise<void, { deps: StageDeps; userId: string; factorId: string }>(async ({ input }) => {
       await activateFactor(input.deps, input.userId, input.factorId);
       await recordFactorCheck(input.deps, 'otp');
+      // A factor changed: whoever else holds a session of this user is signed out (here after the check is recorded).
+      await endOtherSessions(input.deps);
     }),
-    replaceBackupCodes: fromPromise<string[], { deps: StageDeps; userId: string }>(({ input }) => replaceBackupCodes(input.deps, input.userId)),
-    removeFactor: fromPromise<boolean, { deps: StageDeps; userId: string; target: { id?: string; kind?: 'totp' | 'backup' } }>(({ input }) =>
-      removeFactor(input.deps, input.userId, input.target),
-    ),
+    replaceBackupCodes: fromPromise<string[], { deps: StageDeps; userId: string }>(async ({ input }) => {
+      const codes = await replaceBackupCodes(input.deps, input.userId);
+      await endOtherSessions(input.deps);
+      return codes;
+    }),
+    removeFactor: fromPromise<boolean, { deps: StageDeps; userId: string; target: { id?: string; kind?: 'totp' | 'backup' } }>(async ({ input }) => {
+      const removed = await removeFactor(input.deps, input.userId, input.target);
+      if (removed) await endOtherSessions(input.deps);
+      return removed;
+    }),
   },
   guards: {
     // Every request of a paused flow comes from the session that started it (a sealed cookie carried into another
