@@ -11,6 +11,9 @@ export {
   getUserSession, requireUserSession, clearUserSession, updateUserSession, type AnyH3Event, type RequireUserSessionOptions,
 } from './http/integrations/h3-helpers.js';
 export { requireRecentSignIn, checkRecentSignIn, type RecentSignIn, type RecentSignInOptions } from './http/integrations/step-up.js';
+export {
+  listUserSessions, revokeUserSession, revokeOtherUserSessions, revokeAllUserSessions, type SessionControlOptions,
+} from './http/integrations/session-control.js';
 export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js';
 export { skipCSRFCheck } from './core/options.js';
 export type {
