@@ -4,6 +4,7 @@ import { H3, getCookie, serve } from 'h3';
 import { createAuthHandler, createAuthMiddleware, getSession, requireRecentSignIn } from '../../src/index.js';
 import { clientAssets } from './client-assets.js';
 import { createDemoConfig } from './config.js';
+import { devicesCard } from './devices.js';
 import { homePage, protectedPage, securityPage } from './pages.js';
 import { faviconResponse } from './style.js';
 
@@ -32,7 +33,11 @@ export async function startDemo(options: { port: number; hostname?: string; env?
   app.get('/favicon.ico', () => faviconResponse());
   // Step-up: a session verified over 5 minutes ago goes through the factor check (or signs in again) and back.
   app.get('/account/security', async (event) => html(securityPage(await requireRecentSignIn(event, config, { maxAge: 300 }))));
-  app.get('/', async (event) => html(await homePage(await getSession(event, config), services, getCookie(event, 'authchart.session-token'))));
+  app.get('/', async (event) => {
+    const session = await getSession(event, config);
+    const devices = session?.user ? await devicesCard(event, config) : '';
+    return html(await homePage(session, services, getCookie(event, 'authchart.session-token'), devices));
+  });
   app.get('/_client/:file', clientAssets());
   for (const route of services.routes) app.get(route.path, route.handler);
 

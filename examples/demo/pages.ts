@@ -78,7 +78,8 @@ const quickSignIn = `<form id="quick-signin"><p>Or, without leaving this page (t
 <p class="actions"><input name="email" type="email" aria-label="Email" autocomplete="username" inputmode="email" required> <input name="password" type="password" aria-label="Password" autocomplete="current-password" required> <button>Sign in</button></p>
 <p role="alert"></p></form>`;
 
-export async function homePage(session: Session | null, services: DemoServices, sessionToken?: string): Promise<string> {
+/** The home page; `devices` is the "Your devices" card (devices.ts), shown under who is signed in. */
+export async function homePage(session: Session | null, services: DemoServices, sessionToken?: string, devices = ''): Promise<string> {
   const who = session?.user
     ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? session.user.email ?? 'a passkey user'))}</strong>${session.user.name && session.user.email ? ` (${escapeHtml(String(session.user.email))})` : ''}.</p>
        <p>${howSignedIn(services.lastSignIn.get(String((session.user as { id?: unknown }).id)), session)} This session lasts until ${escapeHtml(humanDate(new Date(session.expires)))}.</p>
@@ -89,7 +90,7 @@ export async function homePage(session: Session | null, services: DemoServices, 
   const notes = services.notes.map((n) => `<li>${linkify(escapeHtml(n))}</li>`).join('');
   const user = escapeHtml(String(session?.user?.email ?? ''));
   const mailbox = services.routes.some((r) => r.path === '/dev/mailbox');
-  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div><div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}${session?.user ? passkeyScript : ''}`, { mailbox });
+  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div>${devices}<div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}${session?.user ? passkeyScript : ''}`, { mailbox });
 }
 
 /**
