@@ -1,8 +1,10 @@
-// Every built-in machine by name, for the diagrams in visualizations/ and the coverage checks. Eager on purpose:
-// this is never on the sign-in path (the flow registry loads each flow lazily).
+// Every built-in machine by name (the sign-in flows and the signed-in factor flow), for the diagrams in
+// visualizations/ and the coverage checks. Eager on purpose: this is never on the sign-in path (the flow registry
+// loads each flow lazily).
 import type { AnyStateMachine } from 'xstate';
 import { credentialsMachine } from '../flows/credentials/machine.js';
 import { emailMachine } from '../flows/email/machine.js';
+import { factorsMachine } from '../flows/factors/manage.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
@@ -13,4 +15,5 @@ export const machines: Record<string, AnyStateMachine> = {
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,
+  factors: factorsMachine,
 };
