@@ -52,6 +52,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['MissingWebAuthnAutocomplete', 'MissingWebAuthnAutocomplete', 'error'],
   ['ExperimentalFeatureNotEnabled', 'ExperimentalFeatureNotEnabled', 'error'],
   ['InvalidRequest', 'InvalidRequest', 'error'],
+  ['MissingRequestContext', 'MissingRequestContext', 'error'],
 ];
 
 /** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError, RateLimited and SecondFactorFailed (their pages have a message). */
