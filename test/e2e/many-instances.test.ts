@@ -1,11 +1,13 @@
 // Two app instances, each its own process, sharing one PostgreSQL (adapter, sessions) and one Redis (throttle):
-// a magic link asked for on A signs in on B and is refused on its second use anywhere; failed passwords split
+// an OAuth sign-in with a real OpenID provider (oidc-provider) begun on A finishes on B, and its callback replayed
+// is refused; a magic link asked for on A signs in on B and is refused on its second use anywhere; failed passwords split
 // between A and B meet one limit; a session ended through A is refused by B.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
 const INSTANCE = fileURLToPath(new URL('./instances/instance.ts', import.meta.url));
 const stores = useSharedStores();
@@ -64,15 +66,21 @@ class Browser {
 describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Redis', () => {
   let a: Instance;
   let b: Instance;
+  let op: OidcProviderHarness;
 
   beforeAll(async () => {
     const schema = await stores.schema();
+    op = await startOidcProvider({ redirectUris: ['http://app.test/auth/callback/oidc'] });
     // Both answer for one public origin, as behind a load balancer; the test reaches each at its own port.
-    const env = { DATABASE_URL: DATABASE_URL!, SCHEMA: schema, REDIS_URL, REDIS_PREFIX: stores.redisPrefix, AUTH_SECRET: 'many-instances-secret-0123456789abcdefgh', AUTH_URL: 'http://app.test/auth' };
+    const env = {
+      DATABASE_URL: DATABASE_URL!, SCHEMA: schema, REDIS_URL, REDIS_PREFIX: stores.redisPrefix, AUTH_SECRET: 'many-instances-secret-0123456789abcdefgh', AUTH_URL: 'http://app.test/auth',
+      OIDC_ISSUER: op.issuer, OIDC_CLIENT_ID: op.clientId, OIDC_CLIENT_SECRET: op.clientSecret!,
+    };
     [a, b] = await Promise.all([start('A', env), start('B', env)]);
   }, 60_000);
-  afterAll(() => {
+  afterAll(async () => {
     for (const instance of [a, b]) instance?.child.kill('SIGTERM');
+    await op?.stop();
   });
 
   const mailTo = async (instance: Instance, address: string, after: number) => {
@@ -88,6 +96,28 @@ describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Re
     const url = new URL(link);
     return `${url.pathname}${url.search}`;
   };
+
+  it('an OAuth sign-in with the real OpenID provider begun on A finishes on B; its callback replayed is refused', async () => {
+    const browser = new Browser();
+    const begun = await browser.post(a, '/auth/signin/oidc', { callbackUrl: '/welcome' });
+    expect(begun.status).toBe(302);
+    const authorization = begun.headers.get('location')!;
+    expect(authorization.startsWith(op.issuer)).toBe(true);
+    const back = await op.login(authorization, 'alice');
+    expect(new URL(back.url).origin).toBe('http://app.test');
+    // The state, PKCE verifier and nonce live in A's cookies: B, with the same secret, reads them.
+    const done = await browser.fetch(b, on(back.url));
+    expect(done.headers.get('location')).toBe('http://app.test/welcome');
+    expect((await browser.session(b))?.user?.email).toBe('alice@example.test');
+    expect((await browser.session(a))?.user?.email).toBe('alice@example.test');
+    // The code is spent at the OP and the check cookies are gone: the same callback, on either, signs nobody in.
+    for (const instance of [a, b]) {
+      const replay = new Browser();
+      const res = await replay.fetch(instance, on(back.url));
+      expect(new URL(res.headers.get('location')!).searchParams.get('error')).not.toBeNull();
+      expect(await replay.session(instance)).toBeNull();
+    }
+  });
 
   it('a magic link asked for on A signs in on B, and a second use is refused on either', async () => {
     const browser = new Browser();

@@ -1,6 +1,7 @@
 // One app instance as a separate process, for the many-instances test: authchart over node:http on 127.0.0.1,
 // database sessions in PostgreSQL (DATABASE_URL, schema SCHEMA), throttle counters in Redis (REDIS_URL, prefix
-// REDIS_PREFIX). It reports on stdout, one JSON object a line: its port, each authorize call, each mail "sent".
+// REDIS_PREFIX). It reports on stdout, one JSON object a line: its port, each authorize call, each mail "sent". With
+// OIDC_ISSUER (and OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) it signs in through that OpenID provider too.
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -9,6 +10,7 @@ import { redisThrottleStore } from '../../../src/core/throttle/store.js';
 import { ServerAuth } from '../../../src/http/integrations/node.js';
 import { Credentials } from '../../../src/providers/credentials.js';
 import { Email } from '../../../src/providers/email.js';
+import { OIDC } from '../../../src/providers/oauth.js';
 
 const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const env = process.env;
@@ -32,6 +34,9 @@ const middleware = ServerAuth({
       },
     }),
     Email({ confirm: false, sendVerificationRequest: ({ identifier, url }) => void say({ mail: identifier, url }) }),
+    ...(env.OIDC_ISSUER
+      ? [OIDC({ id: 'oidc', name: 'Test OP', issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID!, clientSecret: env.OIDC_CLIENT_SECRET!, checks: ['pkce', 'state', 'nonce'] })]
+      : []),
   ],
 });
 
