@@ -1,9 +1,12 @@
-// Deleting rows that can never be used again, so tables do not grow forever: expired magic-link tokens and WebAuthn
-// challenge rows (both in verification_token), expired sessions, throttle counters whose window has passed, and the
+// Deleting rows that can never be used again, so tables do not grow forever: magic-link tokens and WebAuthn
+// challenge rows (both in verification_token) an hour past expiry, expired sessions, throttle counters whose window has passed, and the
 // attempt counts of second-factor checks past their 10 minutes.
 import type { PruneResult } from '../../core/adapter.js';
 import { toQueryable, type Database } from './client.js';
 import { throttleTable } from './throttle-store.js';
+
+/** How long an expired magic-link token or challenge row is kept before it is pruned. */
+export const TOKEN_GRACE_MS = 60 * 60 * 1000;
 
 /**
  * Deletes every expired row of authchart's tables as of `now`, one statement per table, and returns the counts.
@@ -15,7 +18,8 @@ import { throttleTable } from './throttle-store.js';
  */
 export async function prune(db: Database, now: Date = new Date()): Promise<PruneResult> {
   const q = toQueryable(db);
-  const tokens = await q.query(`DELETE FROM verification_token WHERE expires <= $1`, [now]);
+  // Tokens stay an hour past expiry: a link or code used a little late is told it expired, not that it was used.
+  const tokens = await q.query(`DELETE FROM verification_token WHERE expires <= $1`, [new Date(now.getTime() - TOKEN_GRACE_MS)]);
   const sessions = await q.query(`DELETE FROM sessions WHERE expires <= $1`, [now]);
   const throttle = await q.query(`DELETE FROM ${throttleTable} WHERE expire IS NOT NULL AND expire <= $1`, [now.getTime()]);
   const challenges = await q.query(`DELETE FROM factor_challenges WHERE expires <= $1`, [now]);
