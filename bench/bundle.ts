@@ -35,7 +35,7 @@ export interface BundleFigures {
   gzipBytes: number;
   /** Chunks loaded only on first use (`import()`): flows of providers the app does not have, devtools. */
   lazyGzipBytes: number;
-  /** What is loaded once this app has signed someone in with each of its providers: start + the flow runtime + their flows. */
+  /** What is loaded once this app has signed someone in with each of its providers from the built-in page: start + the flow layer and runtime + their flows + the pages. */
   inUseGzipBytes: number;
   /** Largest contributors (by package), minified bytes. */
   largest: { name: string; bytes: number }[];
@@ -116,7 +116,8 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
   const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
   // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start).
-  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, ['src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']);
+  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from.
+  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, ['src/http/flow.ts', 'src/http/pages/index.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']);
   const inUseCode = Buffer.concat(out.outputFiles.filter((f) => [...inUse].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
   const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
   return {

@@ -11,7 +11,7 @@ import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
 import { memoryThrottleStore } from '../core/throttle/store.js';
 import { normalizeAddress } from '../flows/email/steps.js';
 import type { FlowDeps, FlowRoute } from '../flows/runtime/contract.js';
-import { renderError } from './pages/index.js';
+import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorPageUrl, html, json } from './response.js';
 
@@ -86,7 +86,7 @@ function wantsJson(req: AuthRequest, route: FlowRoute): boolean {
 }
 
 /** 429 (or 503 when the store is down) with Retry-After: the built-in page, or `{ error, url, retryAfter }` as JSON. */
-function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: ThrottleRefusal): Response {
+async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: ThrottleRefusal): Promise<Response> {
   const error = new RateLimited(`Over the "${refusal.limit}" limit.`, { limit: refusal.limit });
   error.retryAfter = refusal.retryAfter;
   const status = refusal.unavailable ? 503 : 429;
@@ -94,7 +94,7 @@ function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: ThrottleRe
   if (wantsJson(req, route)) {
     return json(req, { error: RateLimited.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
   }
-  const page = renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req) });
+  const page = (await loadPages()).renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req) });
   return html(req, page.html, status);
 }
 

@@ -1,6 +1,6 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
 import { failedFlowTrace } from '../inspect-trace.js';
-import { renderError, renderVerifyRequest } from '../pages/index.js';
+import { loadPages } from '../pages/load.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf } from '../csrf.js';
 import { pageNonce, type AuthRequest } from '../request.js';
@@ -19,7 +19,7 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req) });
+  const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req) });
   return html(req, page.html, page.status);
 }
 
@@ -37,5 +37,5 @@ export async function verifyRequestPage(req: AuthRequest): Promise<Response> {
       ? { actionUrl: `${req.authUrl}/signin/${encodeURIComponent(provider.id)}`, csrfToken: csrf(req).token, callbackUrl: await resolveCallbackUrl(req) }
       : undefined;
   const changeUrl = `${req.authUrl}/signin${email ? `?${new URLSearchParams({ email })}` : ''}`;
-  return html(req, renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req) }));
+  return html(req, (await loadPages()).renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req) }));
 }

@@ -4,7 +4,7 @@ import { InvalidProvider } from '../../core/errors.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
 import { handleFlow } from '../flow-entry.js';
-import { renderSignIn } from '../pages/index.js';
+import { loadPages } from '../pages/load.js';
 import { publicProviders } from '../providers.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
@@ -41,7 +41,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     return redirect(req, url.href);
   }
   const { token } = csrf(req);
-  const page = renderSignIn({
+  const page = (await loadPages()).renderSignIn({
     providers: publicProviders(req),
     csrfToken: token,
     callbackUrl,

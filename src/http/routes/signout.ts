@@ -1,7 +1,7 @@
 // GET {basePath}/signout asks for confirmation; POST {basePath}/signout (CSRF required) ends the session.
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
-import { renderSignOut } from '../pages/index.js';
+import { loadPages } from '../pages/load.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
@@ -18,7 +18,7 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
   const visitor = await readVisitor(req);
   return html(
     req,
-    renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
+    (await loadPages()).renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
   );
 }
 
