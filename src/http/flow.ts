@@ -180,8 +180,14 @@ export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
   const entry = signInTail.entry('callback', deps, true);
   // Not a request the stage takes (a GET without `action=authenticate`): the pending sign-in is left as it was.
   if (!entry) throw new UnknownAction('The second-factor stage takes the code form, or a request for passkey options.');
+  // Answers count against the user across all their pending sign-ins; a passkey options request is no answer.
+  const userId = (opened.paused.context.user as { id?: unknown } | undefined)?.id;
+  const answers = req.method === 'POST' && req.config.throttle && userId !== undefined;
+  const gate = answers ? await (await loadThrottle()).throttleSecondFactor(req, provider, String(userId)) : undefined;
+  if (gate instanceof Response) return gate;
   clearSignIn(req);
   const result = await resumeSignIn(deps, opened.paused, entry.event, { browser });
+  await gate?.settle(result.status === 'signedIn');
   if (result.status === 'paused') {
     sealSignIn(req, provider.id, signInTail, result.paused);
     return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);

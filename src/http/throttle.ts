@@ -99,6 +99,28 @@ async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: Thro
 }
 
 /**
+ * Counts one answer at the second-factor stage against the user's limit (all their pending sign-ins together). A
+ * right answer gives its point back when settled; undefined when throttling is off.
+ *
+ * @example
+ * const gate = await throttleSecondFactor(req, provider, userId)
+ */
+export async function throttleSecondFactor(req: AuthRequest, provider: ResolvedProvider, userId: string): Promise<Response | ThrottleGate | undefined> {
+  const throttle = throttleOf(req.config);
+  if (!throttle || !req.config.throttle) return undefined;
+  const refusal = await throttle.hit('secondFactorAccount', userId);
+  if (refusal) {
+    await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', { limit: 'secondFactorAccount', provider: provider.id, retryAfter: refusal.retryAfter, storeDown: refusal.unavailable });
+    return refusedResponse(req, 'callback', refusal);
+  }
+  return {
+    async settle(passed) {
+      if (passed) await throttle.refund('secondFactorAccount', userId);
+    },
+  };
+}
+
+/**
  * Counts a sign-in request against its limits. Resolves with the refusal response when one is over its limit,
  * else with the gate to settle once the flow has run; undefined when throttling is off.
  *

@@ -21,7 +21,7 @@ export interface ThrottleRule {
  * - `emailAddress` / `emailClient`: magic links requested per address and per client.
  * - `webauthnOptions`: WebAuthn ceremonies started per client.
  */
-export type ThrottleLimit = 'signIn' | 'credentialsAccount' | 'credentialsClient' | 'emailAddress' | 'emailClient' | 'webauthnOptions';
+export type ThrottleLimit = 'signIn' | 'credentialsAccount' | 'credentialsClient' | 'emailAddress' | 'emailClient' | 'webauthnOptions' | 'secondFactorAccount';
 
 export type ThrottleRules = Partial<Record<ThrottleLimit, ThrottleRule | false>>;
 
@@ -64,6 +64,9 @@ export const defaultThrottleRules: Readonly<Record<ThrottleLimit, ThrottleRule>>
   emailAddress: { points: 5, duration: 60 * 60 },
   emailClient: { points: 20, duration: 60 * 60 },
   webauthnOptions: { points: 30, duration: 60 },
+  // Codes at the second-factor stage, per user, across all their pending sign-ins (each pending one also dies after
+  // `secondFactor.maxAttempts`): a stolen password buys 10 guesses per 15 minutes, then 15 minutes locked.
+  secondFactorAccount: { points: 10, duration: 15 * 60, blockDuration: 15 * 60 },
 });
 
 /** What happens to a sign-in when the store cannot answer: `closed` refuses it (503), `open` lets it through. */
@@ -140,7 +143,7 @@ export function resolveThrottle(options: ThrottleOptions | undefined, production
   const rules = Object.fromEntries(LIMITS.map((l) => [l, options?.rules?.[l] ?? defaultThrottleRules[l]])) as Record<ThrottleLimit, ThrottleRule | false>;
   const policy = options?.onStoreError;
   const onStoreError = Object.fromEntries(
-    LIMITS.map((l) => [l, typeof policy === 'string' ? policy : policy?.[l] ?? (l.startsWith('credentials') ? 'closed' : 'open')]),
+    LIMITS.map((l) => [l, typeof policy === 'string' ? policy : policy?.[l] ?? (l.startsWith('credentials') || l === 'secondFactorAccount' ? 'closed' : 'open')]),
   ) as Record<ThrottleLimit, StoreDownPolicy>;
   return {
     store: options?.store,
