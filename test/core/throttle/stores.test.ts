@@ -89,14 +89,18 @@ describe.each(cases)('throttle on %s', (_name, backend, shared) => {
     expect(await throttle.hit('credentialsClient', client, 'password')).toBeUndefined();
   });
 
-  it.runIf(shared)('two instances on the store meet one limit', async () => {
-    const instance = await backend();
-    const a = throttleOn(instance(), { rules: { signIn: { points: 6, duration: 600 } } });
-    const b = throttleOn(instance(), { rules: { signIn: { points: 6, duration: 600 } } });
-    const client = `203.0.113.9-${runId()}`;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit('signIn', client)));
-    expect(results.filter((r) => r === undefined)).toHaveLength(6);
-  });
+  // Only for stores instances share (Redis, a PostgreSQL server): not defined at all for the others, rather than
+  // reported as skipped.
+  if (shared) {
+    it('two instances on the store meet one limit', async () => {
+      const instance = await backend();
+      const a = throttleOn(instance(), { rules: { signIn: { points: 6, duration: 600 } } });
+      const b = throttleOn(instance(), { rules: { signIn: { points: 6, duration: 600 } } });
+      const client = `203.0.113.9-${runId()}`;
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit('signIn', client)));
+      expect(results.filter((r) => r === undefined)).toHaveLength(6);
+    });
+  }
 });
 
 describe('a store that is down', () => {
