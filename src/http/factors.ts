@@ -16,16 +16,10 @@ import { flowBrowser } from './inspect-trace.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
+import { lazy } from '../core/lazy.js';
 
 // The runtime (xstate and the machines) loads on the first factor request, as for sign-ins.
-let runtime: Promise<typeof import('../flows/runtime/factors-run.js')> | undefined;
-function loadRuntime(): Promise<typeof import('../flows/runtime/factors-run.js')> {
-  runtime ??= import('../flows/runtime/factors-run.js').catch((err: unknown) => {
-    runtime = undefined;
-    throw err;
-  });
-  return runtime;
-}
+const loadRuntime = lazy(() => import('../flows/runtime/factors-run.js'));
 
 /** A client that asked for JSON (fetch, the browser client) rather than a page. */
 function wantsJson(req: AuthRequest): boolean {

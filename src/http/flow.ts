@@ -18,6 +18,7 @@ import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
+import { lazy } from '../core/lazy.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {
@@ -27,24 +28,10 @@ function withoutSessionCookies(req: AuthRequest): void {
 
 // The runtime (and with it xstate and the sign-in tail) loads on the first sign-in or callback: a server that is
 // only checking sessions never needs it. Later requests get the cached module.
-let runtime: Promise<typeof import('../flows/runtime/flow.js')> | undefined;
-function loadRuntime(): Promise<typeof import('../flows/runtime/flow.js')> {
-  runtime ??= import('../flows/runtime/flow.js').catch((err: unknown) => {
-    runtime = undefined;
-    throw err;
-  });
-  return runtime;
-}
+const loadRuntime = lazy(() => import('../flows/runtime/flow.js'));
 
 // The throttle (and rate-limiter-flexible) loads on the first sign-in request of a configuration that throttles.
-let throttleModule: Promise<typeof import('./throttle.js')> | undefined;
-function loadThrottle(): Promise<typeof import('./throttle.js')> {
-  throttleModule ??= import('./throttle.js').catch((err: unknown) => {
-    throttleModule = undefined;
-    throw err;
-  });
-  return throttleModule;
-}
+const loadThrottle = lazy(() => import('./throttle.js'));
 
 function newUserUrl(req: AuthRequest, callbackUrl: string): string {
   const url = new URL(req.config.pages.newUser!, req.origin);

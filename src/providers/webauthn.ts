@@ -2,6 +2,7 @@
 // with `@simplewebauthn/server` (an optional peer dependency, loaded only when a ceremony runs).
 import type { CredentialInput } from '../core/options.js';
 import type { CommonProviderOptions } from '../core/provider.js';
+import { lazy } from '../core/lazy.js';
 
 /** The relying party (the website) a credential is bound to. */
 export interface RelyingParty {
@@ -112,13 +113,9 @@ export const requiresUserVerification = (uv: UserVerification | undefined): bool
 export { assertConditionalUI as assertWebAuthnProviders } from '../core/webauthn-config.js';
 
 type SimpleWebAuthnServer = typeof import('@simplewebauthn/server');
-let loading: Promise<SimpleWebAuthnServer> | undefined;
-
 /** `@simplewebauthn/server`, imported on first use so that apps without WebAuthn never need it installed. */
-export function loadSimpleWebAuthn(): Promise<SimpleWebAuthnServer> {
-  loading ??= import('@simplewebauthn/server').catch((err: unknown) => {
-    loading = undefined;
+export const loadSimpleWebAuthn: () => Promise<SimpleWebAuthnServer> = lazy(() =>
+  import('@simplewebauthn/server').catch((err: unknown) => {
     throw new Error('WebAuthn needs the optional peer dependency @simplewebauthn/server (v14): npm i @simplewebauthn/server', { cause: err });
-  });
-  return loading;
-}
+  }),
+);

@@ -11,6 +11,7 @@ import { decodeSync, encodeSync } from './jwt.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
 import { endedElsewhere } from './valid-after.js';
+import { lazy } from '../core/lazy.js';
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
@@ -84,14 +85,7 @@ async function decodeOrClear(req: AuthRequest): Promise<JWT | null> {
 }
 
 // The Auth.js migration code loads only for apps that ask for it (`migrateFrom: 'authjs'`).
-let migration: Promise<typeof import('./authjs-migration.js')> | undefined;
-function loadMigration(): Promise<typeof import('./authjs-migration.js')> {
-  migration ??= import('./authjs-migration.js').catch((err: unknown) => {
-    migration = undefined;
-    throw err;
-  });
-  return migration;
-}
+const loadMigration = lazy(() => import('./authjs-migration.js'));
 
 /**
  * authchart's token, or under `migrateFrom: 'authjs'` an Auth.js session's when authchart's is absent (`migrated`:
