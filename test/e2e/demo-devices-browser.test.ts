@@ -2,18 +2,11 @@
 // sessions, this one marked; "End" on the other device's row, or "Sign out other devices", signs that browser out.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type RunningDemo } from '../../examples/demo/app.js';
+import type { RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
-import { closeHttpServer, listenLoopback } from './peers/net.js';
-import { createServer } from 'node:http';
+import { startOfflineDemo } from './peers/demo.js';
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listenLoopback(probe);
-  await closeHttpServer(probe);
-  return port;
-}
 
 describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, () => {
   let browser: Browser;
@@ -21,11 +14,7 @@ describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, 
   let origin: string;
 
   beforeAll(async () => {
-    const [port, idpPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DATABASE: 'memory', DEMO_IDP_PORT: String(idpPort) };
-    delete env.DATABASE_URL;
-    demo = await startDemo({ port, hostname: '127.0.0.1', env });
-    origin = `http://localhost:${port}`;
+    ({ demo, origin } = await startOfflineDemo());
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {

@@ -2,25 +2,18 @@
 // account, e-mail link, Demo IdP, passkey) and looks at each page in light and dark, at 1280x800 and 390x844:
 // text, focus after an error, contrast computed from the rendered colours, no horizontal scroll, no failed request.
 // Screenshots go to .data/screenshots/pages/ (gitignored): look at them after changing a page.
-import { createServer } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type RunningDemo } from '../../examples/demo/app.js';
+import type { RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, isLoopbackUrl, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { focusRing, lookAt, problemsOf } from './peers/look.js';
-import { closeHttpServer, listenLoopback } from './peers/net.js';
+import { startOfflineDemo } from './peers/demo.js';
 
 const CRED_EMAIL = 'form[data-credentials] input[name=email]';
 const CRED_PASSWORD = 'form[data-credentials] input[name=password]';
 const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listenLoopback(probe);
-  await closeHttpServer(probe);
-  return port;
-}
 
 describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
   let browser: Browser;
@@ -30,11 +23,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   const failed: string[] = [];
 
   beforeAll(async () => {
-    const [port, idpPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DATABASE: 'memory', DEMO_IDP_PORT: String(idpPort) };
-    delete env.DATABASE_URL;
-    demo = await startDemo({ port, hostname: '127.0.0.1', env });
-    origin = `http://localhost:${port}`;
+    ({ demo, origin } = await startOfflineDemo());
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {

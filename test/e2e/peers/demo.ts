@@ -1,0 +1,13 @@
+// The demo as the browser tests run it: in process on free loopback ports, users in memory (no DATABASE_URL), its
+// development IdP on a port of its own, reached as http://localhost so that WebAuthn has a domain.
+import { startDemo, type RunningDemo } from '../../../examples/demo/app.js';
+import { freePort } from './net.js';
+
+/** Starts the demo offline; close it with `demo.close()`. */
+export async function startOfflineDemo(): Promise<{ demo: RunningDemo; origin: string }> {
+  const [port, idpPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DATABASE: 'memory', DEMO_IDP_PORT: String(idpPort) };
+  delete env.DATABASE_URL;
+  const demo = await startDemo({ port, hostname: '127.0.0.1', env });
+  return { demo, origin: `http://localhost:${port}` };
+}
