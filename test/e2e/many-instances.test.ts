@@ -1,12 +1,14 @@
 // Two app instances, each its own process, sharing one PostgreSQL (adapter, sessions) and one Redis (throttle):
 // an OAuth sign-in with a real OpenID provider (oidc-provider) begun on A finishes on B, and its callback replayed
 // is refused; a magic link asked for on A signs in on B and is refused on its second use anywhere; failed passwords split
-// between A and B meet one limit; a session ended through A is refused by B.
+// between A and B meet one limit; a session ended through A is refused by B; a passkey registered through options
+// from A is finished on B, and an assertion used on A is refused when replayed to either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
 const INSTANCE = fileURLToPath(new URL('./instances/instance.ts', import.meta.url));
@@ -58,8 +60,8 @@ class Browser {
       body: new URLSearchParams({ csrfToken, ...fields }).toString(),
     });
   }
-  async session(instance: Instance): Promise<{ user?: { email?: string } } | null> {
-    return (await (await this.fetch(instance, '/auth/session')).json()) as { user?: { email?: string } } | null;
+  async session(instance: Instance): Promise<{ user?: { id?: string; email?: string } } | null> {
+    return (await (await this.fetch(instance, '/auth/session')).json()) as { user?: { id?: string; email?: string } } | null;
   }
 }
 
@@ -160,5 +162,39 @@ describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Re
     expect(await phone.session(b)).toBeNull();
     expect(await phone.session(a)).toBeNull();
     expect((await laptop.session(b))?.user?.email).toBe('grace@example.test');
+  });
+
+  it('a passkey ceremony begun on A finishes on B, and an assertion used on A is refused on B and on A', async () => {
+    // The relying party is the public origin both instances answer for.
+    const device = new SoftAuthenticator('http://app.test');
+    const options = async (browser: Browser, instance: Instance, query: string) =>
+      ((await (await browser.fetch(instance, `/auth/webauthn-options/passkey?${query}`)).json()) as { options: never }).options;
+    const send = (browser: Browser, instance: Instance, action: string, data: unknown) =>
+      browser.post(instance, '/auth/callback/passkey', { action, data: JSON.stringify(data), callbackUrl: '/welcome' });
+
+    // Registration: the options (and the challenge in the flow cookie) from A, the new credential verified by B.
+    const owner = new Browser();
+    const registered = await send(owner, b, 'register', device.register(await options(owner, a, `action=register&email=pk-${process.pid}@example.test`)));
+    expect(registered.headers.get('location')).toBe('http://app.test/welcome');
+    const ownerId = (await owner.session(a))?.user?.id;
+    expect(ownerId).toEqual(expect.any(String));
+    expect((await owner.session(b))?.user?.id).toBe(ownerId);
+
+    // Authentication: options from B, the assertion checked by A. A device that does not count (as synced passkeys):
+    // only the spent challenge, kept in the shared database, stops the replay.
+    const signer = new Browser();
+    const assertion = device.authenticate(await options(signer, b, 'action=authenticate'), { counter: 0 });
+    const captured = new Map(signer.cookies);
+    const signedIn = await send(signer, a, 'authenticate', assertion);
+    expect(signedIn.headers.get('location')).toBe('http://app.test/welcome');
+    expect((await signer.session(b))?.user?.id).toBe(ownerId);
+
+    for (const instance of [b, a]) {
+      const attacker = new Browser();
+      attacker.cookies = new Map(captured);
+      const replayed = await send(attacker, instance, 'authenticate', assertion);
+      expect(new URL(replayed.headers.get('location')!).searchParams.get('error')).not.toBeNull();
+      expect(await attacker.session(instance)).toBeNull();
+    }
   });
 });

@@ -1,7 +1,8 @@
 // One app instance as a separate process, for the many-instances test: authchart over node:http on 127.0.0.1,
 // database sessions in PostgreSQL (DATABASE_URL, schema SCHEMA), throttle counters in Redis (REDIS_URL, prefix
 // REDIS_PREFIX). It reports on stdout, one JSON object a line: its port, each authorize call, each mail "sent". With
-// OIDC_ISSUER (and OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) it signs in through that OpenID provider too.
+// OIDC_ISSUER (and OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) it signs in through that OpenID provider too. Passkeys (WebAuthn)
+// keep their authenticators and spent challenges in the same database.
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -11,6 +12,7 @@ import { ServerAuth } from '../../../src/http/integrations/node.js';
 import { Credentials } from '../../../src/providers/credentials.js';
 import { Email } from '../../../src/providers/email.js';
 import { OIDC } from '../../../src/providers/oauth.js';
+import { Passkey } from '../../../src/providers/webauthn.js';
 
 const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const env = process.env;
@@ -23,6 +25,9 @@ const middleware = ServerAuth({
   trustHost: true,
   adapter: PostgresAdapter(pool),
   session: { strategy: 'database' },
+  experimental: { enableWebAuthn: true },
+  // The session names its user, so a test can tell which user two sign-ins reached.
+  callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id } }) },
   logger: { error: () => {}, warn: () => {} },
   throttle: { enabled: true, store: redisThrottleStore(redis, { prefix: env.REDIS_PREFIX }), rules: { credentialsAccount: { points: 6, duration: 600 } } },
   providers: [
@@ -33,6 +38,7 @@ const middleware = ServerAuth({
         return c.password === 'right' ? { id: String(c.username), email: `${String(c.username)}@example.test` } : null;
       },
     }),
+    Passkey(),
     Email({ confirm: false, sendVerificationRequest: ({ identifier, url }) => void say({ mail: identifier, url }) }),
     ...(env.OIDC_ISSUER
       ? [OIDC({ id: 'oidc', name: 'Test OP', issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID!, clientSecret: env.OIDC_CLIENT_SECRET!, checks: ['pkce', 'state', 'nonce'] })]
