@@ -1,6 +1,9 @@
 // Attacks on sign-in that the throttle stops, over real HTTP from 127.0.0.1: guessing passwords for one account
 // or many, flooding one address with magic links, and dodging the count with a forged X-Forwarded-For.
+import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { redisThrottleStore } from '../../src/core/throttle/store.js';
+import { REDIS_URL, reachable } from '../support/shared-stores.js';
 import type { AuthConfig, RateLimitedMessage } from '../../src/core/options.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { useMigratedPGlite } from '../support/pglite.js';
@@ -9,6 +12,7 @@ import { serveLoopback, type LoopbackApp } from '../support/loopback-app.js';
 
 const SECRET = 'throttling-attack-secret-0123456789abcdef';
 const pglite = useMigratedPGlite();
+const redisUp = await reachable(REDIS_URL);
 const apps: LoopbackApp[] = [];
 afterEach(async () => {
   while (apps.length) await apps.pop()!.close();
@@ -243,5 +247,23 @@ describe('a runtime whose requests carry no address', () => {
     for (let i = 0; i < 5; i++) await attempt(told, `user${i}`);
     expect(calls).toHaveLength(3);
     expect(told.logger.warnings).not.toContain('throttle-no-client-address');
+  });
+});
+
+describe('a shared store through node-redis', () => {
+  it.runIf(redisUp)('counts guesses: a node-redis client is not taken for ioredis (which left the limits open)', async () => {
+    const client = createClient({ url: REDIS_URL });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const { provider, calls } = passwordProvider();
+      const store = redisThrottleStore(client, { prefix: `authchart:test:${process.pid}:${Date.now()}:` });
+      const app = await serve({ providers: [provider], throttle: { enabled: true, store } });
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => guess(app, 'ada', `guess-${i}`)));
+      expect(calls.length).toBeLessThanOrEqual(10);
+      expect(answers.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(10);
+    } finally {
+      await client.quit();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Where throttle counters live. A store hands out one atomic counter per limit, made with rate-limiter-flexible:
 // in this process's memory, or in Redis shared by every instance (PostgreSQL: authchart/adapters/postgres).
+import { isNodeRedis } from '../redis-client.js';
 import type { ThrottleCounter, ThrottleRule, ThrottleStore } from './options.js';
 export type { CounterRefusal, ThrottleCounter, ThrottleStore } from './options.js';
 
@@ -46,7 +47,7 @@ export function memoryThrottleStore(): ThrottleStore {
 export interface RedisThrottleStoreOptions {
   /** Prefix of every key (default `authchart:throttle:`). */
   prefix?: string;
-  /** The client is node-redis (`redis` package) rather than ioredis: detected, but can be forced. */
+  /** The client is node-redis (`redis` package) rather than ioredis: detected by its shape, but can be forced. */
   nodeRedis?: boolean;
 }
 
@@ -70,7 +71,7 @@ export function redisThrottleStore(client: unknown, options: RedisThrottleStoreO
           ...limiterOptions(prefix, name, rule),
           storeClient: client,
           rejectIfRedisNotReady: true,
-          ...(options.nodeRedis ? { useRedisPackage: true } : {}),
+          ...((options.nodeRedis ?? isNodeRedis(client)) ? { useRedisPackage: true } : {}),
         });
       }),
   };

@@ -2,6 +2,7 @@
 // to the limit and no further, atomically under concurrent hits; shared stores count across instances; a store that
 // is down fails closed for credentials and open for the rest, with a warning and without hanging.
 import { PGlite } from '@electric-sql/pglite';
+import { createClient } from 'redis';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { migrate, PostgresThrottleStore } from '../../../src/adapters/postgres/index.js';
 import { resolveThrottle, type ThrottleOptions, type ThrottleStore } from '../../../src/core/throttle/options.js';
@@ -24,8 +25,10 @@ function throttleOn(store: ThrottleStore, options: ThrottleOptions = {}, warning
 type StoreCase = [name: string, backend: () => Promise<() => ThrottleStore>, shared: boolean];
 
 const pglites: PGlite[] = [];
+const nodeRedisClients: ReturnType<typeof createClient>[] = [];
 afterAll(async () => {
   for (const db of pglites) await db.close();
+  for (const client of nodeRedisClients) await client.quit().catch(() => {});
 });
 
 const cases: StoreCase[] = [
@@ -40,6 +43,14 @@ const cases: StoreCase[] = [
 if (redisUp) cases.push(['Redis', async () => {
   const client = await stores.redis();
   return () => redisThrottleStore(client, { prefix: stores.redisPrefix });
+}, true]);
+// node-redis (the `redis` package), which the store tells from ioredis by itself.
+if (redisUp) cases.push(['Redis through node-redis', async () => {
+  const client = createClient({ url: REDIS_URL });
+  client.on('error', () => {});
+  await client.connect();
+  nodeRedisClients.push(client);
+  return () => redisThrottleStore(client, { prefix: `${stores.redisPrefix}node-redis:` });
 }, true]);
 if (DATABASE_URL) cases.push(['PostgreSQL server', async () => {
   const schema = await stores.schema();
