@@ -18,7 +18,7 @@ export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js'
 export { skipCSRFCheck } from './core/options.js';
 export type {
   AuthConfig, AuthInitConfig, ServerAuthConfig, CallbacksOptions, DebugOptions, EventsOptions, JWTOptions, LoggerInstance, PagesOptions,
-  SessionOptions, SessionStrategy, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
+  SessionOptions, SessionStrategy, SessionsValidAfterStore, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
 } from './core/options.js';
 export type * from './core/types.js';
 export type { CommonProviderOptions, AnyProvider } from './core/provider.js';
@@ -39,6 +39,7 @@ export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
 } from './core/throttle/options.js';
 export { memoryThrottleStore, redisThrottleStore, type ThrottleStore, type ThrottleCounter, type RedisThrottleStoreOptions } from './core/throttle/store.js';
+export { redisSessionsValidAfter, type RedisSessionsValidAfterOptions } from './session/valid-after-redis.js';
 // Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
 export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';

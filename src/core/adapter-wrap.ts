@@ -23,7 +23,7 @@ export type WrappedAdapter = {
   listSessions?(userId: string): Promise<SessionRecord[]>;
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
   getSessionsValidAfter?(userId: string): Promise<Date | null>;
-  setSessionsValidAfter?(userId: string, at: Date): Promise<void>;
+  setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Promise<void>;
 };
 
 /** The part of the logger the adapter boundary uses. */

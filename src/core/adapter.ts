@@ -152,12 +152,14 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    */
   getSessionsValidAfter?(userId: string): Awaitable<Date | null>;
   /**
-   * authchart extension: sets the user's "sessions valid after" time (see {@link Adapter.getSessionsValidAfter}).
+   * authchart extension: sets the user's "sessions valid after" time (see {@link Adapter.getSessionsValidAfter}),
+   * never moving it back. `keepUntil` (`at` + `jwt.maxAge`) is when every token that began before `at` has
+   * expired: after it the row may be pruned.
    *
    * @example
-   * await adapter.setSessionsValidAfter?.(user.id, new Date());
+   * await adapter.setSessionsValidAfter?.(user.id, new Date(), new Date(Date.now() + 30 * 86400_000));
    */
-  setSessionsValidAfter?(userId: string, at: Date): Awaitable<void>;
+  setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Awaitable<void>;
 }
 
 /** A database session as session control shows it. */
@@ -175,6 +177,8 @@ export interface PruneResult {
   throttle: number;
   /** Attempt counts of second-factor checks whose 10 minutes have passed. */
   factorChallenges?: number;
+  /** "Sessions valid after" times past their `keepUntil` (every token they could end has expired). */
+  sessionsValidAfter?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */

@@ -7,7 +7,7 @@ import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, Mi
 import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
-import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy } from './options.js';
+import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
 import type { CookiesConfig } from './cookies.js';
@@ -23,7 +23,7 @@ export interface InternalConfig {
   basePath: string;
   /** Newest first: the first encrypts, any decrypts. */
   secrets: string[];
-  session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string };
+  session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string; validAfter?: SessionsValidAfterStore };
   jwt: Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>;
   callbacks: Required<Omit<CallbacksOptions, 'authorized'>> & Pick<CallbacksOptions, 'authorized'>;
   events: EventsOptions;
@@ -109,6 +109,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
 
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');
+  assertValidAfterStore(config.session?.validAfter, strategy);
   if (config.adapter) {
     assertAdapter(config.adapter, {
       database: strategy === 'database' || providers.some((p) => p.type === 'oauth' || p.type === 'oidc'),
@@ -156,6 +157,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
       maxAge,
       updateAge: config.session?.updateAge ?? DAY,
       generateSessionToken: config.session?.generateSessionToken ?? (() => randomUUID()),
+      validAfter: config.session?.validAfter,
     },
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...defaultCallbacks, ...config.callbacks } as InternalConfig['callbacks'],
@@ -186,4 +188,13 @@ function migrateFromOf(value: unknown): 'authjs' | undefined {
   if (value === undefined || value === false || value === null) return undefined;
   if (value === 'authjs') return value;
   throw new UnsupportedStrategy(`migrateFrom: "${String(value)}" is not supported; the only value is 'authjs'.`, { option: 'migrateFrom', expected: ['authjs'], actual: value });
+}
+
+/** `session.validAfter` is a store with `get` and `set`, and only JWT sessions use it (a database session is ended by deleting its row). */
+function assertValidAfterStore(store: SessionsValidAfterStore | undefined, strategy: SessionStrategy): void {
+  if (store === undefined) return;
+  if (typeof store?.get !== 'function' || typeof store.set !== 'function') {
+    throw new UnsupportedStrategy('`session.validAfter` must be a store with `get(userId)` and `set(userId, at, keepUntil)`.');
+  }
+  if (strategy !== 'jwt') throw new UnsupportedStrategy('`session.validAfter` applies to JWT sessions; database sessions are ended by deleting their rows.');
 }

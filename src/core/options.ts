@@ -27,6 +27,29 @@ export interface SessionOptions {
   updateAge?: number;
   /** Database strategy only: makes the token stored in the session cookie. */
   generateSessionToken?: () => string;
+  /**
+   * JWT strategy: where each user's "sessions valid after" time lives, which "sign out everywhere" sets and every
+   * refresh checks. Default: the adapter, when it has `getSessionsValidAfter`/`setSessionsValidAfter`. A store given
+   * here wins over the adapter (e.g. {@link SessionsValidAfterStore} in Redis: `redisSessionsValidAfter(client)`).
+   */
+  validAfter?: SessionsValidAfterStore;
+}
+
+/**
+ * Keeps each user's "sessions valid after" time for JWT sessions (see the README's "Ending JWT sessions").
+ *
+ * @example
+ * const times = new Map<string, Date>(); // one process only: use Redis or the adapter with several instances
+ * session: { validAfter: { get: (id) => times.get(id) ?? null, set: (id, at) => void times.set(id, at) } }
+ */
+export interface SessionsValidAfterStore {
+  /** The user's time, or null when none was set (or it lapsed). */
+  get(userId: string): Awaitable<Date | null>;
+  /**
+   * Sets the user's time to `at` unless a later one is kept (never moves back). `keepUntil` is when every token
+   * that began before `at` has expired (`at` + `jwt.maxAge`): the time may be forgotten after it.
+   */
+  set(userId: string, at: Date, keepUntil: Date): Awaitable<void>;
 }
 
 export interface PagesOptions {

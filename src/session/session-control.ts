@@ -99,7 +99,7 @@ export async function revokeSession(req: AuthRequest, id: string): Promise<boole
 function jwtControl(req: AuthRequest): boolean {
   if (req.config.session.strategy !== 'jwt') return false;
   if (!keepsValidAfter(req)) {
-    throw new UnsupportedStrategy('Ending JWT sessions needs an adapter with getSessionsValidAfter and setSessionsValidAfter (PostgresAdapter has them).');
+    throw new UnsupportedStrategy('Ending JWT sessions needs a `session.validAfter` store (e.g. redisSessionsValidAfter) or an adapter with getSessionsValidAfter and setSessionsValidAfter (PostgresAdapter has them).');
   }
   return true;
 }

@@ -44,6 +44,9 @@ describe('JWT sessions: sign out everywhere', () => {
     const res = await revoke(t, laptop, 'others');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ revoked: 0 });
+    // The time is kept until every token that began before it has expired (jwt.maxAge, 30 days), then pruned.
+    const { rows } = await pglite.db.query<{ valid_after: Date; keep_until: Date }>('SELECT valid_after, keep_until FROM sessions_valid_after WHERE user_id = $1', [ada]);
+    expect(rows[0].keep_until.getTime() - rows[0].valid_after.getTime()).toBe(30 * 86_400_000);
     // Before its refresh the phone's token is still honoured: that is the documented bound.
     expect(await email(phone)).toBe(ada);
     later(UPDATE_AGE + 1);

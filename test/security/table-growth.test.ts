@@ -1,5 +1,6 @@
 // Tables that would grow forever without pruning: expired magic-link tokens, spent WebAuthn challenge rows, expired
-// sessions and lapsed throttle counters are deleted by prune() and by the sweep that sign-in requests start.
+// sessions, lapsed throttle counters and "sessions valid after" times that can end no token are deleted by prune() and
+// by the sweep that sign-in requests start.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prune, PostgresThrottleStore } from '../../src/adapters/postgres/index.js';
 import { resolveThrottle } from '../../src/core/throttle/options.js';
@@ -21,6 +22,11 @@ async function seed(tag: string): Promise<void> {
   await db.query(`INSERT INTO verification_token (identifier, token, expires) VALUES ('authchart:webauthn-challenge', $1, $2)`, [`spent-${tag}`, past]);
   await db.query(`INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3), ($4, $2, $5)`, [`old-${tag}`, `u-${tag}`, past, `live-${tag}`, future]);
   await db.query(`INSERT INTO factor_challenges (id, failures, expires) VALUES ($1, 2, $2), ($3, 1, $4)`, [`old-${tag}`, past, `live-${tag}`, future]);
+  // Through the adapter, as "sign out everywhere" sets them: one whose tokens have all expired, one still needed, and
+  // one without a keep-until (set before schema version 7), which is never pruned.
+  await pglite.adapter.setSessionsValidAfter(`old-${tag}`, new Date(Date.now() - 2 * HOUR), past);
+  await pglite.adapter.setSessionsValidAfter(`live-${tag}`, past, future);
+  await pglite.adapter.setSessionsValidAfter(`legacy-${tag}`, past);
   // A lapsed counter, written the way the store writes it.
   const throttle = new Throttle(resolveThrottle({ enabled: true, rules: { signIn: { points: 5, duration: 1 } } }, false)!, PostgresThrottleStore(db), 's'.repeat(32), { warn: () => {} });
   await throttle.hit('signIn', `client-${tag}`);
@@ -34,6 +40,7 @@ async function counts(tag: string) {
     sessions: await one(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [`u-${tag}`]),
     throttle: await one(`SELECT count(*)::int AS n FROM authchart_throttle`, []),
     challenges: await one(`SELECT count(*)::int AS n FROM factor_challenges WHERE id LIKE $1`, [`%-${tag}`]),
+    validAfter: await one(`SELECT count(*)::int AS n FROM sessions_valid_after WHERE user_id LIKE $1`, [`%-${tag}`]),
   };
 }
 
@@ -42,11 +49,13 @@ afterEach(() => vi.useRealTimers());
 describe('prune', () => {
   it('deletes every expired row and keeps the live ones', async () => {
     await seed('p1');
-    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2 });
+    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3 });
     const deleted = await prune(pglite.db);
-    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1 });
-    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1 });
-    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0 });
+    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2 });
+    expect(await pglite.adapter.getSessionsValidAfter('old-p1')).toBeNull();
+    expect(await pglite.adapter.getSessionsValidAfter('live-p1')).toBeInstanceOf(Date);
+    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0 });
   });
 });
 
@@ -70,7 +79,7 @@ describe('the sweep', () => {
     await post();
     expect(spy).toHaveBeenCalledTimes(1);
     vi.useRealTimers();
-    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1 }));
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2 }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(start + 2 * SWEEP_INTERVAL_MS);
     await post();

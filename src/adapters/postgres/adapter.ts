@@ -71,8 +71,8 @@ export interface PostgresAdapterInstance extends Adapter {
   deleteSessions(userId: string, options?: { except?: string }): Promise<number>;
   /** The user's "sessions valid after" time (JWT sessions started before it are refused at refresh), or null. */
   getSessionsValidAfter(userId: string): Promise<Date | null>;
-  /** Sets the user's "sessions valid after" time. */
-  setSessionsValidAfter(userId: string, at: Date): Promise<void>;
+  /** Sets the user's "sessions valid after" time (never back), kept until `keepUntil` (absent: kept forever). */
+  setSessionsValidAfter(userId: string, at: Date, keepUntil?: Date): Promise<void>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -267,12 +267,15 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
       return (rows[0]?.valid_after as Date | undefined) ?? null;
     },
 
-    async setSessionsValidAfter(userId, at) {
-      // Never moved back: two "sign out everywhere" at once keep the later time.
+    async setSessionsValidAfter(userId, at, keepUntil) {
+      // Never moved back: two "sign out everywhere" at once keep the later time, and the later keep-until (a null
+      // keep_until, from before schema version 7 or a caller without one, means kept forever).
       await query(
-        `INSERT INTO sessions_valid_after (user_id, valid_after) VALUES ($1, $2)
-         ON CONFLICT (user_id) DO UPDATE SET valid_after = GREATEST(sessions_valid_after.valid_after, EXCLUDED.valid_after)`,
-        [String(userId), at],
+        `INSERT INTO sessions_valid_after (user_id, valid_after, keep_until) VALUES ($1, $2, $3)
+         ON CONFLICT (user_id) DO UPDATE SET valid_after = GREATEST(sessions_valid_after.valid_after, EXCLUDED.valid_after),
+           keep_until = CASE WHEN sessions_valid_after.keep_until IS NULL OR EXCLUDED.keep_until IS NULL THEN NULL
+                             ELSE GREATEST(sessions_valid_after.keep_until, EXCLUDED.keep_until) END`,
+        [String(userId), at, keepUntil ?? null],
       );
     },
 

@@ -133,6 +133,12 @@ export const migrations: readonly Migration[] = [
     // session of that user is refused.
     statements: [`CREATE TABLE sessions_valid_after (user_id TEXT PRIMARY KEY, valid_after TIMESTAMPTZ NOT NULL)`],
   },
+  {
+    version: 7,
+    description: 'JWT sessions: when a "sessions valid after" time may be pruned (every token it could end has expired)',
+    // Rows already there keep a null keep_until and are never pruned: the JWT maxAge they were set under is unknown.
+    statements: [`ALTER TABLE sessions_valid_after ADD COLUMN keep_until TIMESTAMPTZ`],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */
