@@ -1,17 +1,21 @@
 // Which flow runs a provider: the one it brings (made with defineFlow), else the built-in flow of its type. The
 // built-in flows load on first use, so an app bundles and starts only the machines its providers need.
 import { InvalidProvider } from '../core/errors.js';
+import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 
 type Loader = () => Promise<FlowDefinition>;
 
+// Each loaded once (lazy): an import() of a module already loaded still costs a trip through the module loader
+// on every request.
+const oauth = lazy(() => import('./oauth/machine.js').then((m) => m.oauthFlow as unknown as FlowDefinition));
 const builtIn: Readonly<Record<string, Loader>> = {
-  credentials: () => import('./credentials/machine.js').then((m) => m.credentialsFlow as unknown as FlowDefinition),
-  oauth: () => import('./oauth/machine.js').then((m) => m.oauthFlow as unknown as FlowDefinition),
-  oidc: () => import('./oauth/machine.js').then((m) => m.oauthFlow as unknown as FlowDefinition),
-  email: () => import('./email/machine.js').then((m) => m.emailFlow as unknown as FlowDefinition),
-  webauthn: () => import('./webauthn/machine.js').then((m) => m.webauthnFlow as unknown as FlowDefinition),
+  credentials: lazy(() => import('./credentials/machine.js').then((m) => m.credentialsFlow as unknown as FlowDefinition)),
+  oauth,
+  oidc: oauth,
+  email: lazy(() => import('./email/machine.js').then((m) => m.emailFlow as unknown as FlowDefinition)),
+  webauthn: lazy(() => import('./webauthn/machine.js').then((m) => m.webauthnFlow as unknown as FlowDefinition)),
 };
 
 /**

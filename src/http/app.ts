@@ -3,6 +3,7 @@
 import { H3, getRouterParam, type H3Event } from 'h3';
 import type { InternalConfig } from '../core/config.js';
 import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
+import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
@@ -78,7 +79,7 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/session`, route(config, 'json', getSessionRoute));
   app.post(`${base}/session`, route(config, 'json', updateSessionRoute));
   // Session control loads on first use: most requests never list or end sessions.
-  const sessions = () => import('./routes/sessions.js');
+  const sessions = lazy(() => import('./routes/sessions.js'));
   app.get(`${base}/sessions`, route(config, 'json', async (req) => (await sessions()).listSessionsRoute(req)));
   app.post(`${base}/sessions/revoke`, route(config, 'json', async (req) => (await sessions()).revokeSessionsRoute(req)));
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
@@ -96,7 +97,7 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.get(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
     // A signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
     // Loaded on first use: an app without second factors never bundles them at start.
-    const factors = () => import('./factors.js');
+    const factors = lazy(() => import('./factors.js'));
     app.get(`${base}/factors`, route(config, 'browser', async (req) => (await factors()).listFactorsRoute(req)));
     app.post(`${base}/factors/code`, route(config, 'browser', async (req) => (await factors()).factorCodeRoute(req)));
     const start = async (req: AuthRequest, event: H3Event) => (await factors()).startFactorsRoute(req, param(event, 'action'));
@@ -109,7 +110,7 @@ export function createAuthApp(config: InternalConfig): H3 {
   // eager code.
   if (tracesKept(config)) {
     const inspect = `${base}/${INSPECT_SEGMENT}`;
-    const tools = () => import('../devtools/inspect-routes.js');
+    const tools = lazy(() => import('../devtools/inspect-routes.js'));
     app.get(inspect, route(config, 'browser', async (req) => (await tools()).inspectListRoute(req)));
     app.get(`${inspect}/mermaid.js`, route(config, 'browser', async (req) => (await tools()).inspectMermaidRoute(req)));
     app.get(`${inspect}/:id`, route(config, 'browser', async (req, event) => (await tools()).inspectFlowRoute(req, param(event, 'id'))));

@@ -6,6 +6,9 @@ import { InvalidEndpoints } from '../core/errors.js';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
 import { isTenantOf, isTenantTemplateOf } from './oauth-tenant.js';
+import { lazy } from '../core/lazy.js';
+
+const loadJose = lazy(() => import('jose'));
 
 /** Discovery results are reused for this long; providers rarely move their endpoints. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
@@ -125,7 +128,7 @@ async function importPrivateJwk(jwk: JsonWebKey & { kid?: string }): Promise<oau
     throw new InvalidEndpoints('token.clientPrivateKey is a public key; private_key_jwt needs the private one.', { option: 'token.clientPrivateKey', expected: 'a JWK with "d"' });
   }
   // jose only on this path: most apps never authenticate with a private key.
-  const { importJWK } = await import('jose');
+  const { importJWK } = await loadJose();
   const key = await importJWK(jwk, algorithmOf(jwk), { extractable: false });
   return { key: key as CryptoKey, kid: typeof jwk.kid === 'string' ? jwk.kid : undefined };
 }

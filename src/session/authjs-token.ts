@@ -7,6 +7,9 @@ import { createHash, hkdfSync } from 'node:crypto';
 import { JWTSessionError } from '../core/errors.js';
 import type { JWT } from '../core/types.js';
 import { CLOCK_TOLERANCE } from './jwt.js';
+import { lazy } from '../core/lazy.js';
+
+const loadJose = lazy(() => import('jose'));
 
 /** Auth.js's session cookie names, v5 then v4, secure first: the order authchart looks for them in. */
 export const AUTHJS_SESSION_COOKIES = ['__Secure-authjs.session-token', 'authjs.session-token', '__Secure-next-auth.session-token', 'next-auth.session-token'] as const;
@@ -55,7 +58,7 @@ function candidateKeys(header: { enc?: unknown; kid?: unknown }, secrets: string
  */
 export async function decodeAuthjsToken(token: string, secrets: string[], salt: string): Promise<JWT> {
   // jose only here: reading Auth.js tokens is a migration path, and most apps never load it.
-  const { decodeProtectedHeader, errors, jwtDecrypt } = await import('jose');
+  const { decodeProtectedHeader, errors, jwtDecrypt } = await loadJose();
   let header: { alg?: unknown; enc?: unknown; kid?: unknown };
   try {
     header = decodeProtectedHeader(token);

@@ -3,6 +3,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodeBase32NoPadding } from '@oslojs/encoding';
 import { createTOTPKeyURI, generateHOTP } from '@oslojs/otp';
+import { lazy } from '../../core/lazy.js';
+
+const loadQr = lazy(() => import('uqr'));
 
 export const TOTP_PERIOD = 30;
 export const TOTP_DIGITS = 6;
@@ -43,7 +46,7 @@ export function matchingStep(key: Uint8Array, code: string, at: number): number 
 
 /** The URI as a QR code in SVG, rendered on the server (no network, no script). */
 export async function qrSvg(uri: string): Promise<string> {
-  const { renderSVG } = await import('uqr');
+  const { renderSVG } = await loadQr();
   return renderSVG(uri, { border: 2 });
 }
 

@@ -11,6 +11,9 @@ import { strategyFor } from '../../session/strategy.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import type { NewPasskey } from '../signin/resolve.js';
 import { spendChallenge, spendChallengeInStore } from './challenges.js';
+import { lazy } from '../../core/lazy.js';
+
+const loadHelpers = lazy(() => import('@simplewebauthn/server/helpers'));
 
 export type Ceremony = 'register' | 'authenticate';
 
@@ -240,7 +243,7 @@ export async function verifyAuthentication(
   const { authenticator } = input;
   const lib = await loadSimpleWebAuthn();
   const publicKey = new Uint8Array(Buffer.from(authenticator.credentialPublicKey, 'base64'));
-  const { decodeCredentialPublicKey } = await import('@simplewebauthn/server/helpers');
+  const { decodeCredentialPublicKey } = await loadHelpers();
   let decoded: unknown;
   try {
     decoded = decodeCredentialPublicKey(publicKey);
