@@ -218,6 +218,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   EmailSignInError.type,
   RateLimited.type,
   SecondFactorFailed.type,
+  InvalidRequest.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */

@@ -55,10 +55,13 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['MissingRequestContext', 'MissingRequestContext', 'error'],
 ];
 
-/** The types a client may see in `?error=`; the reference's eight, plus EmailSignInError, RateLimited and SecondFactorFailed (their pages have a message). */
+/**
+ * The types a client may see in `?error=`; the reference's eight, plus EmailSignInError, RateLimited,
+ * SecondFactorFailed and InvalidRequest (the client's own bad request; their pages have a message).
+ */
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
-  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed',
+  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed', 'InvalidRequest',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

@@ -34,6 +34,9 @@ const pages: Readonly<Record<string, Entry>> = {
     link: 'home',
   },
   AccessDenied: { heading: 'Access denied', message: 'You do not have permission to sign in.', link: 'signin' },
+  // A request the browser should never have sent (a tampered form, a factor that is not the user's): say so, blame
+  // no server configuration.
+  InvalidRequest: { heading: 'Request not valid', message: 'This request could not be carried out. Go back and try again.', link: 'home' },
   Verification: {
     heading: 'Unable to sign in',
     message: 'The sign in link is no longer valid. It may have been used already or it may have expired.',
@@ -46,11 +49,12 @@ const fallback: Entry = { heading: 'Something went wrong', message: 'An unexpect
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
- * The status code of the error page: 500 for `Configuration`, 403 for `AccessDenied` and `Verification`, 429
- * for `RateLimited`, else 200 (the page itself was served fine).
+ * The status code of the error page: 500 for `Configuration`, 400 for `InvalidRequest`, 403 for `AccessDenied`
+ * and `Verification`, 429 for `RateLimited`, else 200 (the page itself was served fine).
  */
 export function errorPageStatus(error: string): number {
   if (error === 'Configuration') return 500;
+  if (error === 'InvalidRequest') return 400;
   if (error === 'AccessDenied' || error === 'Verification') return 403;
   if (error === 'RateLimited') return 429;
   return 200;

@@ -189,8 +189,8 @@ function expectedFor(path: ModelPath, b: Record<string, string>): { status: numb
     case 'failed.secondFactor':
       return { status: 302, location: errorPage('SecondFactorFailed'), logged: ['SecondFactorFailed'] };
     case 'failed.invalidRequest':
-      // A browser is shown the generic page (InvalidRequest is not one the error page names); JSON gets a 400.
-      return { status: 302, location: errorPage('Configuration'), logged: ['InvalidRequest'] };
+      // A browser is told its request was not valid (never blamed on the server's configuration); JSON gets a 400.
+      return { status: 302, location: errorPage('InvalidRequest'), logged: ['InvalidRequest'] };
     case 'failed.callbackRoute':
       // A database failure keeps its own type in the log; the browser sees only `Configuration`.
       return { status: 302, location: errorPage('Configuration'), logged: [dbFailure ? 'AdapterError' : 'CallbackRouteError'] };

@@ -478,7 +478,7 @@ describe('bad input', () => {
     // Signed out, a registration needs an address to label the passkey with.
     const res = await t.client.get('/auth/webauthn-options/passkey?action=register', { headers: { 'x-auth-return-redirect': '1' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ url: `${ORIGIN}/auth/error?error=Configuration` });
+    expect(await res.json()).toEqual({ url: `${ORIGIN}/auth/error?error=InvalidRequest` });
     expect(t.logger.errorTypes()).toEqual(['InvalidRequest']);
   });
 });

@@ -145,7 +145,7 @@ const expectedErrors: Record<string, string[]> = {
   'failed.webAuthnVerification': ['WebAuthnVerificationError'],
   'failed.callbackRoute': ['CallbackRouteError', 'AdapterError'],
 };
-const publicType: Record<string, string> = { WebAuthnVerificationError: 'WebAuthnVerificationError' };
+const publicType: Record<string, string> = { WebAuthnVerificationError: 'WebAuthnVerificationError', InvalidRequest: 'InvalidRequest' };
 
 let world: World;
 const coverage = createCoverage(webauthnMachine);

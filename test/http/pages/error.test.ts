@@ -10,6 +10,7 @@ describe('renderError', () => {
     ['Configuration', 500],
     ['AccessDenied', 403],
     ['Verification', 403],
+    ['InvalidRequest', 400],
     ['WebAuthnVerificationError', 200],
     ['OAuthAccountNotLinked', 200],
     ['Default', 200],
@@ -27,6 +28,12 @@ describe('renderError', () => {
     expect(text(html)).toContain('problem with the server configuration');
     expect(tags(html, 'a')[0].attrs.href).toBe('https://app.example/');
     expect(text(html)).toContain('Back to app.example');
+  });
+
+  it('tells a client its request was not valid, without blaming the server', () => {
+    const { html } = render({ error: 'InvalidRequest' });
+    expect(text(html)).toContain('Request not valid');
+    expect(text(html)).not.toMatch(/configuration|server/i);
   });
 
   it('says a verification link is no longer valid and links to sign in', () => {
