@@ -2,6 +2,7 @@
 // factor, and recording a factor check in their session (step-up). The machine that orders them is manage.ts.
 import { randomUUID } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
+import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { AdapterFactor, FactorKind } from '../../core/factors.js';
 import type { AuthMethod, User } from '../../core/types.js';
 import { revokeOtherSessions } from '../../session/session-control.js';
@@ -54,11 +55,17 @@ export function hasActiveFactor(account: FactorAccount): boolean {
 export async function replaceBackupCodes(deps: StageDeps, userId: string): Promise<string[]> {
   const adapter = factorAdapter(deps);
   const codes = newBackupCodes();
-  await adapter.deleteFactors({ userId, kind: 'backup' });
   const now = new Date();
-  for (const code of codes) {
-    await adapter.createFactor({ id: randomUUID(), userId, kind: 'backup', secret: hashBackupCode(code), label: 'Backup code', createdAt: now, activatedAt: now });
-  }
+  const write = async (a: WrappedAdapter) => {
+    await a.deleteFactors({ userId, kind: 'backup' });
+    for (const code of codes) {
+      await a.createFactor({ id: randomUUID(), userId, kind: 'backup', secret: hashBackupCode(code), label: 'Backup code', createdAt: now, activatedAt: now });
+    }
+  };
+  // In one transaction where the adapter has them: a failure half-way leaves the old codes, never a partial set
+  // (or none) that the user was not shown.
+  if (adapter.withTransaction) await adapter.withTransaction(write);
+  else await write(adapter);
   return codes;
 }
 

@@ -164,6 +164,36 @@ describe('managing factors', () => {
     expect(await pg.adapter.useBackupCode({ userId: w.userId, secret: hashBackupCode(second[0]) })).toBe(true);
   });
 
+  it('a new set of backup codes that fails half-way leaves the old set, whole and working (one transaction)', async () => {
+    const w = await world();
+    await signIn(w);
+    await enrol(w);
+    const csrfToken = await w.t.csrfToken();
+    const res = await w.t.client.post('/auth/factors/backup-codes', { csrfToken, callbackUrl: '/account' });
+    const first = [...(await res.text()).matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((m) => m[1]);
+    expect(first).toHaveLength(10);
+    // The database refuses the sixth code of this user (a disk full, a lost connection, half-way through).
+    const fn = `fail_sixth_${n}`;
+    await pg.db.exec(`CREATE FUNCTION ${fn}() RETURNS trigger AS $$ BEGIN
+        IF NEW.user_id = '${w.userId}' AND (SELECT count(*) FROM factors WHERE user_id = NEW.user_id AND kind = 'backup') >= 5 THEN
+          RAISE EXCEPTION 'disk full';
+        END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER ${fn} BEFORE INSERT ON factors FOR EACH ROW EXECUTE FUNCTION ${fn}();`);
+    try {
+      const failed = await w.t.client.post('/auth/factors/backup-codes', { csrfToken, callbackUrl: '/account' });
+      expect(failed.status).toBe(302);
+      expect(failed.location?.searchParams.get('error')).toBe('Configuration');
+      expect(await failed.text()).not.toMatch(/[a-z2-9]{5}-[a-z2-9]{5}/);
+    } finally {
+      await pg.db.exec(`DROP TRIGGER ${fn} ON factors; DROP FUNCTION ${fn}();`);
+    }
+    const stored = (await pg.adapter.listFactors(w.userId)).filter((f) => f.kind === 'backup');
+    expect(stored.map((f) => f.secret).sort()).toEqual(first.map(hashBackupCode).sort());
+    expect(await pg.adapter.useBackupCode({ userId: w.userId, secret: hashBackupCode(first[3]) })).toBe(true);
+  });
+
   it('removal always asks for a current code; five wrong ones end it; the right one removes the factor (factorRemoved)', async () => {
     const w = await world();
     await signIn(w);
