@@ -46,6 +46,11 @@ function failing(real: Adapter, armed: Set<string>): Adapter {
       // Decided at each call: the library wraps the adapter's methods once, at start, before any is armed.
       return async (...args: unknown[]) => {
         if (armed.has(name)) throw new Error(`refused for the model: ${name}`);
+        // Inside a transaction the same methods refuse: the adapter bound to it is armed too.
+        if (name === 'withTransaction') {
+          const fn = args[0] as (tx: Adapter) => Promise<unknown>;
+          return (value as (f: typeof fn) => unknown).call(target, (tx: Adapter) => fn(failing(tx, armed)));
+        }
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
