@@ -45,16 +45,31 @@ export async function resolveCredentialsUser(s: FlowServices, user: User): Promi
   const email = user.email ? storedEmailOf(user.email) : null;
   const key = id ?? email ?? undefined;
   const accountFor = (providerAccountId: string): Account => ({ provider: s.provider.id, type: 'credentials', providerAccountId });
-  const link = async (owner: AdapterUser): Promise<CredentialsUser> => {
-    const account = { ...accountFor(key!), userId: String(owner.id) };
-    await adapter.linkAccount(account as AdapterAccount);
-    return { user: owner, isNewUser: false, linked: true, account };
-  };
-
-  if (key) {
+  const owned = async (): Promise<CredentialsUser | undefined> => {
+    if (!key) return undefined;
     const owner = (await adapter.getUserByAccount({ provider: s.provider.id, providerAccountId: key })) as AdapterUser | null;
-    if (owner) return { user: owner, isNewUser: false, linked: false, account: { ...accountFor(key), userId: String(owner.id) } };
-  }
+    return owner ? { user: owner, isNewUser: false, linked: false, account: { ...accountFor(key), userId: String(owner.id) } } : undefined;
+  };
+  // Two first sign-ins of one user at once (a double click) both find no row and both write it; the second write
+  // fails on the unique key. That sign-in is the same user's: it takes the row the first one wrote.
+  const firstWriteWins = async (write: () => Promise<CredentialsUser>): Promise<CredentialsUser> => {
+    try {
+      return await write();
+    } catch (err) {
+      const winner = await owned().catch(() => undefined);
+      if (winner) return winner;
+      throw err;
+    }
+  };
+  const link = (owner: AdapterUser): Promise<CredentialsUser> =>
+    firstWriteWins(async () => {
+      const account = { ...accountFor(key!), userId: String(owner.id) };
+      await adapter.linkAccount(account as AdapterAccount);
+      return { user: owner, isNewUser: false, linked: true, account };
+    });
+
+  const found = await owned();
+  if (found) return found;
   if (id) {
     const byId = (await adapter.getUser(id)) as AdapterUser | null;
     if (byId) {
@@ -74,12 +89,14 @@ export async function resolveCredentialsUser(s: FlowServices, user: User): Promi
     }
   }
   const newId = id ?? randomUUID();
-  const { user: created, account } = await createUserWithAccount(
-    adapter as unknown as Adapter,
-    // No address is stored as NULL, not '': e-mail columns are unique, and '' would fit only one user.
-    { id: newId, name: user.name ?? null, email: email as string, emailVerified: null, image: user.image ?? null } as AdapterUser,
-    // Neither id nor e-mail: nothing to find this user by again, so its own id keys the row.
-    accountFor(key ?? newId),
-  );
-  return { user: created, isNewUser: true, linked: true, account };
+  return firstWriteWins(async () => {
+    const { user: created, account } = await createUserWithAccount(
+      adapter as unknown as Adapter,
+      // No address is stored as NULL, not '': e-mail columns are unique, and '' would fit only one user.
+      { id: newId, name: user.name ?? null, email: email as string, emailVerified: null, image: user.image ?? null } as AdapterUser,
+      // Neither id nor e-mail: nothing to find this user by again, so its own id keys the row.
+      accountFor(key ?? newId),
+    );
+    return { user: created, isNewUser: true, linked: true, account };
+  });
 }
