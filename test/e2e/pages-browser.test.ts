@@ -162,6 +162,35 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
     }
   });
 
+  it('the mailbox tells its reader a new mail came, without reloading what they opened', async () => {
+    const reader = await newPage();
+    const sender = await newPage();
+    const address = `new-mail-${process.pid}@example.test`;
+    try {
+      await reader.page.goto(`${origin}/dev/mailbox`);
+      const notice = reader.page.locator('#new-mail');
+      expect(await notice.isVisible()).toBe(false);
+      // Something the reader opened stays open: the page is not reloaded behind their back.
+      await reader.page.evaluate(() => document.body.setAttribute('data-opened', 'yes'));
+
+      await sender.page.goto(`${origin}/auth/signin`);
+      await sender.page.fill('[data-webauthn] input[name=email]', address);
+      await Promise.all([sender.page.waitForNavigation(), sender.page.getByRole('button', { name: 'Email me a sign-in link' }).click()]);
+
+      // The page asks every 3 s.
+      await notice.waitFor({ state: 'visible', timeout: 15_000 });
+      expect(await notice.innerText()).toMatch(/New mail arrived/);
+      expect(await reader.page.evaluate(() => document.body.dataset.opened)).toBe('yes');
+      expect(await textOf(reader.page)).not.toContain(address);
+      await Promise.all([reader.page.waitForNavigation(), notice.getByRole('link', { name: 'Show it' }).click()]);
+      expect(await textOf(reader.page)).toContain(address);
+      expect(await reader.page.locator('#new-mail').isVisible()).toBe(false);
+    } finally {
+      await reader.context.close();
+      await sender.context.close();
+    }
+  });
+
   it('e-mail: check-your-email names the address and offers resend or change; the link signs in once; a used link says so at once', async () => {
     const { context, page } = await newPage();
     const address = 'a.rather.long.address.for.wrapping@subdomain.example-organisation.test';
