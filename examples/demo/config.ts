@@ -6,7 +6,8 @@ import type { AuthConfig } from '../../src/index.js';
 import { Credentials, OIDC, Passkey } from '../../src/providers/index.js';
 import { catalogue } from '../../src/providers/catalogue/index.js';
 import { providerEnv } from '../../src/core/env.js';
-import { startDevIdp } from './dev-idp.js';
+import { demoIdpClientSecret, sharedDevIdp, startDevIdp } from './dev-idp.js';
+import { demoThrottle } from './throttle.js';
 import { openDemoDatabase, type DemoDatabase } from './database.js';
 import { addEmailSignIn } from './mailbox.js';
 
@@ -40,7 +41,9 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
   const origin = `http://localhost:${port}`;
   const idpPort = Number(env.DEMO_IDP_PORT ?? port + 1);
   // PGlite's cold start (~3 s) overlaps the IdP's.
-  const [idp, database] = await Promise.all([startDevIdp(idpPort, `${origin}/auth/callback/demo-idp`), openDemoDatabase(env)]);
+  // DEMO_IDP_URL: an IdP started by another process (`npm run instances` starts one for every instance).
+  const idpReady = env.DEMO_IDP_URL ? sharedDevIdp(env.DEMO_IDP_URL, env) : startDevIdp(idpPort, [`${origin}/auth/callback/demo-idp`], demoIdpClientSecret(env));
+  const [idp, database] = await Promise.all([idpReady, openDemoDatabase(env)]);
   const closers: (() => Promise<void>)[] = [() => idp.close(), () => database.close()];
 
   const realProviders = Object.entries(catalogue)
@@ -98,6 +101,11 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
     config.experimental = { ...config.experimental, enableWebAuthn: true };
     config.providers.push(Passkey());
     services.notes.push(`Passkeys: "Sign in with a passkey" on the sign-in page (open ${origin}, not 127.0.0.1: WebAuthn needs a domain).`);
+  }
+  const throttle = await demoThrottle(config, env);
+  if (throttle) {
+    closers.push(throttle.close);
+    services.notes.push(throttle.note);
   }
   if (config.trustHost === undefined && !process.env.AUTH_URL && !process.env.AUTH_TRUST_HOST) {
     services.notes.push('NODE_ENV=production: no host is trusted; set AUTH_URL (or AUTH_TRUST_HOST=your.host) or every request is refused.');

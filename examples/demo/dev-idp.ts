@@ -1,7 +1,7 @@
 // A development OpenID Provider on loopback (oidc-provider), so "Sign in with Demo IdP" works
 // offline with no configuration. Any password is accepted; the login name picks the user. Its login page is the
 // demo's own (idp-pages.ts): no stock screen, no web font, no debug panel, and one Cancel button.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { handleInteraction } from './idp-pages.js';
 import { faviconResponse } from './style.js';
@@ -24,8 +24,29 @@ const users: Record<string, { name: string; email: string }> = {
   bob: { name: 'Bob Builder', email: 'bob@demo-idp.test' },
 };
 
-/** Starts the demo IdP on 127.0.0.1:`port`, with one client whose redirect URI is `redirectUri`. */
-export async function startDevIdp(port: number, redirectUri: string): Promise<DevIdp> {
+const CLIENT_ID = 'authchart-demo';
+
+/**
+ * The demo client's secret: random for one demo; derived from AUTH_SECRET when it is set, so several demo
+ * instances started with one AUTH_SECRET (`npm run instances`) agree with the one IdP they share.
+ */
+export function demoIdpClientSecret(env: NodeJS.ProcessEnv): string {
+  if (!env.AUTH_SECRET) return randomBytes(24).toString('base64url');
+  return createHmac('sha256', env.AUTH_SECRET).update('authchart demo IdP client').digest('base64url');
+}
+
+/**
+ * The IdP another process started (`DEMO_IDP_URL`), as this demo's client of it; nothing to close.
+ *
+ * @example
+ * const idp = env.DEMO_IDP_URL ? sharedDevIdp(env.DEMO_IDP_URL, env) : await startDevIdp(port, [callback], secret)
+ */
+export function sharedDevIdp(issuer: string, env: NodeJS.ProcessEnv): DevIdp {
+  return { issuer: issuer.replace(/\/$/, ''), clientId: CLIENT_ID, clientSecret: demoIdpClientSecret(env), close: async () => {} };
+}
+
+/** Starts the demo IdP on 127.0.0.1:`port`, with one client whose redirect URIs are `redirectUris`. */
+export async function startDevIdp(port: number, redirectUris: string[], clientSecret: string): Promise<DevIdp> {
   // oidc-provider prints warnings about its development defaults; in this demo they are expected.
   const { warn, info, log } = console;
   const quiet = (write: (...a: unknown[]) => void) => (...args: unknown[]) => {
@@ -36,11 +57,10 @@ export async function startDevIdp(port: number, redirectUri: string): Promise<De
   console.log = quiet(log);
   const { default: Provider } = await import('oidc-provider');
   const issuer = `http://127.0.0.1:${port}`;
-  const clientId = 'authchart-demo';
-  const clientSecret = randomBytes(24).toString('base64url');
+  const clientId = CLIENT_ID;
   const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] }],
     findAccount: async (_ctx: unknown, id: string) => {
       const known = users[id.toLowerCase()] ?? { name: id, email: `${id.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@demo-idp.test` };
       return { accountId: id.toLowerCase(), claims: async () => ({ sub: id.toLowerCase(), ...known, email_verified: true }) };
