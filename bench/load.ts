@@ -66,8 +66,8 @@ export interface LoadResult {
   allAlive: boolean;
 }
 
-/** A browser in a script: its cookies, any instance, no redirects followed. */
-class Jar {
+/** A browser in a script: its cookies (one site), any instance, no redirects followed. */
+export class Jar {
   cookies = new Map<string, string>();
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
