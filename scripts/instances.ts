@@ -5,10 +5,10 @@
 // REDIS_URL, AUTH_SECRET and AUTH_URL (one public origin in front of them all) may be set.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { demoIdpClientSecret, startDevIdp, type DevIdp } from '../examples/demo/dev-idp.js';
+import { listening } from '../test/e2e/peers/net.js';
 
 const SERVER = fileURLToPath(new URL('../examples/demo/server.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -45,21 +45,6 @@ export interface RunningInstances {
   /** Whether every instance process is still running. */
   alive(): boolean;
   stop(): Promise<void>;
-}
-
-/** Whether something listens at `url`'s host and port. */
-export function listening(url: string, defaultPort: number): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(Number(port || defaultPort), hostname.replace(/^\[|\]$/g, ''), () => done(true));
-  });
 }
 
 /** The URL with `search_path` set to `schema` for every connection (pg reads `options` from the URL). */

@@ -1,7 +1,7 @@
 // The shared stores several app instances meet in: a real PostgreSQL (DATABASE_URL, a fresh migrated schema per
 // call, dropped after the file) and a real Redis (REDIS_URL or 127.0.0.1:6379, keys under a prefix of this run).
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
+import { listening } from '../e2e/peers/net.js';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
@@ -11,19 +11,7 @@ export const DATABASE_URL = process.env.DATABASE_URL;
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Whether something listens at `url`'s host and port (a quick TCP probe, no protocol). */
-export function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(Number(port || 6379), hostname, () => done(true));
-  });
-}
+export const reachable = (url: string): Promise<boolean> => listening(url, 6379, 500);
 
 /** A unique prefix for this run's keys or schemas. */
 export const runId = (): string => `${process.pid}_${randomBytes(4).toString('hex')}`;

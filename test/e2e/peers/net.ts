@@ -1,6 +1,6 @@
 // Loopback-only listen/close helpers shared by the peer harnesses: every peer binds 127.0.0.1, never all interfaces.
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { Server as NetServer } from 'node:net';
+import { Socket, type Server as NetServer } from 'node:net';
 
 /** The only address a test peer may bind. */
 export const LOOPBACK = '127.0.0.1';
@@ -47,4 +47,24 @@ export async function freePort(): Promise<number> {
   const port = await listenLoopback(probe);
   await closeHttpServer(probe);
   return port;
+}
+
+/**
+ * Whether something listens at `url`'s host and port (`defaultPort` when the URL names none): a TCP probe, no
+ * protocol, at most `timeoutMs`.
+ *
+ * @example if (!(await listening('redis://127.0.0.1:6379', 6379))) throw new Error('start Redis')
+ */
+export function listening(url: string, defaultPort: number, timeoutMs = 1000): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.connect(Number(port || defaultPort), hostname.replace(/^\[|\]$/g, ''), () => done(true));
+  });
 }
