@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultThrottleRules } from '../src/index.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../examples/demo/config.js';
 import { startInstances, type InstancesOptions, type RunningInstances } from '../scripts/instances.js';
+import { SiteBrowser } from '../test/e2e/peers/site-browser.js';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -66,38 +67,6 @@ export interface LoadResult {
   allAlive: boolean;
 }
 
-/** A browser in a script: its cookies (one site), any instance, no redirects followed. */
-export class Jar {
-  cookies = new Map<string, string>();
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  async fetch(origin: string, path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', this.header());
-    const res = await fetch(new URL(path, origin), { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';', 1);
-      const eq = pair.indexOf('=');
-      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
-      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return res;
-  }
-  async csrf(origin: string): Promise<string> {
-    return ((await (await this.fetch(origin, '/auth/csrf')).json()) as { csrfToken: string }).csrfToken;
-  }
-  async post(origin: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-    const csrfToken = await this.csrf(origin);
-    return this.fetch(origin, path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ csrfToken, ...fields }).toString() });
-  }
-  async user(origin: string): Promise<string | null> {
-    const body = (await (await this.fetch(origin, '/auth/session')).json()) as { user?: { email?: string } } | null;
-    return body?.user?.email ?? null;
-  }
-}
-
 /** A client address of the documentation ranges, new for each request (the instances trust X-Forwarded-For in dev). */
 let addressSerial = 0;
 const nextClient = () => {
@@ -105,8 +74,8 @@ const nextClient = () => {
   return `198.18.${(n >> 8) & 255}.${n & 255}`;
 };
 
-async function signedIn(origin: string, client: string): Promise<Jar> {
-  const jar = new Jar();
+async function signedIn(origin: string, client: string): Promise<SiteBrowser> {
+  const jar = new SiteBrowser();
   const res = await jar.post(origin, '/auth/callback/credentials', { email: DEMO_EMAIL, password: DEMO_PASSWORD }, { 'x-forwarded-for': client });
   if (res.status !== 302 || (await jar.user(origin)) !== DEMO_EMAIL) throw new Error(`the demo account did not sign in on ${origin} (${res.status})`);
   return jar;
@@ -148,7 +117,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
     const phone = await signedIn(b, nextClient());
     const before = await phone.user(b);
     // One CSRF token and its cookie, good on both instances (one secret): what a script replaying a form sends.
-    const forms = new Jar();
+    const forms = new SiteBrowser();
     const csrfToken = await forms.csrf(a);
     const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', cookie: forms.header() };
     const everyClient = (req: AutocannonRequest) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': nextClient() } });
@@ -158,28 +127,11 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
     const load = (origin: string, request: AutocannonRequest) =>
       autocannon({ url: origin, connections, duration: seconds, requests: [request], timeout: 10 });
     const sessionLoad = Promise.all([a, b].map((o) => load(o, { method: 'GET', path: '/auth/session', headers: { cookie: loader.header() } })));
-    const passwordLoad = Promise.all(
-      [a, b].map((o) =>
-        load(o, {
-          method: 'POST',
-          path: '/auth/callback/credentials',
-          headers: formHeaders,
-          body: new URLSearchParams({ csrfToken, email: target, password: 'wrong' }).toString(),
-          setupRequest: everyClient,
-        }),
-      ),
-    );
-    const linkLoad = Promise.all(
-      [a, b].map((o) =>
-        load(o, {
-          method: 'POST',
-          path: '/auth/signin/email',
-          headers: formHeaders,
-          body: new URLSearchParams({ csrfToken, email: flooded }).toString(),
-          setupRequest: everyClient,
-        }),
-      ),
-    );
+    // A form posted to both instances, from a new client address each time.
+    const formLoad = (path: string, fields: Record<string, string>) =>
+      Promise.all([a, b].map((o) => load(o, { method: 'POST', path, headers: formHeaders, body: new URLSearchParams({ csrfToken, ...fields }).toString(), setupRequest: everyClient })));
+    const passwordLoad = formLoad('/auth/callback/credentials', { email: target, password: 'wrong' });
+    const linkLoad = formLoad('/auth/signin/email', { email: flooded });
     // Halfway through, the user ends their other sessions from the laptop on A.
     await new Promise((r) => setTimeout(r, (seconds * 1000) / 2));
     const ended = await laptop.post(a, '/auth/sessions/revoke', { scope: 'others' }, { 'x-forwarded-for': nextClient() });

@@ -2,10 +2,10 @@
 // begun on the first demo instance, through the one demo IdP they share, finishes on the second; the session it
 // made is good on both, and the same callback sent again is refused.
 import { describe, expect, it } from 'vitest';
-import { Jar } from '../../bench/load.js';
 import { startInstances } from '../../scripts/instances.js';
 import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
 import { freePort } from './peers/net.js';
+import { SiteBrowser } from './peers/site-browser.js';
 
 const stores = useSharedStores();
 const up = Boolean(DATABASE_URL) && (await reachable(REDIS_URL));
@@ -26,8 +26,8 @@ describe.runIf(up)('demo instances behind one origin', () => {
     });
     try {
       const [a, b] = run.origins;
-      const app = new Jar();
-      const idp = new Jar();
+      const app = new SiteBrowser();
+      const idp = new SiteBrowser();
       const begun = await app.post(a, '/auth/signin/demo-idp', { callbackUrl: '/protected' });
       expect(begun.status, lines.join('\n')).toBe(302);
       // At the IdP: its login page, then the user "alice", then back to the public origin's callback.
@@ -52,7 +52,7 @@ describe.runIf(up)('demo instances behind one origin', () => {
 
       // The same callback again, from a browser that holds nothing: no session on either.
       for (const origin of [a, b]) {
-        const stranger = new Jar();
+        const stranger = new SiteBrowser();
         const replay = await stranger.fetch(origin, `${at.pathname}${at.search}`);
         expect(new URL(replay.headers.get('location')!).searchParams.get('error')).not.toBeNull();
         expect(await stranger.user(origin)).toBeNull();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
 import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
+import { SiteBrowser } from './peers/site-browser.js';
 
 const INSTANCE = fileURLToPath(new URL('./instances/instance.ts', import.meta.url));
 const stores = useSharedStores();
@@ -34,35 +35,6 @@ function start(name: string, env: Record<string, string>): Promise<Instance> {
       if (typeof message.port === 'number') resolve({ name, origin: `http://127.0.0.1:${message.port}`, child, said });
     });
   });
-}
-
-/** A browser: its own cookies, any instance. */
-class Browser {
-  cookies = new Map<string, string>();
-  async fetch(instance: Instance, path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(new URL(path, instance.origin), { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';', 1);
-      const eq = pair.indexOf('=');
-      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
-      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return res;
-  }
-  async post(instance: Instance, path: string, fields: Record<string, string>): Promise<Response> {
-    const { csrfToken } = (await (await this.fetch(instance, '/auth/csrf')).json()) as { csrfToken: string };
-    return this.fetch(instance, path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, ...fields }).toString(),
-    });
-  }
-  async session(instance: Instance): Promise<{ user?: { id?: string; email?: string } } | null> {
-    return (await (await this.fetch(instance, '/auth/session')).json()) as { user?: { id?: string; email?: string } } | null;
-  }
 }
 
 describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Redis', () => {
@@ -100,101 +72,101 @@ describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Re
   };
 
   it('an OAuth sign-in with the real OpenID provider begun on A finishes on B; its callback replayed is refused', async () => {
-    const browser = new Browser();
-    const begun = await browser.post(a, '/auth/signin/oidc', { callbackUrl: '/welcome' });
+    const browser = new SiteBrowser();
+    const begun = await browser.post(a.origin, '/auth/signin/oidc', { callbackUrl: '/welcome' });
     expect(begun.status).toBe(302);
     const authorization = begun.headers.get('location')!;
     expect(authorization.startsWith(op.issuer)).toBe(true);
     const back = await op.login(authorization, 'alice');
     expect(new URL(back.url).origin).toBe('http://app.test');
     // The state, PKCE verifier and nonce live in A's cookies: B, with the same secret, reads them.
-    const done = await browser.fetch(b, on(back.url));
+    const done = await browser.fetch(b.origin, on(back.url));
     expect(done.headers.get('location')).toBe('http://app.test/welcome');
-    expect((await browser.session(b))?.user?.email).toBe('alice@example.test');
-    expect((await browser.session(a))?.user?.email).toBe('alice@example.test');
+    expect((await browser.session(b.origin))?.user?.email).toBe('alice@example.test');
+    expect((await browser.session(a.origin))?.user?.email).toBe('alice@example.test');
     // The code is spent at the OP and the check cookies are gone: the same callback, on either, signs nobody in.
     for (const instance of [a, b]) {
-      const replay = new Browser();
-      const res = await replay.fetch(instance, on(back.url));
+      const replay = new SiteBrowser();
+      const res = await replay.fetch(instance.origin, on(back.url));
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).not.toBeNull();
-      expect(await replay.session(instance)).toBeNull();
+      expect(await replay.session(instance.origin)).toBeNull();
     }
   });
 
   it('a magic link asked for on A signs in on B, and a second use is refused on either', async () => {
-    const browser = new Browser();
+    const browser = new SiteBrowser();
     const address = `link-${process.pid}@example.test`;
     const before = a.said.length;
-    const asked = await browser.post(a, '/auth/signin/email', { email: address, callbackUrl: '/welcome' });
+    const asked = await browser.post(a.origin, '/auth/signin/email', { email: address, callbackUrl: '/welcome' });
     expect(asked.status).toBe(302);
     const link = await mailTo(a, address, before);
-    const opened = await browser.fetch(b, on(link));
+    const opened = await browser.fetch(b.origin, on(link));
     expect(opened.status).toBe(302);
     expect(opened.headers.get('location')).toBe('http://app.test/welcome');
-    expect((await browser.session(b))?.user?.email).toBe(address);
-    expect((await browser.session(a))?.user?.email).toBe(address);
+    expect((await browser.session(b.origin))?.user?.email).toBe(address);
+    expect((await browser.session(a.origin))?.user?.email).toBe(address);
 
     for (const instance of [a, b]) {
-      const replayed = await new Browser().fetch(instance, on(link));
+      const replayed = await new SiteBrowser().fetch(instance.origin, on(link));
       expect(new URL(replayed.headers.get('location')!).searchParams.get('error')).toBe('Verification');
     }
   });
 
   it('failed passwords split between A and B meet one limit', async () => {
-    const browser = new Browser();
-    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => browser.post(i % 2 ? a : b, '/auth/callback/credentials', { username: 'ada', password: `guess-${i}` })));
+    const browser = new SiteBrowser();
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => browser.post((i % 2 ? a : b).origin, '/auth/callback/credentials', { username: 'ada', password: `guess-${i}` })));
     const tried = [...a.said, ...b.said].filter((m) => m.authorize === 'ada').length;
     expect(tried).toBeLessThanOrEqual(6);
     expect(guesses.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(14);
     // Both instances refused some: the count is shared, not each instance's own.
-    const statuses = await Promise.all([a, b].map(async (instance) => (await browser.post(instance, '/auth/callback/credentials', { username: 'ada', password: 'right' })).status));
+    const statuses = await Promise.all([a, b].map(async (instance) => (await browser.post(instance.origin, '/auth/callback/credentials', { username: 'ada', password: 'right' })).status));
     expect(statuses).toEqual([429, 429]);
   });
 
   it('a session ended through A is refused by B', async () => {
-    const laptop = new Browser();
-    const phone = new Browser();
-    expect((await laptop.post(a, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
-    expect((await phone.post(b, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
-    expect((await phone.session(b))?.user?.email).toBe('grace@example.test');
-    const ended = await laptop.post(a, '/auth/sessions/revoke', { scope: 'others' });
+    const laptop = new SiteBrowser();
+    const phone = new SiteBrowser();
+    expect((await laptop.post(a.origin, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
+    expect((await phone.post(b.origin, '/auth/callback/credentials', { username: 'grace', password: 'right' })).status).toBe(302);
+    expect((await phone.session(b.origin))?.user?.email).toBe('grace@example.test');
+    const ended = await laptop.post(a.origin, '/auth/sessions/revoke', { scope: 'others' });
     expect(await ended.json()).toEqual({ revoked: 1 });
-    expect(await phone.session(b)).toBeNull();
-    expect(await phone.session(a)).toBeNull();
-    expect((await laptop.session(b))?.user?.email).toBe('grace@example.test');
+    expect(await phone.session(b.origin)).toBeNull();
+    expect(await phone.session(a.origin)).toBeNull();
+    expect((await laptop.session(b.origin))?.user?.email).toBe('grace@example.test');
   });
 
   it('a passkey ceremony begun on A finishes on B, and an assertion used on A is refused on B and on A', async () => {
     // The relying party is the public origin both instances answer for.
     const device = new SoftAuthenticator('http://app.test');
-    const options = async (browser: Browser, instance: Instance, query: string) =>
-      ((await (await browser.fetch(instance, `/auth/webauthn-options/passkey?${query}`)).json()) as { options: never }).options;
-    const send = (browser: Browser, instance: Instance, action: string, data: unknown) =>
-      browser.post(instance, '/auth/callback/passkey', { action, data: JSON.stringify(data), callbackUrl: '/welcome' });
+    const options = async (browser: SiteBrowser, instance: Instance, query: string) =>
+      ((await (await browser.fetch(instance.origin, `/auth/webauthn-options/passkey?${query}`)).json()) as { options: never }).options;
+    const send = (browser: SiteBrowser, instance: Instance, action: string, data: unknown) =>
+      browser.post(instance.origin, '/auth/callback/passkey', { action, data: JSON.stringify(data), callbackUrl: '/welcome' });
 
     // Registration: the options (and the challenge in the flow cookie) from A, the new credential verified by B.
-    const owner = new Browser();
+    const owner = new SiteBrowser();
     const registered = await send(owner, b, 'register', device.register(await options(owner, a, `action=register&email=pk-${process.pid}@example.test`)));
     expect(registered.headers.get('location')).toBe('http://app.test/welcome');
-    const ownerId = (await owner.session(a))?.user?.id;
+    const ownerId = (await owner.session(a.origin))?.user?.id;
     expect(ownerId).toEqual(expect.any(String));
-    expect((await owner.session(b))?.user?.id).toBe(ownerId);
+    expect((await owner.session(b.origin))?.user?.id).toBe(ownerId);
 
     // Authentication: options from B, the assertion checked by A. A device that does not count (as synced passkeys):
     // only the spent challenge, kept in the shared database, stops the replay.
-    const signer = new Browser();
+    const signer = new SiteBrowser();
     const assertion = device.authenticate(await options(signer, b, 'action=authenticate'), { counter: 0 });
     const captured = new Map(signer.cookies);
     const signedIn = await send(signer, a, 'authenticate', assertion);
     expect(signedIn.headers.get('location')).toBe('http://app.test/welcome');
-    expect((await signer.session(b))?.user?.id).toBe(ownerId);
+    expect((await signer.session(b.origin))?.user?.id).toBe(ownerId);
 
     for (const instance of [b, a]) {
-      const attacker = new Browser();
+      const attacker = new SiteBrowser();
       attacker.cookies = new Map(captured);
       const replayed = await send(attacker, instance, 'authenticate', assertion);
       expect(new URL(replayed.headers.get('location')!).searchParams.get('error')).not.toBeNull();
-      expect(await attacker.session(instance)).toBeNull();
+      expect(await attacker.session(instance.origin)).toBeNull();
     }
   });
 });
