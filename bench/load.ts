@@ -3,7 +3,8 @@
 //   a. session checks on both answer 200 with the user, nothing else;
 //   b. wrong passwords for one account, split between the instances and coming from ever-changing client addresses,
 //      reach the password check at most `credentialsAccount` times in all; every other answer is 429 with Retry-After;
-//   c. magic links asked for one address on both: at most `emailAddress` sent in all;
+//   c. magic links asked for one address on both: at most `emailAddress` sent in all, every other answer 429 with
+//      Retry-After;
 //   d. a session ended through A while the load runs is refused by B (and A);
 //   e. no answer is a 5xx, no request fails, no instance exits.
 // Prints a table and writes bench/LOAD.md; `runLoad` is what test/e2e/load-instances.test.ts runs, briefly.
@@ -28,6 +29,7 @@ interface AutocannonRequest {
   headers?: Record<string, string>;
   body?: string;
   setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
+  onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string | string[]>) => void;
 }
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
@@ -52,6 +54,8 @@ export interface ScenarioFigures {
   /** Per instance, in order: requests per second, p50 and p99 latency (ms), answers by status. */
   perInstance: { requestsPerSec: number; p50: number; p99: number; statuses: Record<string, number>; errors: number }[];
   statuses: Record<string, number>;
+  /** 429 answers without a positive Retry-After (seconds), across both instances (counted for the form scenarios). */
+  refusedWithoutRetryAfter: number;
 }
 
 export interface LoadResult {
@@ -81,7 +85,7 @@ async function signedIn(origin: string, client: string): Promise<SiteBrowser> {
   return jar;
 }
 
-function figures(results: AutocannonResult[]): ScenarioFigures {
+function figures(results: AutocannonResult[], refusedWithoutRetryAfter = 0): ScenarioFigures {
   const statuses: Record<string, number> = {};
   const perInstance = results.map((r) => {
     const own: Record<string, number> = {};
@@ -91,7 +95,18 @@ function figures(results: AutocannonResult[]): ScenarioFigures {
     }
     return { requestsPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, statuses: own, errors: r.errors + r.timeouts };
   });
-  return { perInstance, statuses };
+  return { perInstance, statuses, refusedWithoutRetryAfter };
+}
+
+/** Counts, on every answer, a 429 that does not say when to retry (seconds > 0). */
+function retryAfterTally() {
+  const tally = { missing: 0 };
+  const onResponse = (status: number, _body: string, _context: unknown, headers: Record<string, string | string[]>) => {
+    if (status !== 429) return;
+    const value = Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+    if (!(Number(Array.isArray(value) ? value[0] : value) > 0)) tally.missing++;
+  };
+  return { tally, onResponse };
 }
 
 const count = (statuses: Record<string, number>, match: (code: number) => boolean) =>
@@ -127,9 +142,13 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
     const load = (origin: string, request: AutocannonRequest) =>
       autocannon({ url: origin, connections, duration: seconds, requests: [request], timeout: 10 });
     const sessionLoad = Promise.all([a, b].map((o) => load(o, { method: 'GET', path: '/auth/session', headers: { cookie: loader.header() } })));
-    // A form posted to both instances, from a new client address each time.
-    const formLoad = (path: string, fields: Record<string, string>) =>
-      Promise.all([a, b].map((o) => load(o, { method: 'POST', path, headers: formHeaders, body: new URLSearchParams({ csrfToken, ...fields }).toString(), setupRequest: everyClient })));
+    // A form posted to both instances, from a new client address each time; every 429 is read for its Retry-After.
+    const formLoad = (path: string, fields: Record<string, string>) => {
+      const { tally, onResponse } = retryAfterTally();
+      const body = new URLSearchParams({ csrfToken, ...fields }).toString();
+      const done = Promise.all([a, b].map((o) => load(o, { method: 'POST', path, headers: formHeaders, body, setupRequest: everyClient, onResponse })));
+      return done.then((results) => figures(results, tally.missing));
+    };
     const passwordLoad = formLoad('/auth/callback/credentials', { email: target, password: 'wrong' });
     const linkLoad = formLoad('/auth/signin/email', { email: flooded });
     // Halfway through, the user ends their other sessions from the laptop on A.
@@ -139,7 +158,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
     const afterOnB = await phone.user(b);
     const afterOnA = await phone.user(a);
     const keptOnA = await laptop.user(a);
-    const [sessions, passwords, links] = await Promise.all([sessionLoad, passwordLoad, linkLoad]);
+    const [sessions, wrongPasswords, magicLinks] = await Promise.all([sessionLoad, passwordLoad, linkLoad]);
 
     // One refused guess, to read its Retry-After.
     const refused = await fetch(new URL('/auth/callback/credentials', b), {
@@ -153,8 +172,6 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
     for (const origin of run.origins) mailed += ((await (await fetch(new URL('/dev/mailbox', origin))).text()).match(new RegExp(`To ${flooded.replace(/[.]/g, '\\.')}`, 'g')) ?? []).length;
 
     const sessionChecks = figures(sessions);
-    const wrongPasswords = figures(passwords);
-    const magicLinks = figures(links);
     const all = [sessionChecks, wrongPasswords, magicLinks];
     return {
       seconds,
@@ -195,12 +212,17 @@ export function verdicts(r: LoadResult): Verdict[] {
       ok: r.wrongPasswords.reachedCheck <= r.wrongPasswords.limit && r.wrongPasswords.reachedCheck > 0 && each(r.wrongPasswords, 429) && only(r.wrongPasswords.statuses, [200, 302, 303, 429]),
       seen: `${r.wrongPasswords.reachedCheck} reached the check; ${JSON.stringify(r.wrongPasswords.statuses)}`,
     },
-    { check: 'b. a refused guess says when to retry', ok: Number(r.wrongPasswords.retryAfter) > 0, seen: `Retry-After: ${r.wrongPasswords.retryAfter}` },
+    {
+      check: 'b. every refused guess says when to retry (Retry-After)',
+      ok: r.wrongPasswords.refusedWithoutRetryAfter === 0 && Number(r.wrongPasswords.retryAfter) > 0,
+      seen: `${r.wrongPasswords.refusedWithoutRetryAfter} 429 without it; after the load: Retry-After ${r.wrongPasswords.retryAfter}`,
+    },
     {
       check: `c. magic links to one address across both: at most ${r.magicLinks.limit} sent`,
       ok: r.magicLinks.accepted <= r.magicLinks.limit && r.magicLinks.mailed <= r.magicLinks.limit && r.magicLinks.mailed > 0 && each(r.magicLinks, 429),
       seen: `${r.magicLinks.accepted} accepted, ${r.magicLinks.mailed} mailed; ${JSON.stringify(r.magicLinks.statuses)}`,
     },
+    { check: 'c. every refused link says when to retry (Retry-After)', ok: r.magicLinks.refusedWithoutRetryAfter === 0, seen: `${r.magicLinks.refusedWithoutRetryAfter} 429 without it` },
     {
       check: 'd. a session ended through A during the load is refused by B and A; the one that ended it goes on',
       ok: r.revoked.before !== null && r.revoked.afterOnB === null && r.revoked.afterOnA === null && r.revoked.keptOnA === r.revoked.before,
