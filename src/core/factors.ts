@@ -1,5 +1,5 @@
 // Second factors as stored data: what a factor row holds, the adapter methods that keep them (an authchart
-// extension of the Auth.js contract), and the `secondFactor` option. The stage that checks them is flows/factors/.
+// extension of the Auth.js contract), and the `secondFactor` option. The stage that checks them is flows/second-factor/.
 import type { Awaitable, User } from './types.js';
 import type { Account } from './types.js';
 

@@ -1,11 +1,11 @@
-// Every built-in machine by name (the sign-in flows and the signed-in factor flow), for the diagrams in
+// Every built-in machine by name (the sign-in flows, the standard tail and the second-factor machine), for the diagrams in
 // visualizations/ and the coverage checks. Eager on purpose: this is never on the sign-in path (the flow registry
 // loads each flow lazily).
 import type { AnyStateMachine } from 'xstate';
 import { credentialsMachine } from '../flows/credentials/machine.js';
 import { emailMachine } from '../flows/email/machine.js';
-import { factorsMachine } from '../flows/factors/manage.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
+import { assuranceMachine } from '../flows/second-factor/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 
@@ -15,5 +15,5 @@ export const machines: Record<string, AnyStateMachine> = {
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,
-  factors: factorsMachine,
+  'second-factor': assuranceMachine,
 };

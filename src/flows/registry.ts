@@ -1,9 +1,12 @@
-// Which flow runs a provider: the one it brings (made with defineFlow), else the built-in flow of its type. The
-// built-in flows load on first use, so an app bundles and starts only the machines its providers need.
+// Which machines run: a provider's flow (the one it brings, made with defineFlow, else the built-in flow of its type)
+// and the stages after it. The built-in flows load on first use, so an app bundles and starts only the machines its
+// providers need.
 import { InvalidProvider } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
+import type { InternalConfig } from '../core/config.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
+import type { SignInStages } from './runtime/flow.js';
 
 type Loader = () => Promise<FlowDefinition>;
 
@@ -32,4 +35,26 @@ export async function flowFor(provider: ResolvedProvider): Promise<FlowDefinitio
   const load = builtIn[provider.type];
   if (!load) throw new InvalidProvider(`Provider "${provider.id}" has type "${provider.type}", which has no built-in flow; give it a \`flow\`.`);
   return load();
+}
+
+// The stages every proven identity goes through, in order: the standard tail, then (with second factors) the
+// second-factor machine. Loaded on first use like the flows.
+const tail = lazy(() => import('./signin/machine.js').then((m) => m.signInFlow as unknown as FlowDefinition));
+const assurance = lazy(() => import('./second-factor/machine.js').then((m) => m.assuranceFlow as unknown as FlowDefinition));
+
+/**
+ * The machines the runtime runs after a provider's flow proved an identity: the standard sign-in tail, then the
+ * second-factor machine when the configuration has second factors.
+ *
+ * @example
+ * const result = await runFlow(flow, deps, entry, paused, { stages: await signInStages(config) })
+ */
+export async function signInStages(config: Pick<InternalConfig, 'secondFactor'>): Promise<SignInStages> {
+  const [t, a] = await Promise.all([tail(), config.secondFactor ? assurance() : undefined]);
+  return a ? { tail: t, assurance: a } : { tail: t };
+}
+
+/** The second-factor machine, which the factor routes and step-up start for a signed-in user. */
+export function assuranceStage(): Promise<FlowDefinition> {
+  return assurance();
 }

@@ -9,7 +9,6 @@ import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
 import { callbackRoute } from './routes/callback.js';
-import { handleSecondFactor } from './flow-entry.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
 import { errorPage, verifyRequestPage } from './routes/pages.js';
@@ -93,13 +92,15 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
   if (config.secondFactor) {
-    app.post(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
-    app.get(`${base}/second-factor`, route(config, 'browser', handleSecondFactor));
-    // A signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
+    // The second-factor machine's doors: a paused check's answers (a sign-in's or a signed-in user's), and a
+    // signed-in user's factors: list, enrol, backup codes, remove, and the step-up check.
     // Loaded on first use: an app without second factors never bundles them at start.
     const factors = lazy(() => import('./factors.js'));
+    const answer = route(config, 'browser', async (req) => (await factors()).secondFactorRoute(req));
+    app.post(`${base}/second-factor`, answer);
+    app.get(`${base}/second-factor`, answer);
     app.get(`${base}/factors`, route(config, 'browser', async (req) => (await factors()).listFactorsRoute(req)));
-    app.post(`${base}/factors/code`, route(config, 'browser', async (req) => (await factors()).factorCodeRoute(req)));
+    app.post(`${base}/factors/code`, answer);
     const start = async (req: AuthRequest, event: H3Event) => (await factors()).startFactorsRoute(req, param(event, 'action'));
     app.get(`${base}/factors/:action`, route(config, 'browser', start));
     app.post(`${base}/factors/:action`, route(config, 'browser', start));

@@ -1,25 +1,33 @@
-// `{basePath}/factors`: a signed-in user's second factors. GET lists them (JSON, or the built-in page); the POSTs
-// (CSRF-checked) start the factor flow (flows/factors/manage.ts): an authenticator app, new backup codes, removing
-// one; GET /factors/verify is the step-up check requireRecentSignIn sends the browser to; POST /factors/code
-// carries the typed code back to the paused flow. Signed out: 401 (JSON) or the sign-in page (browsers).
-import { InvalidRequest } from '../core/errors.js';
+// `{basePath}/factors` and `{basePath}/second-factor`: the doors into the second-factor machine. GET /factors lists a
+// signed-in user's factors (JSON, or the built-in page); the POSTs (CSRF-checked) start the machine for them: an
+// authenticator app, new backup codes, removing one; GET /factors/verify is the step-up check requireRecentSignIn
+// sends the browser to. `/second-factor` (and its older name `/factors/code`) carries the browser's answer (a code, a
+// passkey) back to a paused check, a sign-in's or a signed-in user's. Signed out: 401 (JSON) or the sign-in page.
+import { InvalidRequest, publicErrorType, UnknownAction } from '../core/errors.js';
 import { applyRedirectCallback } from '../core/redirect.js';
-import { loadFactorAccount } from '../flows/factors/account.js';
-import type { FactorOperation } from '../flows/factors/manage.js';
-import { clearFactors, openFactors, sealFactors } from '../flows/runtime/cookie.js';
-import type { FactorsResult } from '../flows/runtime/factors-run.js';
+import { lazy } from '../core/lazy.js';
+import { loadFactorAccount } from '../flows/second-factor/account.js';
+import type { AssuranceOutput, AssurancePurpose } from '../flows/second-factor/machine.js';
+import { assuranceStage } from '../flows/registry.js';
+import { clearFlow, openFlow, sealFlow, type FlowSlot } from '../flows/runtime/cookie.js';
+import type { FlowDeps } from '../flows/runtime/contract.js';
+import type { FlowResult } from '../flows/runtime/flow.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
-import { strategyFor } from '../session/strategy.js';
+import { recordFactorCheck } from '../session/factor-check.js';
+import { sessionGate } from '../session/gate.js';
 import { csrf, requireCsrf } from './csrf.js';
-import { pausedResponse } from './flow.js';
+import { finished, pausedResponse } from './flow.js';
 import { flowBrowser } from './inspect-trace.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect } from './response.js';
-import { lazy } from '../core/lazy.js';
 
 // The runtime (xstate and the machines) loads on the first factor request, as for sign-ins.
-const loadRuntime = lazy(() => import('../flows/runtime/factors-run.js'));
+const loadRuntime = lazy(() => import('../flows/runtime/flow.js'));
+const loadThrottle = lazy(() => import('./throttle.js'));
+
+/** Where the second-factor machine waits, whatever it is for. */
+const SLOT: FlowSlot = { stage: 'assurance' };
 
 /** A client that asked for JSON (fetch, the browser client) rather than a page. */
 function wantsJson(req: AuthRequest): boolean {
@@ -48,77 +56,109 @@ function signedOut(req: AuthRequest, back: string): Response {
 
 /** `GET {basePath}/factors`: the signed-in user's factors (never their secrets). */
 export async function listFactorsRoute(req: AuthRequest): Promise<Response> {
-  const session = await strategyFor(req).verification(req);
-  if (!session) return signedOut(req, `${req.authUrl}/factors`);
-  const { factors } = await loadFactorAccount({ req }, session.userId);
-  const verifiedAt = session.verification?.authTime.toISOString() ?? null;
-  if (wantsJson(req)) return json(req, { factors, verifiedAt, amr: session.verification?.amr ?? [] }, 200, { noCache: true });
+  const gate = await sessionGate(req);
+  if (!gate.ok) return signedOut(req, `${req.authUrl}/factors`);
+  const { factors } = await loadFactorAccount({ req }, gate.userId);
+  const verifiedAt = gate.verification?.authTime.toISOString() ?? null;
+  if (wantsJson(req)) return json(req, { factors, verifiedAt, amr: gate.verification?.amr ?? [] }, 200, { noCache: true });
   const callbackUrl = await returnUrl(req);
   return html(req, renderFactorsPage({ theme: req.config.theme, authUrl: req.authUrl, csrfToken: csrf(req).token, factors, callbackUrl, nonce: pageNonce(req) }));
 }
 
-const operations: Record<string, FactorOperation> = { totp: 'enrolTotp', 'backup-codes': 'backupCodes', remove: 'remove', verify: 'verify' };
+const purposes: Record<string, AssurancePurpose> = { totp: 'enrolTotp', 'backup-codes': 'backupCodes', remove: 'remove', verify: 'stepUp' };
 
 /**
- * Starts the factor flow: `POST /factors/totp | backup-codes | remove` (CSRF-checked; remove takes `id`), or
- * `GET /factors/verify?callbackUrl=...` (step-up).
+ * Starts the second-factor machine for the signed-in user: `POST /factors/totp | backup-codes | remove`
+ * (CSRF-checked; remove takes `id`), or `GET /factors/verify?callbackUrl=...` (step-up).
  */
 export async function startFactorsRoute(req: AuthRequest, action: string): Promise<Response> {
-  const op = operations[action];
-  if (!op || (op === 'verify') !== (req.method === 'GET')) throw new InvalidRequest(`Unknown factor action: ${req.method} ${action}.`);
+  const purpose = purposes[action];
+  if (!purpose || (purpose === 'stepUp') !== (req.method === 'GET')) throw new InvalidRequest(`Unknown factor action: ${req.method} ${action}.`);
   if (req.method === 'POST') requireCsrf(req);
   const callbackUrl = await returnUrl(req);
-  const session = await strategyFor(req).verification(req);
-  if (!session) return signedOut(req, op === 'verify' ? callbackUrl : `${req.authUrl}/factors`);
+  const gate = await sessionGate(req);
+  if (!gate.ok) return signedOut(req, purpose === 'stepUp' ? callbackUrl : `${req.authUrl}/factors`);
   const factorId = bodyString(req, 'id');
-  if (op === 'remove' && !factorId) throw new InvalidRequest('Removing a factor needs its id.');
-  const { runFactorsFlow } = await loadRuntime();
-  const event = { type: 'START', op, userId: session.userId, verifiedAt: session.verification?.authTime.getTime(), ...(factorId ? { factorId } : {}) };
-  return answer(req, await runFactorsFlow({ req, callbackUrl }, event, undefined, { browser: flowBrowser(req, { mint: true }) }));
+  if (purpose === 'remove' && !factorId) throw new InvalidRequest('Removing a factor needs its id.');
+  const event = { type: 'START', purpose, userId: gate.userId, verifiedAt: gate.verification?.authTime.getTime(), ...(factorId ? { factorId } : {}) };
+  const { runAssurance } = await loadRuntime();
+  return answer(req, await runAssurance(await assuranceStage(), { req, callbackUrl }, event, undefined, { browser: flowBrowser(req, { mint: true }) }));
 }
 
-/** `POST {basePath}/factors/code`: the code typed into a paused factor flow (single-use cookie, like a sign-in's). */
-export async function factorCodeRoute(req: AuthRequest): Promise<Response> {
-  requireCsrf(req);
-  const { runFactorsFlow, factorsFlow } = await loadRuntime();
+/**
+ * `POST {basePath}/second-factor`: the code typed (or the passkey assertion) for a paused check, and
+ * `GET {basePath}/second-factor?action=authenticate`: passkey options for it. The cookie is single-use like any flow
+ * cookie: spent whatever happens, sealed again when the check asks again. A signed-in user's check is answered only
+ * from a live session of the same user (the machine compares them); a sign-in's has no session yet.
+ */
+export async function secondFactorRoute(req: AuthRequest): Promise<Response> {
+  // A GET only asks for passkey options (a new challenge sealed with the pending check); every answer is a POST.
+  if (req.method !== 'GET') requireCsrf(req);
+  const flow = await assuranceStage();
   let paused: PausedFlow;
   try {
-    paused = openFactors(req, factorsFlow);
+    paused = openFlow(req, SLOT, flow);
   } catch (err) {
-    clearFactors(req);
+    clearFlow(req, SLOT);
     return errorRedirect(req, err);
   }
-  clearFactors(req);
-  const session = await strategyFor(req).verification(req);
+  const signIn = paused.context.purpose === 'signIn';
   const sealed = paused.context.callbackUrl;
   const callbackUrl = typeof sealed === 'string' ? sealed : `${req.authUrl}/factors`;
-  if (!session) return signedOut(req, callbackUrl);
-  // The machine refuses a code from any session but the one that started the flow.
-  const event = { type: 'SUBMIT_CODE', code: bodyString(req, 'code') ?? '', userId: session.userId };
-  return answer(req, await runFactorsFlow({ req, callbackUrl }, event, paused, { browser: flowBrowser(req, { mint: false }) }));
+  // The flow's entry reads only the request: a paused check belongs to no provider's route.
+  const entry = flow.entry('callback', { req, callbackUrl } as FlowDeps, true);
+  // Not a request the check takes (a GET without `action=authenticate`): the paused check is left as it was.
+  if (!entry) throw new UnknownAction('The second-factor check takes the code form, or a request for passkey options.');
+  let event: { type: string; userId?: string } = entry.event;
+  if (!signIn) {
+    const gate = await sessionGate(req);
+    if (!gate.ok) {
+      clearFlow(req, SLOT);
+      return signedOut(req, callbackUrl);
+    }
+    event = { ...event, userId: gate.userId };
+  }
+  // Answers count against the user across all their pending checks; a passkey options request is no answer.
+  const userId = paused.context.userId;
+  const answers = req.method === 'POST' && req.config.throttle && typeof userId === 'string' && userId !== '';
+  const throttled = answers ? await (await loadThrottle()).throttleSecondFactor(req, flow.machine.id, userId) : undefined;
+  if (throttled instanceof Response) return throttled;
+  clearFlow(req, SLOT);
+  const { runAssurance } = await loadRuntime();
+  const result = await runAssurance(flow, { req, callbackUrl }, event, paused, { browser: flowBrowser(req, { mint: false }) });
+  await throttled?.settle(result.status === 'signedIn' || result.status === 'assured');
+  return answer(req, result);
 }
 
-/** Seals a paused flow and shows its form, or applies how it ended. */
-async function answer(req: AuthRequest, result: FactorsResult): Promise<Response> {
-  const { factorsFlow } = await loadRuntime();
+/** Seals a paused check and shows its form, or applies how it ended. */
+async function answer(req: AuthRequest, result: FlowResult): Promise<Response> {
   switch (result.status) {
     case 'paused':
-      sealFactors(req, factorsFlow, result.paused);
-      return pausedResponse(req, `${req.authUrl}/factors/code`, result.response);
+      sealFlow(req, SLOT, await assuranceStage(), result.paused);
+      return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
     case 'failed':
       if (wantsJson(req)) {
         req.config.logger.error(result.error);
-        return json(req, { error: result.error.type === 'SecondFactorFailed' || result.error.type === 'InvalidRequest' ? result.error.type : 'AccessDenied' }, result.error.type === 'InvalidRequest' ? 400 : 403, { noCache: true });
+        // The client's own failures by name; anything else is the server's, said no more precisely than elsewhere.
+        const type = publicErrorType(result.error);
+        const status = type === 'InvalidRequest' ? 400 : type === 'Configuration' ? 500 : 403;
+        return json(req, { error: type }, status, { noCache: true });
       }
       return errorRedirect(req, result.error);
-    case 'done': {
-      const out = result.output;
-      if (out.outcome === 'signIn') return redirect(req, signInUrl(req, out.redirect));
-      if (out.outcome === 'codes') {
-        if (wantsJson(req)) return json(req, { codes: out.codes }, 200, { noCache: true });
-        return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, nonce: pageNonce(req) }));
-      }
-      return redirect(req, out.redirect);
-    }
+    case 'assured':
+      return applied(req, result.output as AssuranceOutput);
+    default:
+      return finished(req, result);
   }
+}
+
+/** A signed-in user's check that ended: recorded in their session, then back, new codes shown, or a full sign-in. */
+async function applied(req: AuthRequest, out: AssuranceOutput): Promise<Response> {
+  if (out.outcome === 'signIn') return redirect(req, signInUrl(req, out.redirect));
+  await recordFactorCheck(req, { method: out.method, changed: out.outcome === 'codes' || out.changed });
+  if (out.outcome === 'codes') {
+    if (wantsJson(req)) return json(req, { codes: out.codes }, 200, { noCache: true });
+    return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, nonce: pageNonce(req) }));
+  }
+  return redirect(req, out.redirect);
 }

@@ -11,8 +11,3 @@ const load = lazy(() => import('./flow.js'));
 export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response> {
   return (await load()).handleFlow(req, provider, route);
 }
-
-/** See {@link import('./flow.js').handleSecondFactor}. */
-export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
-  return (await load()).handleSecondFactor(req);
-}

@@ -1,9 +1,9 @@
 // Enters a provider's flow from an HTTP route and turns what the flow settled into a response: seal and answer
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
-import { InvalidCheck, UnknownAction } from '../core/errors.js';
-import { flowFor } from '../flows/registry.js';
-import { clearFlow, clearSignIn, flowCookieName, openFlow, openSignIn, sealFlow, sealSignIn } from '../flows/runtime/cookie.js';
+import { UnknownAction } from '../core/errors.js';
+import { assuranceStage, flowFor, signInStages } from '../flows/registry.js';
+import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
@@ -85,7 +85,8 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   if (gate instanceof Response) return gate;
   const callbackUrl = await resolveCallbackUrl(req);
   const deps: FlowDeps = { req, provider, callbackUrl };
-  const entry = flow.entry(route, deps, req.cookies[flowCookieName(req, provider.id)] !== undefined);
+  const slot: FlowSlot = { provider: provider.id };
+  const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
   if (!entry) {
     if (route === 'signin') return redirect(req, `${req.authUrl}/signin`);
     throw new UnknownAction(`Provider "${provider.id}" does not take ${req.method} ${route}.`);
@@ -96,36 +97,37 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   let paused: PausedFlow | undefined;
   if (entry.resume) {
     try {
-      paused = openFlow(req, provider.id, flow);
+      paused = openFlow(req, slot, flow);
     } catch (err) {
-      clearFlow(req, provider.id);
+      clearFlow(req, slot);
       rememberFailedFlow(req, await recordRejectedFlow(req.config, provider.id, flow.machine, err, browser));
       return errorRedirect(req, err);
     }
   }
-  const { runFlow, signInTail } = await loadRuntime();
-  const result = await runFlow(flow, deps, entry, paused, { browser });
-  // The throttle gives a proven first factor its point back (signed in, or on to the second-factor stage).
-  await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.atSignIn === true));
+  const { runFlow } = await loadRuntime();
+  const result = await runFlow(flow, deps, entry, paused, { browser, stages: await signInStages(req.config) });
+  // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
+  await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.slot === 'assurance'));
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
-  clearFlow(req, provider.id);
-  if (result.status === 'paused' && result.atSignIn) {
-    // Proven, and now at the second-factor stage: the tail waits in its own cookie for the code.
-    sealSignIn(req, provider.id, signInTail, result.paused);
+  clearFlow(req, slot);
+  if (result.status === 'paused' && result.slot === 'assurance') {
+    // Proven, and now at the second-factor check: it waits in its own cookie for the code.
+    sealFlow(req, { stage: 'assurance' }, await assuranceStage(), result.paused);
     return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
   }
   if (result.status === 'paused') {
-    sealFlow(req, provider.id, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
+    sealFlow(req, slot, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
   if (result.status === 'failed') rememberTypedIdentifier(req, provider);
   if (result.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
+  if (result.status === 'assured') throw new UnknownAction('A sign-in ended as a signed-in user\'s factor check.');
   return finished(req, result, provider.id);
 }
 
 /** The answer to a run that ended: the session's redirect (or the new-user page), a redirect, or the error page. */
-function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' }>, providerId?: string): Response {
+export function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' | 'assured' }>, providerId?: string): Response {
   switch (result.status) {
     case 'signedIn':
       forgetReturnAddress(req);
@@ -138,46 +140,4 @@ function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'pause
       rememberFailedFlow(req, result.record);
       return errorRedirect(req, result.error, providerId);
   }
-}
-
-/**
- * `POST {basePath}/second-factor`: the code typed (or the passkey assertion) at the second-factor stage, and
- * `GET {basePath}/second-factor?action=authenticate`: passkey options for it. Resumes the sign-in tail sealed in
- * its cookie (single-use like any flow cookie: spent whatever happens, re-sealed when the stage asks again).
- */
-export async function handleSecondFactor(req: AuthRequest): Promise<Response> {
-  // A GET only asks for passkey options (a new challenge sealed with the pending sign-in); every answer is a POST.
-  if (req.method !== 'GET') requireCsrf(req);
-  const { resumeSignIn, signInTail } = await loadRuntime();
-  const browser = flowBrowser(req, { mint: false });
-  let opened: { providerId: string; paused: PausedFlow };
-  try {
-    opened = openSignIn(req, signInTail);
-  } catch (err) {
-    clearSignIn(req);
-    return errorRedirect(req, err);
-  }
-  const provider = req.config.providersById.get(opened.providerId);
-  if (!provider) {
-    clearSignIn(req);
-    return errorRedirect(req, new InvalidCheck('The pending sign-in names a provider this configuration does not have.', { actual: opened.providerId }));
-  }
-  const sealed = opened.paused.context.callbackUrl;
-  const deps: FlowDeps = { req, provider, callbackUrl: typeof sealed === 'string' ? sealed : await resolveCallbackUrl(req) };
-  const entry = signInTail.entry('callback', deps, true);
-  // Not a request the stage takes (a GET without `action=authenticate`): the pending sign-in is left as it was.
-  if (!entry) throw new UnknownAction('The second-factor stage takes the code form, or a request for passkey options.');
-  // Answers count against the user across all their pending sign-ins; a passkey options request is no answer.
-  const userId = (opened.paused.context.user as { id?: unknown } | undefined)?.id;
-  const answers = req.method === 'POST' && req.config.throttle && userId !== undefined;
-  const gate = answers ? await (await loadThrottle()).throttleSecondFactor(req, provider, String(userId)) : undefined;
-  if (gate instanceof Response) return gate;
-  clearSignIn(req);
-  const result = await resumeSignIn(deps, opened.paused, entry.event, { browser });
-  await gate?.settle(result.status === 'signedIn');
-  if (result.status === 'paused') {
-    sealSignIn(req, provider.id, signInTail, result.paused);
-    return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
-  }
-  return finished(req, result, provider.id);
 }

@@ -105,12 +105,12 @@ async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: Thro
  * @example
  * const gate = await throttleSecondFactor(req, provider, userId)
  */
-export async function throttleSecondFactor(req: AuthRequest, provider: ResolvedProvider, userId: string): Promise<Response | ThrottleGate | undefined> {
+export async function throttleSecondFactor(req: AuthRequest, providerId: string, userId: string): Promise<Response | ThrottleGate | undefined> {
   const throttle = throttleOf(req.config);
   if (!throttle || !req.config.throttle) return undefined;
   const refusal = await throttle.hit('secondFactorAccount', userId);
   if (refusal) {
-    await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', { limit: 'secondFactorAccount', provider: provider.id, retryAfter: refusal.retryAfter, storeDown: refusal.unavailable });
+    await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', { limit: 'secondFactorAccount', provider: providerId, retryAfter: refusal.retryAfter, storeDown: refusal.unavailable });
     return refusedResponse(req, 'callback', refusal);
   }
   return {

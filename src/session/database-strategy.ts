@@ -8,7 +8,7 @@ import { clearCookie, setCookie } from '../core/request-context.js';
 import { authjsSessionCookie, clearAuthjsCookies } from './authjs-migration.js';
 import type { SessionStrategyImpl } from './types.js';
 import { knownMethods, withMethod } from './verification.js';
-import { storedSessionToken as stored } from './session-token.js';
+import { isStoredSessionToken, storedSessionToken as stored } from './session-token.js';
 import { clientAddress } from '../core/client-address.js';
 
 /** A session row as read, with its user. */
@@ -83,7 +83,10 @@ function sessionDescription(req: AuthRequest): { createdAt: Date; userAgent: str
  */
 async function moveAuthjsSession(req: AuthRequest, authjsToken: string): Promise<Loaded | null> {
   const adapter = adapterOf(req);
-  const found = plausible(authjsToken) ? await adapter.getSessionAndUser(authjsToken) : null;
+  // Auth.js stored its tokens as they are, so its rows are looked up by the cookie itself. authchart's own rows are
+  // stored in a form no Auth.js token has: a value in that form is something read from the table (the session
+  // list shows it as an id), never a cookie, and is refused before any lookup.
+  const found = plausible(authjsToken) && !isStoredSessionToken(authjsToken) ? await adapter.getSessionAndUser(authjsToken) : null;
   clearAuthjsCookies(req);
   if (!found) return null;
   if (expiresOf(found.session).getTime() <= Date.now()) {
@@ -157,15 +160,14 @@ async function check(req: AuthRequest, update?: { data: unknown }): Promise<Sess
   }
 }
 
-/** The unexpired row of this request's session token and its user (no refresh, no callback), or null. */
-async function live(req: AuthRequest): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
-  const sessionToken = tokenOf(req);
-  if (!sessionToken || !plausible(sessionToken) || fromAuthjs(req)) return null;
-  const found = await adapterOf(req).getSessionAndUser(stored(sessionToken));
-  return found && expiresOf(found.session).getTime() > Date.now() ? found : null;
-}
-
 export const databaseStrategy: SessionStrategyImpl = {
+  async open(req) {
+    const loaded = await load(req);
+    if (!loaded) return null;
+    const { row, user } = loaded;
+    return { userId: String(user.id), verification: row.authTime ? { authTime: new Date(row.authTime), amr: knownMethods(row.amr) } : null };
+  },
+
   read: (req) => check(req),
 
   update: (req, data) => check(req, { data }),
@@ -204,28 +206,10 @@ export const databaseStrategy: SessionStrategyImpl = {
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { session });
   },
 
-  async verification(req) {
-    const loaded = await live(req);
-    if (!loaded) return null;
-    const { session } = loaded;
-    return { userId: String(loaded.user.id), verification: session.authTime ? { authTime: new Date(session.authTime), amr: knownMethods(session.amr) } : null };
-  },
-
   async reverify(req, method) {
-    const loaded = await live(req);
+    const loaded = await load(req);
     if (!loaded) return false;
-    const updated = await adapterOf(req).updateSession({ sessionToken: loaded.session.sessionToken, authTime: new Date(), amr: withMethod(loaded.session.amr, method) });
+    const updated = await adapterOf(req).updateSession({ sessionToken: loaded.row.sessionToken, authTime: new Date(), amr: withMethod(loaded.row.amr, method) });
     return Boolean(updated);
-  },
-
-  async currentUserId(req) {
-    const sessionToken = tokenOf(req);
-    if (!sessionToken || !plausible(sessionToken)) return undefined;
-    try {
-      const found = await adapterOf(req).getSessionAndUser(stored(sessionToken));
-      return found && expiresOf(found.session).getTime() > Date.now() ? String(found.user.id) : undefined;
-    } catch {
-      return undefined;
-    }
   },
 };

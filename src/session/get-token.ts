@@ -6,6 +6,9 @@ import type { JWT } from '../core/types.js';
 import { decodeAuthjsToken } from './authjs-token.js';
 import { readChunked } from './chunks.js';
 import { decodeSync } from './jwt.js';
+import { beganBefore } from './valid-after.js';
+import type { SessionsValidAfterStore } from '../core/options.js';
+import type { Adapter } from '../core/adapter.js';
 
 /** Options of {@link getToken}. */
 export interface GetTokenParams {
@@ -19,6 +22,12 @@ export interface GetTokenParams {
   secureCookie?: boolean;
   /** Return the encrypted token string as found, without decrypting it. */
   raw?: boolean;
+  /**
+   * Where the users' "sessions valid after" times are kept (the app's `session.validAfter` store, or its adapter):
+   * a token whose session began before its user's time (ended by "sign out everywhere") is null, as the session
+   * gate reads it. Without it, getToken cannot know that a token was ended. A store that cannot answer throws.
+   */
+  validAfter?: Pick<SessionsValidAfterStore, 'get'> | Pick<Adapter, 'getSessionsValidAfter'>;
 }
 
 /** Anything with the request's headers: a fetch `Request`, or `{ headers }` as Node and older frameworks give them. */
@@ -78,6 +87,13 @@ export async function getToken(request: TokenRequest | (GetTokenParams & { req: 
   const secrets = options.secret === undefined ? [] : Array.isArray(options.secret) ? options.secret : [options.secret];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) throw new MissingSecret('getToken needs `secret` (unless `raw: true`).');
   const salt = options.salt ?? name;
+  const decoded = await decodeEither(token, secrets, salt);
+  if (decoded && options.validAfter && (await endedBefore(options.validAfter, decoded))) return null;
+  return decoded;
+}
+
+/** authchart's token, else Auth.js's under the same salt, else null. */
+async function decodeEither(token: string, secrets: string[], salt: string): Promise<JWT | null> {
   try {
     return decodeSync<JWT>({ token, secret: secrets, salt });
   } catch {
@@ -88,4 +104,12 @@ export async function getToken(request: TokenRequest | (GetTokenParams & { req: 
   } catch {
     return null;
   }
+}
+
+/** Whether the token's session began before its user's "sessions valid after" time. */
+async function endedBefore(keeper: NonNullable<GetTokenParams['validAfter']>, token: JWT): Promise<boolean> {
+  if (typeof token.sub !== 'string') return false;
+  const read = 'get' in keeper ? keeper.get.bind(keeper) : keeper.getSessionsValidAfter?.bind(keeper);
+  if (!read) return false;
+  return beganBefore(token, await read(token.sub));
 }

@@ -10,6 +10,7 @@ import { chunkCookie, clearChunked, readChunked } from './chunks.js';
 import { decodeSync, encodeSync } from './jwt.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
+import { reservedClaims, withReserved } from './claims.js';
 import { endedElsewhere } from './valid-after.js';
 import { lazy } from '../core/lazy.js';
 
@@ -88,28 +89,43 @@ async function decodeOrClear(req: AuthRequest): Promise<JWT | null> {
 const loadMigration = lazy(() => import('./authjs-migration.js'));
 
 /**
- * authchart's token, or under `migrateFrom: 'authjs'` an Auth.js session's when authchart's is absent (`migrated`:
- * the caller must write it as authchart's cookie now; the old cookie is already being cleared).
+ * The request's live token: authchart's cookie, or under `migrateFrom: 'authjs'` an Auth.js session's when
+ * authchart's is absent (written at once as authchart's cookie: the old one is already being cleared), and not
+ * ended elsewhere ("sessions valid after", checked on every read where such times are kept). A bad or ended cookie
+ * is cleared. Throws when the "sessions valid after" store cannot answer: a session that may have been ended is
+ * never taken as live. The token a request wrote last (a factor check recorded, then the others ended) is the
+ * live one for the rest of that request.
  */
-async function tokenOrMigrated(req: AuthRequest): Promise<{ token: JWT | null; migrated: boolean }> {
-  const token = await decodeOrClear(req);
-  if (token || req.config.migrateFrom !== 'authjs') return { token, migrated: false };
-  const old = await (await loadMigration()).readAuthjsJwt(req);
-  return { token: old, migrated: old !== null };
-}
-
-/**
- * The request's live JWT (not ended elsewhere), or null (a bad or ended cookie is cleared): what session control
- * acts for.
- */
-export async function liveToken(req: AuthRequest): Promise<JWT | null> {
-  const token = written.get(req) ?? (await decodeOrClear(req));
-  if (token && (await endedElsewhere(req, token))) {
+async function open(req: AuthRequest): Promise<JWT | null> {
+  const already = written.get(req);
+  if (already) return already;
+  let token = await decodeOrClear(req);
+  let migrated = false;
+  if (!token && req.config.migrateFrom === 'authjs') {
+    token = await (await loadMigration()).readAuthjsJwt(req);
+    migrated = token !== null;
+  }
+  if (!token) return null;
+  if (await endedElsewhere(req, token)) {
     clearSession(req);
     return null;
   }
-  return token;
+  // An Auth.js token becomes authchart's: the claims authchart relies on are authchart's from here on.
+  return migrated ? writeToken(req, { ...token, ...reservedClaims(token) }) : token;
 }
+
+/** {@link open}, or null when the "sessions valid after" store cannot answer (logged; the cookie is kept for when it can). */
+async function openOrNull(req: AuthRequest): Promise<JWT | null> {
+  try {
+    return await open(req);
+  } catch (err) {
+    req.config.logger.error(err as Error);
+    return null;
+  }
+}
+
+/** The request's live JWT, or null: what session control acts for (see {@link open}). */
+export const liveToken = (req: AuthRequest): Promise<JWT | null> => open(req);
 
 /** Rewrites the session cookie with `token` (e.g. a session kept when the others ended). */
 export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> {
@@ -117,26 +133,27 @@ export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> 
 }
 
 export const jwtStrategy: SessionStrategyImpl = {
+  async open(req) {
+    const token = await open(req);
+    return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token) } : null;
+  },
+
   async read(req) {
-    const { token, migrated } = await tokenOrMigrated(req);
+    const token = await openOrNull(req);
     if (!token) return null;
     try {
       const { callbacks, events } = req.config;
       // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
       const custom = callbacks.jwt !== defaultCallbacks.jwt;
       const before = custom ? JSON.stringify(token) : undefined;
-      const next = custom ? await callbacks.jwt({ token: { ...token } }) : token;
-      if (next === null) {
+      const returned = custom ? await callbacks.jwt({ token: { ...token } }) : token;
+      if (returned === null) {
         clearSession(req);
         return null;
       }
+      const next = custom ? withReserved(returned, token) : returned;
       const changed = before !== undefined && JSON.stringify(next) !== before;
-      const due = migrated || nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
-      // Every rewrite (a refresh) first asks whether the user ended this session elsewhere ("sign out everywhere").
-      if ((changed || due) && (await endedElsewhere(req, token))) {
-        clearSession(req);
-        return null;
-      }
+      const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
       const current = changed || due ? await writeToken(req, next) : next;
       const session = await toSession(req, current);
       if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: current });
@@ -149,27 +166,26 @@ export const jwtStrategy: SessionStrategyImpl = {
   },
 
   async issue(req, { user, account, profile, isNewUser, verification }: SignInResult) {
-    // auth_time and amr are in the token the jwt callback sees; a callback that builds a token of its own keeps them.
-    const claims = { ...(verification ? verificationClaims(verification) : {}), session_iat: Date.now() / 1000 };
-    const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, sub: user.id === undefined ? undefined : String(user.id), ...claims };
+    // The jwt callback sees the claims authchart relies on, and cannot change them: whatever it returns, they are
+    // written as authchart set them (a callback that builds a token of its own keeps them too).
+    const claims = { ...(user.id === undefined ? {} : { sub: String(user.id) }), ...(verification ? verificationClaims(verification) : {}), session_iat: Date.now() / 1000 };
+    const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, ...claims };
     const token = await req.config.callbacks.jwt({ token: initial, user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
     if (!token) throw new AccessDenied('The jwt callback returned no token at sign-in.');
-    await writeToken(req, { ...claims, ...token });
+    await writeToken(req, withReserved(token, initial));
   },
 
   async update(req, data) {
-    const { token } = await tokenOrMigrated(req);
+    const token = await openOrNull(req);
     if (!token) return null;
-    if (await endedElsewhere(req, token)) {
+    // What the client sent may reach the jwt callback (a common pattern merges it into the token); the claims
+    // authchart relies on stay as authchart wrote them whatever comes back.
+    const returned = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
+    if (returned === null) {
       clearSession(req);
       return null;
     }
-    const next = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
-    if (next === null) {
-      clearSession(req);
-      return null;
-    }
-    const current = await writeToken(req, next);
+    const current = await writeToken(req, withReserved(returned, token));
     const session = await toSession(req, current);
     await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: current });
     return session;
@@ -187,33 +203,10 @@ export const jwtStrategy: SessionStrategyImpl = {
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token });
   },
 
-  async verification(req) {
-    try {
-      const token = await decodeToken(req);
-      return typeof token?.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token) } : null;
-    } catch {
-      return null;
-    }
-  },
-
   async reverify(req, method) {
-    let token: JWT | null;
-    try {
-      token = written.get(req) ?? (await decodeToken(req));
-    } catch {
-      return false;
-    }
+    const token = await open(req);
     if (!token) return false;
     await writeToken(req, { ...token, ...verificationClaims({ authTime: new Date(), amr: withMethod(tokenVerification(token)?.amr, method) }) });
     return true;
-  },
-
-  async currentUserId(req) {
-    try {
-      const token = (await decodeToken(req)) ?? (req.config.migrateFrom === 'authjs' ? await (await loadMigration()).readAuthjsJwt(req, { clear: false }) : null);
-      return typeof token?.sub === 'string' ? token.sub : undefined;
-    } catch {
-      return undefined;
-    }
   },
 };

@@ -9,6 +9,7 @@ import { clearCookie } from '../core/request-context.js';
 import { liveToken, clearSession as clearJwtCookie, rewriteToken } from './jwt-strategy.js';
 import { storedSessionToken } from './session-token.js';
 import { endSessionsBefore, keepsValidAfter } from './valid-after.js';
+import { sessionGate } from './gate.js';
 
 /** One session as its owner sees it. `id` is safe to show: it names the row, and is not the cookie. */
 export interface SessionInfo {
@@ -35,14 +36,14 @@ function controlAdapter(req: AuthRequest): ControlAdapter {
   return adapter as ControlAdapter;
 }
 
-/** The signed-in user's id and this request's stored token, or undefined when the request has no live session. */
-async function current(req: AuthRequest, adapter: ControlAdapter): Promise<{ userId: string; stored: string } | undefined> {
-  const cookie = req.cookies[req.cookieOptions.sessionToken.name];
-  if (!cookie || cookie.length > 512) return undefined;
-  const stored = storedSessionToken(cookie);
-  const found = await adapter.getSessionAndUser(stored);
-  if (!found || new Date(found.session.expires).getTime() <= Date.now()) return undefined;
-  return { userId: String(found.user.id), stored };
+/** The signed-in user's id (through the session gate) and this request's stored token, or undefined when signed out. */
+async function current(req: AuthRequest): Promise<{ userId: string; stored: string } | undefined> {
+  const gate = await sessionGate(req);
+  if (!gate.ok) return undefined;
+  const { name } = req.cookieOptions.sessionToken;
+  // The session cookie this request holds: as sent, or as just written (an Auth.js session moved over).
+  const cookie = req.setCookies.find((c) => c.name === name && c.value)?.value ?? req.cookies[name];
+  return cookie ? { userId: gate.userId, stored: storedSessionToken(cookie) } : undefined;
 }
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
@@ -72,7 +73,7 @@ function clearSessionCookie(req: AuthRequest): void {
  */
 export async function listSessions(req: AuthRequest): Promise<SessionInfo[] | undefined> {
   const adapter = controlAdapter(req);
-  const me = await current(req, adapter);
+  const me = await current(req);
   if (!me) return undefined;
   return (await adapter.listSessions(me.userId)).map((row) => info(row, me.stored));
 }
@@ -86,7 +87,7 @@ export async function listSessions(req: AuthRequest): Promise<SessionInfo[] | un
  */
 export async function revokeSession(req: AuthRequest, id: string): Promise<boolean | undefined> {
   const adapter = controlAdapter(req);
-  const me = await current(req, adapter);
+  const me = await current(req);
   if (!me) return undefined;
   const own = (await adapter.listSessions(me.userId)).some((row) => row.sessionToken === id);
   if (!own) return false;
@@ -127,7 +128,7 @@ async function endJwtSessions(req: AuthRequest, keep: boolean): Promise<number |
 export async function revokeOtherSessions(req: AuthRequest): Promise<number | undefined> {
   if (jwtControl(req)) return endJwtSessions(req, true);
   const adapter = controlAdapter(req);
-  const me = await current(req, adapter);
+  const me = await current(req);
   if (!me) return undefined;
   return adapter.deleteSessions(me.userId, { except: me.stored });
 }
@@ -142,7 +143,7 @@ export async function revokeOtherSessions(req: AuthRequest): Promise<number | un
 export async function revokeAllSessions(req: AuthRequest): Promise<number | undefined> {
   if (jwtControl(req)) return endJwtSessions(req, false);
   const adapter = controlAdapter(req);
-  const me = await current(req, adapter);
+  const me = await current(req);
   if (!me) return undefined;
   const count = await adapter.deleteSessions(me.userId);
   clearSessionCookie(req);

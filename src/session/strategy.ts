@@ -24,12 +24,11 @@ function loadDatabase(): Promise<SessionStrategyImpl> {
 
 /** Stands in for the database strategy until its module has loaded. */
 const databaseOnFirstUse: SessionStrategyImpl = {
+  open: async (req) => (await loadDatabase()).open(req),
   read: async (req) => (await loadDatabase()).read(req),
   issue: async (req, result) => (await loadDatabase()).issue(req, result),
   update: async (req, data) => (await loadDatabase()).update(req, data),
   signOut: async (req) => (await loadDatabase()).signOut(req),
-  currentUserId: async (req) => (await loadDatabase()).currentUserId(req),
-  verification: async (req) => (await loadDatabase()).verification(req),
   reverify: async (req, method) => (await loadDatabase()).reverify(req, method),
 };
 

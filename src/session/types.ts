@@ -19,7 +19,13 @@ export interface VerifiedSession {
 }
 
 export interface SessionStrategyImpl {
-  /** The session for this request's cookie, or null; refreshes the cookie when due. Never throws. */
+  /**
+   * The request's live session, for the session gate (gate.ts) only: expiry and revocation applied (a database row
+   * that is gone or expired, a JWT ended by "sessions valid after"), an Auth.js session moved over. Null when nobody
+   * is signed in; throws when the store cannot say.
+   */
+  open(req: AuthRequest): Promise<VerifiedSession | null>;
+  /** The session for this request's cookie, or null; refreshes the cookie when due. Never throws. Built on `open`. */
   read(req: AuthRequest): Promise<Session | null>;
   /** Writes a new session for a signed-in user. Throws AccessDenied when the jwt callback refuses. */
   issue(req: AuthRequest, result: SignInResult): Promise<void>;
@@ -27,10 +33,6 @@ export interface SessionStrategyImpl {
   update(req: AuthRequest, data: unknown): Promise<Session | null>;
   /** Ends the session: cookie cleared, row deleted, `signOut` event. Never throws. */
   signOut(req: AuthRequest): Promise<void>;
-  /** The id of the user signed in with this request, if any (used to link accounts). */
-  currentUserId(req: AuthRequest): Promise<string | undefined>;
-  /** The request's signed-in user and the session's last verification, or null when nobody is signed in. */
-  verification(req: AuthRequest): Promise<VerifiedSession | null>;
   /** Records a factor check just passed by the session's user (step-up): verified now, `method` added. False: no session. */
   reverify(req: AuthRequest, method: AuthMethod): Promise<boolean>;
 }

@@ -14,6 +14,11 @@ export function sessionStart(token: JWT): number {
   return 0;
 }
 
+/** Whether a token's session began before `after`, its user's "sessions valid after" time (null: none kept). */
+export function beganBefore(token: JWT, after: Date | string | null | undefined): boolean {
+  return after !== null && after !== undefined && sessionStart(token) * 1000 < new Date(after).getTime();
+}
+
 /** The store, its failures as `AdapterError` (`cause.method` names the store call), as an adapter's are. */
 function typedFailures(store: SessionsValidAfterStore): SessionsValidAfterStore {
   const typed = (method: string, err: unknown) => new AdapterError(err instanceof Error ? err : new Error(String(err)), { method });
@@ -55,8 +60,7 @@ export function keepsValidAfter(req: AuthRequest): boolean {
 export async function endedElsewhere(req: AuthRequest, token: JWT): Promise<boolean> {
   const times = keeper(req);
   if (!times || typeof token.sub !== 'string') return false;
-  const after = await times.get(token.sub);
-  return after !== null && after !== undefined && sessionStart(token) * 1000 < new Date(after).getTime();
+  return beganBefore(token, await times.get(token.sub));
 }
 
 /**

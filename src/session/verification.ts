@@ -1,6 +1,6 @@
 // When and how a session was last verified (`auth_time` and `amr`, after OIDC and RFC 8176): set at sign-in, moved
 // by a factor check (step-up), read by requireRecentSignIn. Shared by both session strategies.
-import type { AuthMethod, JWT, SessionVerification } from '../core/types.js';
+import type { Account, AuthMethod, JWT, SessionVerification } from '../core/types.js';
 
 const METHODS: ReadonlySet<string> = new Set<AuthMethod>(['pwd', 'otp', 'hwk', 'email', 'oauth']);
 
@@ -24,4 +24,24 @@ export function tokenVerification(token: JWT): SessionVerification | null {
 /** The claims a JWT carries for a verification. */
 export function verificationClaims(v: SessionVerification): { auth_time: number; amr: AuthMethod[] } {
   return { auth_time: Math.floor(v.authTime.getTime() / 1000), amr: [...v.amr] };
+}
+
+/** The `amr` method of a first factor, by the kind of account that proved it (a custom flow's kind counts as `oauth`). */
+function firstFactorMethod(type: Account['type'] | undefined): AuthMethod {
+  if (type === 'credentials') return 'pwd';
+  if (type === 'email') return 'email';
+  if (type === 'webauthn') return 'hwk';
+  return 'oauth';
+}
+
+/** The `amr` of a sign-in: its first factor, and the second factor that passed (a code or a backup code: `otp`; a passkey: `hwk`). */
+export function signInMethods(accountType: Account['type'] | undefined, secondFactor?: string): AuthMethod[] {
+  const amr: AuthMethod[] = [firstFactorMethod(accountType)];
+  if (secondFactor) amr.push(secondFactor === 'passkey' ? 'hwk' : 'otp');
+  return knownMethods(amr);
+}
+
+/** The `amr` method of a factor check that passed (step-up). */
+export function factorMethod(method: string): AuthMethod {
+  return method === 'passkey' ? 'hwk' : 'otp';
 }

@@ -81,6 +81,32 @@ describe('layers', () => {
     expect(loops).toEqual([]);
   });
 
+  it('the flow folders import one another without a loop, and the runtime imports no specific flow', () => {
+    // A flow folder: `flows/<name>/`; the registry (`flows/registry.ts`) is one of its own.
+    const folderOf = (file: string) => (file.startsWith('flows/') ? (file.split('/').length > 2 ? file.split('/')[1] : '(registry)') : undefined);
+    const edges = new Map<string, Set<string>>();
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      if (!from) continue;
+      for (const target of targets) {
+        const to = folderOf(target);
+        if (to && to !== from) edges.set(from, new Set([...(edges.get(from) ?? []), to]));
+      }
+    }
+    const loops: string[] = [];
+    const walk = (folder: string, path: string[]) => {
+      for (const next of edges.get(folder) ?? []) {
+        if (path.includes(next)) loops.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+        else walk(next, [...path, next]);
+      }
+    };
+    for (const folder of edges.keys()) walk(folder, [folder]);
+    expect(loops).toEqual([]);
+    expect([...(edges.get('runtime') ?? [])]).toEqual([]);
+    // The tail holds no second-factor state: it does not even know the machine.
+    expect(edges.get('signin')?.has('second-factor') ?? false).toBe(false);
+  });
+
   it('uses no private XState fields', () => {
     const wrong = files.filter((f) => /\._nodes\b/.test(readFileSync(join(SRC, f), 'utf8')));
     expect(wrong).toEqual([]);

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
-import { totpCode, totpStep } from '../../src/flows/factors/totp.js';
+import { totpCode, totpStep } from '../../src/flows/second-factor/totp.js';
 import { checkRecentSignIn } from '../../src/http/integrations/step-up.js';
 import { ServerAuth } from '../../src/http/integrations/node.js';
 import { Credentials } from '../../src/providers/credentials.js';

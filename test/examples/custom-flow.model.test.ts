@@ -223,7 +223,7 @@ describe('email-code flow, the model', () => {
       return;
     }
     expect(sessionSet(last)).toBe(true);
-    expect(run.tail.at(-1)?.to).toBe('done');
+    expect(run.tail.at(-1)?.to).toBe('resolved');
     expect(session?.user?.email).toBe(run.email);
     // The tail linked the flow's account (the OAuth rules, for a custom type) to a new user with the address.
     const rows = await pg.db.query<{ email: string; type: string }>(

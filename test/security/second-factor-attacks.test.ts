@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
-import { FACTOR_TTL_MS } from '../../src/flows/factors/steps.js';
+import { FACTOR_TTL_MS } from '../../src/flows/second-factor/steps.js';
 import { signInMachine } from '../../src/flows/signin/machine.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { encryptJwe } from '../../src/session/jwe.js';

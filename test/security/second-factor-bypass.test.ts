@@ -6,7 +6,7 @@
 // machine later and not walked here fails the test.
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import type { Adapter } from '../../src/core/adapter.js';
@@ -15,14 +15,14 @@ import { machineTransitions, transitionKey, type TraceEntry, type TransitionRef 
 import { credentialsMachine } from '../../src/flows/credentials/machine.js';
 import { emailMachine } from '../../src/flows/email/machine.js';
 import { oauthMachine } from '../../src/flows/oauth/machine.js';
-import { signInMachine } from '../../src/flows/signin/machine.js';
+import { assuranceMachine } from '../../src/flows/second-factor/machine.js';
 import { webauthnMachine } from '../../src/flows/webauthn/machine.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { Passkey } from '../../src/providers/webauthn.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
-import { activeTotp, codeNow, otherCode, setsSession, stageCookieOf } from '../support/factors.js';
+import { activeBackupCode, activeTotp, codeNow, keyOnPage, otherCode, registeredPasskey, setsSession, stageCookieOf } from '../support/factors.js';
 import { memoryOutbox, requestLink, type Outbox } from '../support/magic-link.js';
 import { startOidcProvider, type OidcProviderHarness } from '../e2e/peers/oidc.js';
 import { identityMachine, identityProvider } from '../flows/signin/identity-flow.js';
@@ -136,10 +136,10 @@ function app(store: Adapter = adapter, more: AuthConfig['providers'] = []): App 
   return { t, events, outbox, confirmOutbox };
 }
 
-/** The transitions the runs of one flow machine logged: its own, and the tail's that ran after it. */
-function traces(t: TestAuth, machine: string): { flow: TraceEntry[]; tail: TraceEntry[] } {
+/** The transitions the runs of one flow machine logged: its own, and the second-factor machine's that ran after it. */
+function traces(t: TestAuth, machine: string): { flow: TraceEntry[]; assurance: TraceEntry[] } {
   const all = t.logger.debugs.filter((d) => d.message.startsWith(`flow ${machine} `)).flatMap((r) => (r.metadata as { trace: TraceEntry[] }).trace);
-  return { flow: all.filter((e) => e.machine === undefined), tail: all.filter((e) => e.machine === 'signin') };
+  return { flow: all.filter((e) => e.machine === undefined), assurance: all.filter((e) => e.machine === 'second-factor') };
 }
 
 /** The route a flow took to `authenticated`: its entries from the last run that started at the initial state. */
@@ -175,14 +175,15 @@ async function expectStageThenSession(a: App, client: TestClient, who: Person, w
   expect(events).not.toContain('signIn');
   expect(await db.query('SELECT 1 FROM sessions WHERE user_id = $1', [who.id]).then((r) => r.rows.length), 'no session row').toBe(signedInBefore ? 1 : 0);
 
-  // The route the flow took is one of the machine's routes into `authenticated`; the tail then paused at the stage.
-  const { flow, tail } = traces(t, walk.logged);
+  // The route the flow took is one of the machine's routes into `authenticated`; the second-factor machine then
+  // paused at the check.
+  const { flow, assurance } = traces(t, walk.logged);
   expect(flow.at(-1)?.to).toBe('authenticated');
   const route = routeTaken(walk.machine, flow).join(' | ');
   expect(routesInto(walk.machine).map((r) => r.join(' | '))).toContain(route);
   if (!walked.has(walk.machine)) walked.set(walk.machine, new Set());
   walked.get(walk.machine)!.add(route);
-  expect(tail.at(-1)).toMatchObject({ from: 'checkingFactors', to: 'awaitingFactor', guard: 'mustVerify' });
+  expect(assurance.at(-1)).toMatchObject({ from: 'assessing', to: 'awaitingCheck', guard: 'mustCheck' });
 
   const csrfToken = await t.csrfToken(client);
   const right = codeNow(who.key);
@@ -213,16 +214,27 @@ describe('every route into a proven identity ends at the second-factor stage', (
     expect(Object.fromEntries(Object.entries(generated).map(([k, v]) => [k, v.length]))).toEqual({ credentials: 1, oauth: 2, email: 3, webauthn: 2, identity: 1 });
   });
 
-  it('the tail issues a session only after the stage: no factor needed, a code or passkey passed, or the new factor active', () => {
-    const into = machineTransitions(signInMachine).filter((t) => t.to === 'issuingSession').map(transitionKey);
-    expect(into.sort()).toEqual(
+  it('the second-factor machine passes only after a check passed, with nothing to check, or once a new factor is active', () => {
+    const into = (state: string) => machineTransitions(assuranceMachine).filter((t) => t.to === state).map(transitionKey).sort();
+    // What the user came for (a session, a change) is chosen only after one of these.
+    expect(into('choosing')).toEqual(
       [
-        'activatingFactor --xstate.done.actor.activateFactor--> issuingSession',
-        'checkingFactors --xstate.done.actor.factorNeed--> issuingSession',
-        'verifyingCode --xstate.done.actor.checkFactorCode [codePassed]--> issuingSession',
-        'verifyingPasskey --xstate.done.actor.checkPasskey [codePassed]--> issuingSession',
+        'assessing --xstate.done.actor.assess--> choosing',
+        'verifyingCode --xstate.done.actor.checkFactorCode [codePassed]--> choosing',
+        'verifyingPasskey --xstate.done.actor.checkPasskey [codePassed]--> choosing',
       ].sort(),
     );
+    // The unguarded way from `assessing` is taken only when no guard before it holds: no check is needed.
+    const fromAssessing = machineTransitions(assuranceMachine).filter((t) => t.from === 'assessing' && t.event === 'xstate.done.actor.assess').map((t) => t.guard ?? '(none)');
+    expect(fromAssessing).toEqual(['unknownTarget', 'stepUpWithoutFactor', 'mustCheck', 'mustEnrol', '(none)']);
+    expect(into('passed')).toEqual(
+      [
+        'activatingFactor --xstate.done.actor.activateFactor--> passed',
+        'choosing --always--> passed',
+        'removing --xstate.done.actor.removeFactor--> passed',
+      ].sort(),
+    );
+    expect(into('showingCodes')).toEqual(['generatingCodes --xstate.done.actor.replaceBackupCodes--> showingCodes']);
   });
 
   it('credentials', async () => {
@@ -327,5 +339,148 @@ describe('every route into a proven identity ends at the second-factor stage', (
         .filter((r) => !walked.get(machine)?.has(r));
       expect(missing, `${name}: routes into authenticated not walked`).toEqual([]);
     }
+  });
+});
+
+// ---- step-up and factor management: the same machine, for a signed-in user ------------------------------------
+
+/** A route with its loops cut out (asking for passkey options returns to the check): the simple path it walked. */
+function simplePath(entries: TraceEntry[]): string[] {
+  const out: TraceEntry[] = [];
+  for (const e of entries) {
+    const back = out.findIndex((o) => o.from === e.from);
+    if (back >= 0) out.length = back;
+    out.push(e);
+  }
+  return out.map(transitionKey);
+}
+
+/** The routes of the second-factor machine into what a user came for that pass through a check. */
+const checkedRoutes = [...routesInto(assuranceMachine, 'passed'), ...routesInto(assuranceMachine, 'showingCodes')]
+  .filter((r) => r.some((k) => k.includes('[codePassed]--> choosing')))
+  .map((r) => r.join(' | '));
+
+const assuranceWalked = new Set<string>();
+
+/** The second-factor machine's entries logged since `from` (every run, sign-in or signed-in), as one route. */
+function assuranceRoute(t: TestAuth, from: number): string {
+  const entries = t.logger.debugs.slice(from).flatMap((r) => (r.metadata as { trace?: TraceEntry[] } | undefined)?.trace ?? []).filter((e) => e.machine === 'second-factor');
+  const start = entries.map((e) => e.from).lastIndexOf('idle');
+  return simplePath(entries.slice(Math.max(start, 0))).join(' | ');
+}
+
+interface Signed {
+  a: App;
+  who: Person;
+  device: SoftAuthenticator;
+  csrfToken: string;
+}
+
+/** A user with an app, backup codes and a passkey, signed in properly (password and code) six minutes ago. */
+async function signedInLongAgo(): Promise<Signed> {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  const a = app();
+  const who = await person();
+  await activeBackupCode(adapter, who.id);
+  const device = await registeredPasskey(adapter, who.id);
+  const csrfToken = await a.t.csrfToken();
+  await a.t.client.post('/auth/callback/credentials', { csrfToken, email: who.email, password: PASSWORD });
+  expect(setsSession(await a.t.client.post('/auth/second-factor', { csrfToken, code: codeNow(who.key) }))).toBe(true);
+  vi.setSystemTime(Date.now() + 6 * 60_000);
+  a.events.length = 0;
+  return { a, who, device, csrfToken };
+}
+
+/** The check's page, then the answer: a wrong code first (refused, nothing changed), then the code or the passkey. */
+async function passCheck(s: Signed, asked: ClientResponse, by: 'code' | 'passkey', unchanged: () => Promise<void>): Promise<ClientResponse> {
+  const { a, who, device, csrfToken } = s;
+  expect(asked.status).toBe(200);
+  expect(await asked.text()).toContain('Confirm it is you');
+  expect(stageCookieOf(asked), 'the check waits in its cookie').toBeTruthy();
+  await unchanged();
+  const wrong = await a.t.client.post('/auth/second-factor', { csrfToken, code: otherCode(codeNow(who.key)) });
+  expect(wrong.status).toBe(200);
+  await unchanged();
+  if (by === 'code') return a.t.client.post('/auth/second-factor', { csrfToken, code: codeNow(who.key) });
+  const { options } = (await (await a.t.client.get('/auth/second-factor?action=authenticate')).json()) as { options: never };
+  return a.t.client.post('/auth/second-factor', { csrfToken, action: 'authenticate', data: JSON.stringify(device.authenticate(options)) });
+}
+
+const verifiedAt = async (s: Signed) => ((await (await s.a.t.client.get('/auth/factors', { headers: { accept: 'application/json' } })).json()) as { verifiedAt: string }).verifiedAt;
+const rows = async (who: Person, kind: string) => (await adapter.listFactors(who.id)).filter((f) => f.kind === kind).map((f) => f.id).sort();
+
+describe('a signed-in user reaches a step-up or a change of factors only through a fresh check', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it.each(['code', 'passkey'] as const)('the second factor at sign-in, by %s', async (by) => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const a = app();
+    const who = await person();
+    const device = await registeredPasskey(adapter, who.id);
+    const csrfToken = await a.t.csrfToken();
+    const from = a.t.logger.debugs.length;
+    const asked = await a.t.client.post('/auth/callback/credentials', { csrfToken, email: who.email, password: PASSWORD });
+    expect(await asked.clone().text()).toContain('Two-step verification');
+    const s = { a, who, device, csrfToken };
+    const answered = by === 'code'
+      ? await a.t.client.post('/auth/second-factor', { csrfToken, code: codeNow(who.key) })
+      : await (async () => {
+          const { options } = (await (await a.t.client.get('/auth/second-factor?action=authenticate')).json()) as { options: never };
+          return a.t.client.post('/auth/second-factor', { csrfToken, action: 'authenticate', data: JSON.stringify(s.device.authenticate(options)) });
+        })();
+    expect(setsSession(answered)).toBe(true);
+    assuranceWalked.add(assuranceRoute(a.t, from));
+  });
+
+  it.each(['code', 'passkey'] as const)('step-up, by %s', async (by) => {
+    const s = await signedInLongAgo();
+    const before = await verifiedAt(s);
+    const from = s.a.t.logger.debugs.length;
+    const asked = await s.a.t.client.get('/auth/factors/verify?callbackUrl=/after');
+    const done = await passCheck(s, asked, by, async () => expect(await verifiedAt(s)).toBe(before));
+    expect(done.location?.pathname).toBe('/after');
+    expect(await verifiedAt(s)).not.toBe(before);
+    assuranceWalked.add(assuranceRoute(s.a.t, from));
+  });
+
+  it.each(['code', 'passkey'] as const)('a new authenticator app, by %s', async (by) => {
+    const s = await signedInLongAgo();
+    const apps = await rows(s.who, 'totp');
+    const from = s.a.t.logger.debugs.length;
+    const asked = await s.a.t.client.post('/auth/factors/totp', { csrfToken: s.csrfToken });
+    const shown = await passCheck(s, asked, by, async () => expect(await rows(s.who, 'totp')).toEqual(apps));
+    const page = await shown.text();
+    expect(page).toContain('Set up two-step verification');
+    const confirmed = await s.a.t.client.post('/auth/second-factor', { csrfToken: s.csrfToken, code: codeNow(keyOnPage(page)) });
+    expect(confirmed.status).toBe(302);
+    expect((await adapter.listFactors(s.who.id)).filter((f) => f.kind === 'totp' && f.activatedAt)).toHaveLength(apps.length + 1);
+    assuranceWalked.add(assuranceRoute(s.a.t, from));
+  });
+
+  it.each(['code', 'passkey'] as const)('new backup codes, by %s', async (by) => {
+    const s = await signedInLongAgo();
+    const codes = await rows(s.who, 'backup');
+    const from = s.a.t.logger.debugs.length;
+    const asked = await s.a.t.client.post('/auth/factors/backup-codes', { csrfToken: s.csrfToken });
+    const shown = await passCheck(s, asked, by, async () => expect(await rows(s.who, 'backup')).toEqual(codes));
+    expect(shown.status).toBe(200);
+    expect(await rows(s.who, 'backup')).not.toEqual(codes);
+    assuranceWalked.add(assuranceRoute(s.a.t, from));
+  });
+
+  it.each(['code', 'passkey'] as const)('removing a factor, by %s', async (by) => {
+    const s = await signedInLongAgo();
+    const codes = await rows(s.who, 'backup');
+    const from = s.a.t.logger.debugs.length;
+    const asked = await s.a.t.client.post('/auth/factors/remove', { csrfToken: s.csrfToken, id: codes[0] });
+    const done = await passCheck(s, asked, by, async () => expect(await rows(s.who, 'backup')).toEqual(codes));
+    expect(done.status).toBe(302);
+    expect(await rows(s.who, 'backup')).toEqual([]);
+    assuranceWalked.add(assuranceRoute(s.a.t, from));
+  });
+
+  it('walked every route of the second-factor machine that passes a check', () => {
+    expect(checkedRoutes.length, checkedRoutes.join('\n')).toBe(8);
+    expect(checkedRoutes.filter((r) => !assuranceWalked.has(r))).toEqual([]);
   });
 });

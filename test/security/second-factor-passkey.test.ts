@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
-import { FACTOR_TTL_MS } from '../../src/flows/factors/steps.js';
+import { FACTOR_TTL_MS } from '../../src/flows/second-factor/steps.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { DEFAULT_WEBAUTHN_TIMEOUT_MS, Passkey } from '../../src/providers/webauthn.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';

@@ -23,7 +23,7 @@ describe('the sessions table', () => {
     expect(rows).toHaveLength(1);
     const stolen = rows[0].session_token;
     expect(stolen).not.toBe(cookie);
-    expect(stolen).toMatch(/^[0-9a-f]{64}$/);
+    expect(stolen).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(await readSession(t, stolen)).toBeNull();
     expect(await readSession(t, cookie)).toMatchObject({ user: { email: 'leak@example.test' } });
   });

@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import type { FactorAdapterMethods } from '../../src/core/factors.js';
-import { hashBackupCode, newBackupCodes } from '../../src/flows/factors/backup-codes.js';
-import { sealFactorKey } from '../../src/flows/factors/secret-box.js';
-import { newTotpKey, totpCode, totpStep } from '../../src/flows/factors/totp.js';
+import { hashBackupCode, newBackupCodes } from '../../src/flows/second-factor/backup-codes.js';
+import { sealFactorKey } from '../../src/flows/second-factor/secret-box.js';
+import { newTotpKey, totpCode, totpStep } from '../../src/flows/second-factor/totp.js';
 import type { Adapter } from '../../src/core/adapter.js';
 import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { ORIGIN, TEST_SECRET } from './auth-app.js';
 
 /** The cookie of a sign-in paused at the second-factor stage (default cookie names). */
-export const STAGE_COOKIE = 'authchart.flow-signin';
+export const STAGE_COOKIE = 'authchart.flow-second-factor';
 export const SESSION_COOKIE = 'authchart.session-token';
 
 type Store = Pick<FactorAdapterMethods, 'createFactor'>;

@@ -139,6 +139,12 @@ export const migrations: readonly Migration[] = [
     // Rows already there keep a null keep_until and are never pruned: the JWT maxAge they were set under is unknown.
     statements: [`ALTER TABLE sessions_valid_after ADD COLUMN keep_until TIMESTAMPTZ`],
   },
+  {
+    version: 8,
+    description: 'stored session tokens marked `sha256:`, a form no cookie has (a value read from the table is never a token)',
+    // The cookies keep working: authchart now looks a cookie up as `sha256:` and its SHA-256, which this writes.
+    statements: [`UPDATE sessions SET session_token = 'sha256:' || session_token WHERE session_token ~ '^[0-9a-f]{64}$'`],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -1,8 +1,10 @@
-// The flow cookies: a paused machine (state value + context) sealed as a JWE, bound to the provider,
-// the machine id and the machine version, and expiring after 15 minutes. Each provider has its own cookie
-// (`<flow cookie name>.<provider id>`), so one provider's flow never replaces or clears another's paused flow
-// (a WebAuthn conditional-UI options request on every sign-in page view must not spoil an OAuth flow in another
-// tab). The name is also the key-derivation salt, so a value sealed for one provider cannot be opened as another's.
+// The flow cookies: a paused machine (state value + context) sealed as a JWE, bound to its slot, the machine id and
+// the machine version, and expiring after 15 minutes. One API for every paused machine, by slot: each provider's
+// flow has its own cookie (`<flow cookie name>.<provider id>`), so one provider's flow never replaces or clears
+// another's paused flow (a WebAuthn conditional-UI options request on every sign-in page view must not spoil an
+// OAuth flow in another tab); the second-factor machine has one per browser (`<flow cookie name>-second-factor`, a
+// name no provider id can produce). The name is also the key-derivation salt, so a value sealed for one slot cannot
+// be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
 import { InvalidCheck } from '../../core/errors.js';
@@ -34,7 +36,15 @@ interface FlowClaims {
   s: PausedFlow['value'];
   /** context */
   c: PausedFlow['context'];
+  /** what the runtime carries across the pause */
+  x?: PausedFlow['carry'];
 }
+
+/** Where a paused machine is sealed: a provider's flow, or the second-factor machine. */
+export type FlowSlot = { provider: string } | { stage: 'assurance' };
+
+/** The second-factor slot's bind claim and name suffix (`-second-factor`: a provider's cookie is `.<id>`). */
+const ASSURANCE = 'second-factor';
 
 /** The configured flow cookie of a provider's kind: OAuth/OIDC (`pkceCodeVerifier`...), WebAuthn, or any other. */
 function flowCookieOf(req: AuthRequest, providerId: string): CookieOption {
@@ -57,23 +67,33 @@ export interface SealFlowOptions {
   crossSitePost?: boolean;
 }
 
-/**
- * Seals a paused flow into this provider's flow cookie. Unlike a session token it carries no `kid`, `iat` or `jti`: it
- * lives minutes, is opened once, and a keyless token is tried against each secret in order, so rotation still
- * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes.
- */
-export function sealFlow(req: AuthRequest, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
-  evictOldestFlows(req, providerId);
-  sealAs(req, flowCookieName(req, providerId), providerId, flow, paused, seal, flowCookieOf(req, providerId).options);
+/** A slot's cookie: its name (the key-derivation salt too), attributes, and the value its claims are bound to. */
+function slotCookie(req: AuthRequest, slot: FlowSlot): { name: string; options: CookieOption['options']; bind: string } {
+  if ('provider' in slot) return { name: flowCookieName(req, slot.provider), options: flowCookieOf(req, slot.provider).options, bind: slot.provider };
+  return { name: `${req.cookieOptions.flow.name}-${ASSURANCE}`, options: req.cookieOptions.flow.options, bind: ASSURANCE };
 }
 
-function sealAs(req: AuthRequest, name: string, providerId: string, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}, options = req.cookieOptions.flow.options): void {
+/** The name of a slot's cookie. */
+export function slotCookieName(req: AuthRequest, slot: FlowSlot): string {
+  return slotCookie(req, slot).name;
+}
+
+/**
+ * Seals a paused machine into its slot's cookie. Unlike a session token it carries no `kid`, `iat` or `jti`: it
+ * lives minutes, is opened once, and a keyless token is tried against each secret in order, so rotation still
+ * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes. A newer one replaces the slot's
+ * earlier one; sealing a provider's flow first clears the oldest of too many started sign-ins.
+ */
+export function sealFlow(req: AuthRequest, slot: FlowSlot, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
+  if ('provider' in slot) evictOldestFlows(req, slot.provider);
+  const { name, options, bind } = slotCookie(req, slot);
   const claims: FlowClaims & { exp: number } = {
-    p: providerId,
+    p: bind,
     m: paused.machine,
     v: flow.version,
     s: paused.value,
     c: paused.context,
+    ...(paused.carry ? { x: paused.carry } : {}),
     exp: Math.floor(Date.now() / 1000) + FLOW_MAX_AGE,
   };
   const { key } = deriveSessionKey(req.config.secrets[0], name);
@@ -84,16 +104,11 @@ function sealAs(req: AuthRequest, name: string, providerId: string, flow: FlowDe
 }
 
 /**
- * Opens and checks this provider's flow cookie for this flow; throws InvalidCheck with the reason. The provider
- * claim is still checked (defence in depth), though a value sealed for another provider fails to open first.
+ * Opens and checks a slot's cookie for this flow; throws InvalidCheck with the reason. The bind claim is still
+ * checked (defence in depth), though a value sealed for another slot fails to open first.
  */
-export function openFlow(req: AuthRequest, providerId: string, flow: FlowDefinition): PausedFlow {
-  const { providerId: sealedFor, paused } = openAs(req, flowCookieName(req, providerId), flow);
-  if (sealedFor !== providerId) throw new InvalidCheck('The flow cookie belongs to another provider.', { expected: providerId, actual: sealedFor });
-  return paused;
-}
-
-function openAs(req: AuthRequest, name: string, flow: FlowDefinition): { providerId: string; paused: PausedFlow } {
+export function openFlow(req: AuthRequest, slot: FlowSlot, flow: FlowDefinition): PausedFlow {
+  const { name, bind } = slotCookie(req, slot);
   const raw = req.cookies[name];
   if (!raw) throw new InvalidCheck('The flow cookie is missing (expired, or the sign-in started in another browser).', { expected: 'flow cookie', actual: null });
   let claims: FlowClaims;
@@ -103,68 +118,18 @@ function openAs(req: AuthRequest, name: string, flow: FlowDefinition): { provide
     throw new InvalidCheck('The flow cookie could not be opened (tampered or expired).', { err: err as Error });
   }
   if (!claims || typeof claims !== 'object') throw new InvalidCheck('The flow cookie is empty.');
-  if (typeof claims.p !== 'string') throw new InvalidCheck('The flow cookie names no provider.', { actual: claims.p });
+  if (claims.p !== bind) throw new InvalidCheck('The flow cookie belongs to another provider.', { expected: bind, actual: claims.p });
   if (claims.m !== flow.machine.id || claims.v !== flow.version) {
     throw new InvalidCheck('The flow cookie was made by another version of this flow.', { expected: `${flow.machine.id}@${flow.version}`, actual: `${claims.m}@${claims.v}` });
   }
   if (!claims.c || typeof claims.c !== 'object') throw new InvalidCheck('The flow cookie has no context.');
-  return { providerId: claims.p, paused: { machine: claims.m, value: claims.s, context: claims.c } };
+  const carry = claims.x && typeof claims.x === 'object' ? { carry: claims.x } : {};
+  return { machine: claims.m, value: claims.s, context: claims.c, ...carry };
 }
 
-/**
- * The cookie of a sign-in paused at the second-factor stage: one per browser, beside the providers' flow cookies
- * (`<flow cookie name>-signin`, a name no provider id can produce). Its claims name the provider that proved the
- * identity.
- */
-export function signInCookieName(req: AuthRequest): string {
-  return `${req.cookieOptions.flow.name}-signin`;
-}
-
-/** Seals the paused sign-in tail; a newer one replaces any earlier pending check in this browser. */
-export function sealSignIn(req: AuthRequest, providerId: string, tail: FlowDefinition, paused: PausedFlow): void {
-  sealAs(req, signInCookieName(req), providerId, tail, paused);
-}
-
-/** Opens the paused sign-in tail; throws InvalidCheck with the reason. */
-export function openSignIn(req: AuthRequest, tail: FlowDefinition): { providerId: string; paused: PausedFlow } {
-  return openAs(req, signInCookieName(req), tail);
-}
-
-/** Clears the paused sign-in tail's cookie (if the browser sent one). */
-export function clearSignIn(req: AuthRequest): void {
-  const name = signInCookieName(req);
-  if (req.cookies[name] !== undefined) clearCookie(req, name, req.cookieOptions.flow.options);
-}
-
-/** The cookie of a signed-in user's paused factor flow (enrolment, removal, step-up): `<flow cookie name>-factors`. */
-export function factorsCookieName(req: AuthRequest): string {
-  return `${req.cookieOptions.flow.name}-factors`;
-}
-
-const FACTORS = 'factors';
-
-/** Seals a paused factor flow; a newer one replaces any earlier one in this browser. */
-export function sealFactors(req: AuthRequest, flow: FlowDefinition, paused: PausedFlow): void {
-  sealAs(req, factorsCookieName(req), FACTORS, flow, paused);
-}
-
-/** Opens the paused factor flow; throws InvalidCheck with the reason. */
-export function openFactors(req: AuthRequest, flow: FlowDefinition): PausedFlow {
-  const { providerId, paused } = openAs(req, factorsCookieName(req), flow);
-  if (providerId !== FACTORS) throw new InvalidCheck('The cookie holds no factor flow.', { expected: FACTORS, actual: providerId });
-  return paused;
-}
-
-/** Clears the paused factor flow's cookie (if the browser sent one). */
-export function clearFactors(req: AuthRequest): void {
-  const name = factorsCookieName(req);
-  if (req.cookies[name] !== undefined) clearCookie(req, name, req.cookieOptions.flow.options);
-}
-
-/** Clears this provider's flow cookie (if the browser sent one); other providers' paused flows are left alone. */
-export function clearFlow(req: AuthRequest, providerId: string): void {
-  const { options } = flowCookieOf(req, providerId);
-  const name = flowCookieName(req, providerId);
+/** Clears a slot's cookie (if the browser sent one); other slots' paused machines are left alone. */
+export function clearFlow(req: AuthRequest, slot: FlowSlot): void {
+  const { name, options } = slotCookie(req, slot);
   if (req.cookies[name] !== undefined) clearCookie(req, name, options);
 }
 

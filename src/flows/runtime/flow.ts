@@ -1,10 +1,13 @@
-// One request's worth of a sign-in: the provider's flow, and, when it proves who someone is, the standard sign-in
-// tail in the same request. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
+// One request's worth of a sign-in: the provider's flow, and, when it proves who someone is, the stages the registry
+// names, in the same request: the standard sign-in tail (the user resolved), the second-factor machine when the
+// configuration has second factors, then the session. The runtime imports no specific flow: the stages arrive as
+// definitions. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
 import type { AnyStateMachine, EventObject } from 'xstate';
-import { CallbackRouteError, type AuthError } from '../../core/errors.js';
+import { AccessDenied, AdapterError, AuthError, CallbackRouteError } from '../../core/errors.js';
+import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
-import { signInFlow } from '../signin/machine.js';
-import type { SignInInput, SignInOutput } from '../signin/machine.js';
+import type { Account, Profile, User } from '../../core/types.js';
+import { issueSession } from '../../session/issue.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
 import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
 import { completeFlow, recordFor } from './log.js';
@@ -12,15 +15,23 @@ import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
 
-/** The sign-in tail's flow definition, for the HTTP layer that seals and opens its paused second-factor stage. */
-export const signInTail = signInFlow;
+/**
+ * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
+ * `{ outcome: 'resolved' | 'redirected' }`), `assurance` (present when second factors are configured) raises the
+ * sign-in to the level the user's policy asks for (started with `{ type: 'START', purpose: 'signIn', ... }`, its
+ * output `{ outcome: 'passed', method? }`).
+ */
+export interface SignInStages {
+  tail: FlowDefinition;
+  assurance?: FlowDefinition;
+}
 
 export interface RunFlowOptions extends RunOptions {
   /** The opaque id of the browser running this request, for the development flow log (see log.ts). */
   browser?: string;
 }
 
-/** How a run ended, with its record, already logged and kept by the time runFlow returns. */
+/** How a run ended, with its record, already logged and kept by the time it returns. */
 export type FlowResult = SettledFlow & { record: FlowRecord };
 
 /**
@@ -28,6 +39,16 @@ export type FlowResult = SettledFlow & { record: FlowRecord };
  * the sealed flow cookie with the rest of the context; the machines never read it.
  */
 export const FLOW_ID_KEY = 'flowId';
+
+/** What a sign-in paused at the second-factor machine carries to the session it will issue (sealed with it). */
+interface PendingSignIn {
+  providerId: string;
+  user: User;
+  account: Account;
+  profile?: Profile;
+  isNewUser: boolean;
+  redirect: string;
+}
 
 function failed(error: AuthError, trace: TraceEntry[], state?: string): SettledFlow {
   return { status: 'failed', error, state, trace };
@@ -41,10 +62,10 @@ async function destination(deps: FlowDeps, url: string): Promise<string> {
   return deps.provider.flow === undefined ? url : applyRedirectCallback(deps.req, url);
 }
 
-async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, options: RunOptions): Promise<SettledFlow> {
+async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, stages: SignInStages, options: RunOptions): Promise<SettledFlow> {
   const trace: TraceEntry[] = [];
-  // Only the standard tail speaks for a sign-in: what the flow machine emits never reaches `config.events`, so no
-  // flow can announce a signIn (or createUser, ...) that the tail did not make.
+  // Only the stages speak for a sign-in: what the flow machine emits never reaches `config.events`, so no flow can
+  // announce a signIn (or createUser, ...) that the tail did not make.
   const flowEmitted: EventObject[] = [];
   const input: FlowInput & Record<string, unknown> = {
     ...(flow.input?.(deps) ?? {}),
@@ -65,46 +86,119 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   // form_post) carries no callback-url cookie, so this request's own would be the default.
   const chosen = first.context?.callbackUrl;
   const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
-  return settleTail(deps, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, options);
-}
 
-/** Runs the sign-in tail (fresh, or resumed at its second-factor stage) and turns how it settled into the result. */
-async function settleTail(deps: FlowDeps, input: SignInInput | { deps: FlowDeps }, event: EventObject, paused: PausedFlow | undefined, trace: TraceEntry[], options: RunOptions): Promise<SettledFlow> {
-  const tailTrace: TraceEntry[] = [];
   const tailEmitted: EventObject[] = [];
-  const tail = await settleMachine(signInFlow.machine, input as Record<string, unknown> & { deps: FlowDeps }, event, paused, tailTrace, tailEmitted, options);
-  trace.push(...tailTrace.map((t) => ({ ...t, machine: signInFlow.machine.id })));
+  const tail = await stage(stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
   if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
-  // Paused at the second-factor stage: sealed in the stage's own cookie, not the provider's.
-  if (tail.kind === 'paused') return { status: 'paused', paused: tail.paused, response: tail.response, trace, atSignIn: true };
-  const result = tail.output as SignInOutput;
-  if (result.outcome === 'redirected') return { status: 'redirected', url: result.url, trace };
-  return { status: 'signedIn', redirect: result.redirect, user: result.user, account: result.account, profile: result.profile, isNewUser: result.isNewUser, trace };
+  if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
+  const resolved = tail.output as { outcome: string; url?: string } & Omit<PendingSignIn, 'providerId'>;
+  if (resolved.outcome === 'redirected') return { status: 'redirected', url: String(resolved.url), trace };
+  const pending: PendingSignIn = {
+    providerId: deps.provider.id,
+    user: resolved.user,
+    account: resolved.account,
+    ...(resolved.profile ? { profile: resolved.profile } : {}),
+    isNewUser: resolved.isNewUser === true,
+    redirect: resolved.redirect,
+  };
+  if (!stages.assurance) return signIn(deps, pending, undefined, trace);
+  const start = { type: 'START', purpose: 'signIn', userId: String(pending.user.id), user: pending.user, account: pending.account };
+  return assure(deps, stages.assurance, start, undefined, pending, trace, options);
+}
+
+/** Settles one stage machine and keeps its trace under its own machine id. */
+async function stage(flow: FlowDefinition, input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> }, event: EventObject, paused: PausedFlow | undefined, trace: TraceEntry[], emitted: EventObject[], options: RunOptions) {
+  const own: TraceEntry[] = [];
+  const settled = await settleMachine(flow.machine, input, event, paused, own, emitted, options);
+  trace.push(...own.map((t) => ({ ...t, machine: flow.machine.id })));
+  return settled;
+}
+
+/**
+ * Runs the second-factor machine (fresh, or resumed with the browser's answer). For a sign-in (`pending`) a pause
+ * carries the pending sign-in in the sealed cookie and a pass issues the session; for a signed-in user's request
+ * the outcome goes back to the route.
+ */
+async function assure(
+  deps: Pick<FlowDeps, 'req' | 'callbackUrl'>,
+  flow: FlowDefinition,
+  event: EventObject,
+  paused: PausedFlow | undefined,
+  pending: PendingSignIn | undefined,
+  trace: TraceEntry[],
+  options: RunOptions,
+): Promise<SettledFlow> {
+  const emitted: EventObject[] = [];
+  const settled = await stage(flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
+  await dispatchEmitted(deps, emitted);
+  if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
+  if (settled.kind === 'paused') {
+    if (pending) settled.paused.carry = { signIn: pending };
+    return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'assurance' };
+  }
+  const result = settled.output as { outcome?: string; method?: string } | undefined;
+  if (!pending) return { status: 'assured', output: settled.output, trace };
+  if (result?.outcome !== 'passed') return failed(new CallbackRouteError('The second-factor check ended without passing.', { actual: result?.outcome }), trace);
+  return signIn(deps, pending, result.method, trace);
+}
+
+/** Issues the session of a sign-in that reached its level, and announces it (`signIn`). */
+async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, method: string | undefined, trace: TraceEntry[]): Promise<SettledFlow> {
+  const { user, account, profile, isNewUser } = pending;
+  try {
+    await issueSession(deps.req, { user, account, profile, isNewUser }, method);
+  } catch (err) {
+    if (err instanceof AccessDenied || err instanceof AdapterError) return failed(err, trace, 'issuingSession');
+    return failed(new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'issuingSession' }), trace, 'issuingSession');
+  }
+  await dispatchEvent(deps.req.config.events, deps.req.config.logger, 'signIn', { user, account, profile, isNewUser });
+  return { status: 'signedIn', redirect: pending.redirect, user, account, profile, isNewUser, trace };
 }
 
 /**
  * Runs one request's worth of a flow: starts a fresh actor (or restores `paused`), sends the entry event, waits
- * until the machine settles, runs the sign-in tail when the flow proved an identity, and dispatches the events.
+ * until the machine settles, runs the sign-in stages when the flow proved an identity, and dispatches the events.
  *
  * @example
- * const result = await runFlow(credentialsFlow, deps, { resume: false, event: { type: 'SUBMIT', credentials } })
+ * const result = await runFlow(credentialsFlow, deps, { resume: false, event: { type: 'SUBMIT', credentials } }, undefined, { stages })
  */
-export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
-  return recorded(deps, flow.machine, paused, options, () => settle(flow, deps, entry, paused, options));
+export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, options: RunFlowOptions & { stages: SignInStages }): Promise<FlowResult> {
+  return recorded(deps.req, deps.provider.id, flow.machine, paused, options, () => settle(flow, deps, entry, paused, options.stages, options));
+}
+
+/**
+ * Runs the second-factor machine for a request: started for a signed-in user (`START` with their purpose), or
+ * resumed from its cookie with the browser's answer. A resumed sign-in issues its session when the check passes.
+ *
+ * @example
+ * const result = await runAssurance(flow, { req, callbackUrl }, { type: 'START', purpose: 'stepUp', userId })
+ */
+export async function runAssurance(flow: FlowDefinition, deps: Pick<FlowDeps, 'req' | 'callbackUrl'>, event: EventObject, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
+  const pending = pendingSignIn(paused);
+  const provider = pending?.providerId ?? flow.machine.id;
+  return recorded(deps.req, provider, flow.machine, paused, options, () => assure(deps, flow, event, paused, pending, [], options));
+}
+
+/** The pending sign-in a paused check carries, if it is one (its shape checked: it came out of a cookie). */
+function pendingSignIn(paused: PausedFlow | undefined): PendingSignIn | undefined {
+  const p = (paused?.carry as { signIn?: PendingSignIn } | undefined)?.signIn;
+  if (!p || typeof p !== 'object' || typeof p.providerId !== 'string' || typeof p.redirect !== 'string') return undefined;
+  if (!p.user || typeof p.user !== 'object' || !p.account || typeof p.account !== 'object') return undefined;
+  return p;
 }
 
 /** Runs `run` and logs its record; the runs of one sign-in share the flow id carried in the paused context. */
-async function recorded(deps: FlowDeps, machine: AnyStateMachine, paused: PausedFlow | undefined, options: RunFlowOptions, run: () => Promise<SettledFlow>): Promise<FlowResult> {
+async function recorded(req: FlowDeps['req'], provider: string, machine: AnyStateMachine, paused: PausedFlow | undefined, options: RunFlowOptions, run: () => Promise<SettledFlow>): Promise<FlowResult> {
   const startedAt = Date.now();
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
   const result = await run();
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
-  const record = await recordFor(deps.req.config, {
+  const record = await recordFor(req.config, {
     id,
-    provider: deps.provider.id,
+    provider,
     machine: machine.id,
     startedAt,
     durationMs: performance.now() - clock,
@@ -112,17 +206,6 @@ async function recorded(deps: FlowDeps, machine: AnyStateMachine, paused: Paused
     trace: result.trace,
     error: result.status === 'failed' ? result.error : undefined,
   });
-  completeFlow(deps.req.config, record, machine, options.browser);
+  completeFlow(req.config, record, machine, options.browser);
   return { ...result, record };
-}
-
-/**
- * Resumes a sign-in paused at the second-factor stage (the tail sealed in its own cookie) with the request's
- * event: the code typed. `deps.provider` is the provider whose flow proved the identity.
- *
- * @example
- * const result = await resumeSignIn(deps, paused, { type: 'SUBMIT_CODE', code })
- */
-export async function resumeSignIn(deps: FlowDeps, paused: PausedFlow, event: EventObject, options: RunFlowOptions = {}): Promise<FlowResult> {
-  return recorded(deps, signInFlow.machine, paused, options, () => settleTail(deps, { deps }, event, paused, [], options));
 }

@@ -1,7 +1,6 @@
 // The only code that drives a flow machine: restore -> send -> settle -> persist. A run ends settled: in a final
-// state (its outcome), or paused in an `awaiting` state (a snapshot to seal into the flow cookie). A flow that ends
-// `authenticated` goes on, in the same request, through the standard sign-in tail: the only code that issues
-// sessions. Errors inside an actor never escape; they become AuthErrors.
+// state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
+// machines of one request. Errors inside an actor never escape; they become AuthErrors.
 import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
@@ -15,6 +14,8 @@ export interface PausedFlow {
   machine: string;
   value: StateValue;
   context: Record<string, unknown>;
+  /** What the runtime itself keeps across the pause, beside the machine (the sign-in a second-factor check is for). */
+  carry?: Record<string, unknown>;
 }
 
 /** How a run settled. */
@@ -27,9 +28,11 @@ export type SettledFlow =
       paused: PausedFlow;
       response: FlowResponse;
       trace: TraceEntry[];
-      /** The sign-in tail paused (second-factor stage), not the provider's flow: sealed in the stage's own cookie. */
-      atSignIn?: boolean;
-    };
+      /** The second-factor machine paused, not the provider's flow: sealed in its own cookie slot. */
+      slot?: 'assurance';
+    }
+  /** A signed-in user's second-factor request ended: its output, for the route to apply. */
+  | { status: 'assured'; output: unknown; trace: TraceEntry[] };
 
 /** How long one request may wait for a flow to settle before giving up. */
 export const SETTLE_TIMEOUT_MS = 30_000;

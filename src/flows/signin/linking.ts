@@ -6,7 +6,7 @@ import { OAuthAccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser, User } from '../../core/types.js';
 import type { Adapter } from '../../core/adapter.js';
 import { createUserWithAccount } from '../../adapters/create-user.js';
-import { strategyFor } from '../../session/strategy.js';
+import { signedInUserId } from '../../session/gate.js';
 import type { FlowDeps as FlowServices } from '../runtime/contract.js';
 
 export interface LinkResult {
@@ -36,7 +36,7 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
   const adapter = s.req.config.adapter;
   const { user, account, owner } = input;
   if (!adapter) return { user, isNewUser: false, created: false, linked: false };
-  const currentUserId = await strategyFor(s.req).currentUserId(s.req);
+  const currentUserId = await signedInUserId(s.req);
 
   if (owner) {
     // Ids compare as strings: some adapters (Auth.js's pg schema) hand out numeric ids.

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { AccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../core/types.js';
-import { strategyFor } from '../../session/strategy.js';
+import { signedInUserId } from '../../session/gate.js';
 import type { FlowDeps } from '../runtime/contract.js';
 
 /** How a sign-in resolved to a stored user, and what was written (for the events). */
@@ -33,7 +33,7 @@ function adapterOf(deps: FlowDeps): WrappedAdapter {
 
 /** The id of the user signed in with this request, if any. */
 export async function currentUserId(deps: FlowDeps): Promise<string | undefined> {
-  return strategyFor(deps.req).currentUserId(deps.req);
+  return signedInUserId(deps.req);
 }
 
 /**

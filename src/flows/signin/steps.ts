@@ -1,7 +1,6 @@
 // The steps of the standard sign-in tail, as plain async functions on a flow's deps: who already owns the account,
-// what the signIn callback says, which user the sign-in resolves to (the linking rules), and issuing the session.
-import type { Account, AdapterUser, AuthMethod, Profile, User } from '../../core/types.js';
-import { strategyFor, type SignInResult } from '../../session/strategy.js';
+// what the signIn callback says, and which user the sign-in resolves to (the linking rules).
+import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { resolveCredentialsUser } from './credentials-user.js';
 import { findAccountOwner, linkAccount } from './linking.js';
@@ -60,22 +59,4 @@ export async function resolveUser(deps: FlowDeps, identity: Identity, owner: Ada
       return { ...none, ...r };
     }
   }
-}
-
-/** The `amr` method of a first factor, by the kind of account that proved it (a custom flow's kind counts as `oauth`). */
-function firstFactorMethod(type: Account['type']): AuthMethod {
-  if (type === 'credentials') return 'pwd';
-  if (type === 'email') return 'email';
-  if (type === 'webauthn') return 'hwk';
-  return 'oauth';
-}
-
-/** Writes the session (JWT cookie or database row) for the signed-in user, recording when and how they proved who
- * they are (`factor`: the second factor passed, if any); a database session of another user this browser held is
- * ended by the strategy. */
-export async function issueSession(deps: FlowDeps, result: SignInResult & { factor?: 'otp' | 'backup' | 'passkey' }): Promise<void> {
-  const { factor, ...rest } = result;
-  const amr: AuthMethod[] = [firstFactorMethod(result.account?.type ?? 'oauth')];
-  if (factor) amr.push(factor === 'passkey' ? 'hwk' : 'otp');
-  await strategyFor(deps.req).issue(deps.req, { ...rest, verification: { authTime: new Date(), amr: [...new Set(amr)] } });
 }

@@ -7,7 +7,7 @@ import { InvalidCheck, WebAuthnVerificationError } from '../../core/errors.js';
 import type { AdapterAuthenticator, AdapterUser } from '../../core/types.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { loadSimpleWebAuthn, relyingPartyFor, requiresUserVerification, type WebAuthnConfig } from '../../providers/webauthn.js';
-import { strategyFor } from '../../session/strategy.js';
+import { signedInUserId } from '../../session/gate.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import type { NewPasskey } from '../signin/resolve.js';
 import { spendChallenge, spendChallengeInStore } from './challenges.js';
@@ -108,7 +108,7 @@ function providerOf(deps: FlowDeps): WebAuthnConfig {
 
 /** The signed-in user, if the session names one the adapter knows. */
 async function currentUser(deps: FlowDeps): Promise<AdapterUser | null> {
-  const id = await strategyFor(deps.req).currentUserId(deps.req);
+  const id = await signedInUserId(deps.req);
   return id ? ((await adapterOf(deps).getUser(id)) as AdapterUser | null) : null;
 }
 

@@ -3,7 +3,7 @@
 // when the user has no factor, and comes back to the same URL.
 import { HTTPError } from 'h3';
 import type { AuthMethod, Session } from '../../core/types.js';
-import { strategyFor } from '../../session/strategy.js';
+import { sessionGate } from '../../session/gate.js';
 import type { ConfigInput } from '../auth.js';
 import { createAuthRequest, detectOrigin } from '../request.js';
 import { isH3V1Event, type H3V1Event } from './h3-v1.js';
@@ -54,10 +54,9 @@ export async function checkRecentSignIn(input: AnyRequest, config: ConfigInput, 
 
   const session = await getSession(input, config);
   const req = await createAuthRequest(request, resolved, { body: false });
-  const verified = session?.user ? await strategyFor(req).verification(req) : null;
-  if (!session?.user || !verified) return { ok: false, reason: 'signedOut', location: signIn.href };
-  const v = verified.verification;
-  if (v && Date.now() - v.authTime.getTime() <= options.maxAge * 1000) return { ok: true, session, authTime: v.authTime, amr: v.amr };
+  const gate = session?.user ? await sessionGate(req, { maxAge: options.maxAge }) : undefined;
+  if (!session?.user || !gate || (!gate.ok && gate.reason === 'signedOut')) return { ok: false, reason: 'signedOut', location: signIn.href };
+  if (gate.ok && gate.verification) return { ok: true, session, authTime: gate.verification.authTime, amr: gate.verification.amr };
   // With second factors, the factor check decides (it sends a user without a factor to sign in); without, sign in.
   if (!resolved.secondFactor) return { ok: false, reason: 'stale', location: signIn.href };
   const check = new URL(`${resolved.basePath}/factors/verify`, origin);

@@ -2,7 +2,7 @@
 // backup codes, remove), and the new backup codes, shown once.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import type { FactorSummary } from '../../flows/factors/account.js';
+import type { FactorSummary } from '../../flows/second-factor/account.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderFactorsPage}. */

@@ -173,7 +173,7 @@ describe.each(strategies)('credentials flow, model paths with %s sessions', (str
     expect(run.trace.at(-1)?.to).toBe(path.finalState);
     expect(run.status).toBe(want.status);
     // Only an authenticated flow reaches the tail, and then the tail decides (by default: a session).
-    if (path.finalState === 'authenticated') expect(run.tail.at(-1)?.to).toBe('done');
+    if (path.finalState === 'authenticated') expect(run.tail.at(-1)?.to).toBe('resolved');
     else expect(run.tail).toEqual([]);
 
     expect(run.res.status).toBe(302);

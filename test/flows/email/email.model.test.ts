@@ -384,7 +384,7 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
     expect(run.statuses.at(-1)).toBe(want.status);
     if (b.CONFIRM && b.OPEN_LINK) expect(run.statuses[0]).toBe('paused');
     // Only a proven address reaches the standard tail, which here signs the new user in.
-    expect(run.tailTrace.at(-1)?.to).toBe(path.finalState === 'authenticated' ? 'done' : undefined);
+    expect(run.tailTrace.at(-1)?.to).toBe(path.finalState === 'authenticated' ? 'resolved' : undefined);
 
     expect(run.res.status).toBe(302);
     expect(run.res.headers.get('location')).toBe(want.location);
@@ -451,15 +451,15 @@ describe('email flow coverage', () => {
 describe.each(variants)('after the link: the standard tail under the e-mail rules (%s)', (variant) => {
   const path = pathsByVariant.get(variant)!.find((p) => p.finalState === 'authenticated' && Object.values(branchesOf(p)).every((x) => ['the mailed link', 'the confirmation form', 'stored', 'found'].includes(x)))!;
   const cases: { name: string; tail: Tail; state: string; status: string; location: string; logged: string[]; emitted: string[] }[] = [
-    { name: 'the owner is marked verified', tail: { owner: true }, state: 'done', status: 'signedIn', location: `${ORIGIN}/dashboard`, logged: [], emitted: ['updateUser', 'signIn'] },
+    { name: 'the owner is marked verified', tail: { owner: true }, state: 'resolved', status: 'signedIn', location: `${ORIGIN}/dashboard`, logged: [], emitted: ['updateUser', 'signIn'] },
     { name: 'finding the owner fails', tail: { fault: 'getUserByEmail' }, state: 'failed.callbackRoute', status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, logged: ['AdapterError'], emitted: [] },
     { name: 'creating the user fails', tail: { fault: 'createUser' }, state: 'failed.callbackRoute', status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, logged: ['AdapterError'], emitted: [] },
     { name: 'marking the owner verified fails', tail: { owner: true, fault: 'updateUser' }, state: 'failed.callbackRoute', status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, logged: ['AdapterError'], emitted: [] },
     { name: 'signIn returns a URL', tail: { signIn: 'signIn returns a URL' }, state: 'redirected', status: 'redirected', location: `${ORIGIN}/elsewhere`, logged: [], emitted: [] },
     { name: 'signIn returns false', tail: { signIn: 'signIn returns false' }, state: 'failed.accessDenied', status: 'failed', location: `${ORIGIN}/auth/error?error=AccessDenied`, logged: ['AccessDenied'], emitted: [] },
     { name: 'signIn throws', tail: { signIn: 'signIn throws' }, state: 'failed.accessDenied', status: 'failed', location: `${ORIGIN}/auth/error?error=AccessDenied`, logged: ['AccessDenied'], emitted: [] },
-    { name: 'jwt returns null', tail: { issue: 'jwt returns null' }, state: 'failed.accessDenied', status: 'failed', location: `${ORIGIN}/auth/error?error=AccessDenied`, logged: ['AccessDenied'], emitted: ['createUser'] },
-    { name: 'jwt throws', tail: { issue: 'jwt throws' }, state: 'failed.callbackRoute', status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, logged: ['CallbackRouteError'], emitted: ['createUser'] },
+    { name: 'jwt returns null', tail: { issue: 'jwt returns null' }, state: 'resolved', status: 'failed', location: `${ORIGIN}/auth/error?error=AccessDenied`, logged: ['AccessDenied'], emitted: ['createUser'] },
+    { name: 'jwt throws', tail: { issue: 'jwt throws' }, state: 'resolved', status: 'failed', location: `${ORIGIN}/auth/error?error=Configuration`, logged: ['CallbackRouteError'], emitted: ['createUser'] },
   ];
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
@@ -470,19 +470,19 @@ describe.each(variants)('after the link: the standard tail under the e-mail rule
     expect(run.res.headers.get('location')).toBe(c.location);
     expect(run.t.logger.errorTypes()).toEqual(c.logged);
     expect(run.emitted).toEqual(c.emitted);
-    expect(sessionCookiesOf(run.res).length > 0, 'a session cookie is set').toBe(c.state === 'done');
+    expect(sessionCookiesOf(run.res).length > 0, 'a session cookie is set').toBe(c.status === 'signedIn');
     // The link is used up whatever the tail decides: it proved the address once.
     expect(await tokensLeft(run.email)).toBe(0);
 
     const user = await pg.adapter.getUserByEmail(run.email);
     if (c.tail.owner) {
       expect(user?.id).toBe(run.ownerId);
-      expect(user?.emailVerified instanceof Date, 'the owner is marked verified').toBe(c.state === 'done');
+      expect(user?.emailVerified instanceof Date, 'the owner is marked verified').toBe(c.state === 'resolved');
     } else {
       // The signIn callback is asked before any user is written: a refusal leaves none behind.
       expect(user !== null, 'a user was created').toBe(c.emitted.includes('createUser'));
     }
-    if (c.state === 'done') {
+    if (c.status === 'signedIn') {
       const session = (await (await run.t.client.get('/auth/session')).json()) as { user?: { email?: string } } | null;
       expect(session?.user?.email).toBe(run.email);
     }

@@ -6,7 +6,7 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import type { ResolvedProvider } from '../../../src/core/provider.js';
 import { oauthFlow } from '../../../src/flows/oauth/machine.js';
 import type { FlowDeps, FlowRoute } from '../../../src/flows/runtime/contract.js';
-import { runFlow, type FlowResult } from '../../../src/flows/runtime/flow.js';
+import { runFlow, type FlowResult } from '../../support/run-flow.js';
 import { createAuthRequest } from '../../../src/http/request.js';
 import GitHub from '../../../src/providers/catalogue/github.js';
 import { ORIGIN, TEST_SECRET } from '../../support/auth-app.js';

@@ -237,7 +237,7 @@ describe('oauth machine, model-based through HTTP and a real OP', () => {
       expect(isFinal(path.finalState) ? flow.map(transitionKey) : flow.map(transitionKey).slice(0, expected.length)).toEqual(expected);
       if (!path.finalState.startsWith('failed.')) {
         // Proven, then signed in by the standard tail with its default answers: a new user, linked, a session.
-        expect(tail.at(-1)?.to).toBe('done');
+        expect(tail.at(-1)?.to).toBe('resolved');
         expect(events).toEqual(['createUser', 'linkAccount', 'signIn']);
       } else {
         // A failed flow never reaches the tail: nothing is stored, no event fires.
@@ -290,11 +290,12 @@ const tailCases: [string, TailCase][] = [
   ['the address belongs to another user', { state: 'failed.oauthAccountNotLinked', error: ['OAuthAccountNotLinked', 'OAuthAccountNotLinked'], emailTaken: true }],
   // Without a transaction the account write is a separate statement that can fail on its own.
   ['linkAccount fails', { state: 'failed.callbackRoute', error: ['AdapterError', 'Configuration'], adapter: (base) => ({ ...base, withTransaction: undefined, linkAccount: () => Promise.reject(new Error('accounts table is read-only')) }) }],
-  ['the jwt callback returns null', { state: 'failed.accessDenied', error: ['AccessDenied', 'AccessDenied'], callbacks: { jwt: () => null } }],
+  ['the jwt callback returns null', { state: 'resolved', error: ['AccessDenied', 'AccessDenied'], callbacks: { jwt: () => null } }],
   [
     'the jwt callback throws',
     {
-      state: 'failed.callbackRoute',
+      // The tail resolved the user; issuing the session (the runtime's step after it) failed.
+      state: 'resolved',
       error: ['CallbackRouteError', 'Configuration'],
       callbacks: {
         jwt: () => {

@@ -188,7 +188,7 @@ describe('a custom flow on the public contract', () => {
     expect(session.user).toMatchObject({ email: ADA, name: 'Ada' });
     expect(t.logger.errors).toEqual([]);
     const record = t.logger.debugs.find((d) => d.message === 'flow pin signedIn')?.metadata as { trace: { machine?: string; to: string }[] };
-    expect(record.trace.filter((e) => e.machine === 'signin').at(-1)?.to).toBe('done');
+    expect(record.trace.filter((e) => e.machine === 'signin').at(-1)?.to).toBe('resolved');
   });
 
   it('keeps what the flow put in its context, and nothing of the deps, in its sealed cookie', async () => {

@@ -258,7 +258,7 @@ describe('the flow cookie', () => {
       const flow = pausingFlow();
       // Sealed with the real key, so it passes every cookie check and reaches the machine.
       const deps = await depsFor(fixtureProvider('alpha', flow, probe));
-      sealFlow(deps.req, 'alpha', flow, { machine: 'pausing', value, context: { callbackUrl: `${ORIGIN}/after`, providerId: 'alpha', startedAt: Date.now() } });
+      sealFlow(deps.req, { provider: 'alpha' }, flow, { machine: 'pausing', value, context: { callbackUrl: `${ORIGIN}/after`, providerId: 'alpha', startedAt: Date.now() } });
       t.client.cookies.set(FLOW_COOKIE, deps.req.setCookies.find((c) => c.name === FLOW_COOKIE)!.value, ORIGIN);
       const res = await t.client.get('/auth/callback/alpha?code=ok');
       expectInvalidCheck(t, res, /does not have|cannot be resumed/);

@@ -8,7 +8,7 @@ import { AWAITING_TAG, machineTransitions, stateId, stateNodes } from '../../../
 import { machines } from '../../../src/devtools/machines.js';
 import { credentialsFlow } from '../../../src/flows/credentials/machine.js';
 import { defineFlow, type FlowDefinition } from '../../../src/flows/runtime/contract.js';
-import { runFlow, type FlowResult } from '../../../src/flows/runtime/flow.js';
+import { runFlow, type FlowResult } from '../../support/run-flow.js';
 import type { PausedFlow } from '../../../src/flows/runtime/run.js';
 import { recordingLogger, TEST_SECRET } from '../../support/auth-app.js';
 import {
@@ -117,7 +117,7 @@ describe('persisting: only awaiting states, never while an invoked actor runs', 
   });
 
   it('holds for every built-in machine: awaiting states invoke nothing and set no timer', () => {
-    expect(Object.keys(machines).sort()).toEqual(['credentials', 'email', 'factors', 'oauth', 'signin', 'webauthn']);
+    expect(Object.keys(machines).sort()).toEqual(['credentials', 'email', 'oauth', 'second-factor', 'signin', 'webauthn']);
     for (const machine of Object.values(machines)) {
       const awaiting = stateNodes(machine).filter((node) => node.tags.includes(AWAITING_TAG));
       for (const node of awaiting) {
@@ -317,6 +317,6 @@ describe('emitted events', () => {
     expect(logger.debugs[0].metadata).toMatchObject({ provider: 'alpha' });
     expect(trace.slice(0, 2)).toMatchObject([{ from: 'awaitingCallback', event: 'CALLBACK', to: 'finishing' }, { to: 'authenticated' }]);
     expect(trace.slice(2).every((e) => e.machine === 'signin')).toBe(true);
-    expect(trace.at(-1)).toMatchObject({ machine: 'signin', to: 'done' });
+    expect(trace.at(-1)).toMatchObject({ machine: 'signin', to: 'resolved' });
   });
 });

@@ -173,7 +173,7 @@ describe('logging flow records', () => {
     await submit(t, 'crash');
     const [ok, crashed] = shipped.map((line) => JSON.parse(line) as FlowRecord & { message: string });
     expect(ok).toMatchObject({ message: 'flow credentials signedIn', status: 'signedIn', provider: 'credentials' });
-    expect(ok.trace.at(-1)?.to).toBe('done');
+    expect(ok.trace.at(-1)?.to).toBe('resolved');
     expect(ok.error).toBeUndefined();
     expect(crashed).toMatchObject({ message: 'flow credentials failed', status: 'failed' });
     expect(crashed.error).toMatchObject({ type: 'CallbackRouteError', message: 'user store is down', state: 'failed.callbackRoute', cause: 'Error: user store is down' });

@@ -201,11 +201,11 @@ describe('after the ceremony: the sign-in tail', () => {
     ],
     [
       'registration, the jwt callback refuses the token: AccessDenied (the passkey is stored)',
-      { ceremony: 'register', jwt: true, refuseJwt: true, tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'], stored: true },
+      { ceremony: 'register', jwt: true, refuseJwt: true, tail: 'resolved', location: AT.accessDenied, logged: ['AccessDenied'], stored: true },
     ],
     [
       'registration, the session row cannot be written: AdapterError (the passkey is stored)',
-      { ceremony: 'register', fault: 'createSession', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'], stored: true },
+      { ceremony: 'register', fault: 'createSession', tail: 'resolved', location: AT.configuration, logged: ['AdapterError'], stored: true },
     ],
     ['authentication, signIn callback says no: AccessDenied', { ceremony: 'authenticate', signIn: 'deny', tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] }],
     ['authentication, signIn callback redirects: no session', { ceremony: 'authenticate', signIn: 'redirect', tail: 'redirected', location: REDIRECT_ELSEWHERE, logged: [] }],
@@ -220,11 +220,11 @@ describe('after the ceremony: the sign-in tail', () => {
     ],
     [
       'authentication, the jwt callback refuses the token: AccessDenied',
-      { ceremony: 'authenticate', jwt: true, refuseJwt: true, tail: 'failed.accessDenied', location: AT.accessDenied, logged: ['AccessDenied'] },
+      { ceremony: 'authenticate', jwt: true, refuseJwt: true, tail: 'resolved', location: AT.accessDenied, logged: ['AccessDenied'] },
     ],
     [
       'authentication, the session row cannot be written: AdapterError',
-      { ceremony: 'authenticate', signedIn: true, fault: 'createSession', tail: 'failed.callbackRoute', location: AT.configuration, logged: ['AdapterError'] },
+      { ceremony: 'authenticate', signedIn: true, fault: 'createSession', tail: 'resolved', location: AT.configuration, logged: ['AdapterError'] },
     ],
   ];
 

@@ -250,7 +250,7 @@ describe('webauthn machine, model-based through HTTP', () => {
       expect(final.status).toBe(302);
       if (path.finalState === 'authenticated') {
         // The tail took it from there, with its defaults: signed in, as the passkey's user.
-        expect(lastTailState(t)).toBe('done');
+        expect(lastTailState(t)).toBe('resolved');
         expect(final.location?.href).toBe(`${ORIGIN}/after`);
         expect(sessionWrites).toHaveLength(1);
         expect(t.logger.errors).toEqual([]);

@@ -1,12 +1,9 @@
-// The steps of managing a signed-in user's own factors: what they have, a new set of backup codes, removing a
-// factor, and recording a factor check in their session (step-up). The machine that orders them is manage.ts.
+// A user's own factors as they see and change them: what they have (never a secret), a new set of backup codes,
+// removing a factor. The machine that orders the changes is machine.ts.
 import { randomUUID } from 'node:crypto';
-import { AuthError } from '../../core/errors.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { AdapterFactor, FactorKind } from '../../core/factors.js';
-import type { AuthMethod, User } from '../../core/types.js';
-import { revokeOtherSessions } from '../../session/session-control.js';
-import { strategyFor } from '../../session/strategy.js';
+import type { User } from '../../core/types.js';
 import { hashBackupCode, newBackupCodes } from './backup-codes.js';
 import type { StageDeps } from './steps.js';
 
@@ -35,7 +32,8 @@ function factorAdapter(deps: StageDeps) {
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-function summary(f: AdapterFactor): FactorSummary {
+/** A stored factor as its owner may see it. */
+export function factorSummary(f: AdapterFactor): FactorSummary {
   return { id: f.id, kind: f.kind, label: f.label ?? null, createdAt: iso(f.createdAt), activatedAt: f.activatedAt ? iso(f.activatedAt) : null };
 }
 
@@ -43,11 +41,11 @@ function summary(f: AdapterFactor): FactorSummary {
 export async function loadFactorAccount(deps: StageDeps, userId: string): Promise<FactorAccount> {
   const adapter = factorAdapter(deps);
   const [user, factors] = await Promise.all([adapter.getUser(userId), adapter.listFactors(userId)]);
-  return { user: user ?? { id: userId }, factors: factors.map(summary) };
+  return { user: user ?? { id: userId }, factors: factors.map(factorSummary) };
 }
 
 /** Whether the user has an active factor (what makes a factor check possible). */
-export function hasActiveFactor(account: FactorAccount): boolean {
+export function hasActiveFactor(account: Pick<FactorAccount, 'factors'>): boolean {
   return account.factors.some((f) => f.activatedAt !== null);
 }
 
@@ -73,22 +71,4 @@ export async function replaceBackupCodes(deps: StageDeps, userId: string): Promi
 export async function removeFactor(deps: StageDeps, userId: string, target: { id?: string; kind?: FactorKind }): Promise<boolean> {
   const removed = await factorAdapter(deps).deleteFactors(target.kind === 'backup' ? { userId, kind: 'backup' } : { userId, id: target.id });
   return removed > 0;
-}
-
-/** Records in the session that its user just passed a factor check (`auth_time` now, `method` in `amr`). */
-export async function recordFactorCheck(deps: StageDeps, method: AuthMethod): Promise<void> {
-  if (!(await strategyFor(deps.req).reverify(deps.req, method))) throw new Error('The session ended during the factor check.');
-}
-
-/**
- * Ends every other session of the signed-in user after a factor changed (database: deleted; JWT: refused at their
- * next refresh). An adapter that cannot end sessions is warned about, not fatal: the factor change stands.
- */
-export async function endOtherSessions(deps: StageDeps): Promise<void> {
-  try {
-    await revokeOtherSessions(deps.req);
-  } catch (err) {
-    if (!(err instanceof AuthError) || (err.type !== 'UnsupportedStrategy' && err.type !== 'MissingAdapterMethods')) throw err;
-    deps.req.config.logger.warn('factor-change-sessions-kept', `A factor changed but the other sessions could not be ended: ${err.message}`);
-  }
 }

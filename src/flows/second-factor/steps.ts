@@ -1,6 +1,5 @@
-// The second-factor stage's steps: whether a signed-in-to-be user must pass (or first enrol) a factor, checking a
-// typed code against their factors with the attempts counted server-side, and enrolling an authenticator app.
-// The machine that orders them is the sign-in tail (flows/signin/machine.ts).
+// The second-factor machine's steps: what a user has and needs, checking a typed code against their factors with the
+// attempts counted server-side, and enrolling an authenticator app. The machine that orders them is machine.ts.
 import { randomUUID } from 'node:crypto';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { AdapterFactor } from '../../core/factors.js';
@@ -16,8 +15,6 @@ export type StageDeps = Pick<FlowDeps, 'req'>;
 /** How long a sign-in may wait at the stage. */
 export const FACTOR_TTL_MS = 10 * 60_000;
 
-/** What the stage must do for this user: nothing, check an active factor, or enrol one first. */
-export type FactorNeed = 'none' | 'verify' | 'enrol';
 
 function adapterOf(deps: StageDeps): WrappedAdapter {
   // Checked at start (MissingAdapterMethods): `secondFactor` needs an adapter with the factor methods.
@@ -26,16 +23,6 @@ function adapterOf(deps: StageDeps): WrappedAdapter {
 }
 
 const isActive = (f: AdapterFactor) => f.activatedAt !== null;
-
-/** The stage's decision for `user`: an active factor is always checked; `require` enrols one when there is none. */
-export async function factorNeed(deps: StageDeps, user: User, account: Account): Promise<FactorNeed> {
-  const options = deps.req.config.secondFactor;
-  if (!options || user.id === undefined) return 'none';
-  const factors = await adapterOf(deps).listFactors(String(user.id));
-  if (factors.some(isActive)) return 'verify';
-  const required = typeof options.require === 'function' ? await options.require({ user, account }) : options.require === true;
-  return required ? 'enrol' : 'none';
-}
 
 /** How a typed code (or a passkey) fared: `passed` (the session may be issued), `wrong` (try again), `locked` (the sign-in is dead). */
 export type CodeCheck = { result: 'passed'; method: 'otp' | 'backup' | 'passkey' } | { result: 'wrong' | 'locked'; attempts: number };
@@ -79,9 +66,9 @@ export async function settleAttempt(deps: StageDeps, params: { challengeId: stri
 }
 
 /** The page that asks for a code (and offers a passkey instead, when the user has one). */
-export function codePage(error?: string, passkey = false): FlowFormPage {
+export function codePage(purpose: string, error?: string, passkey = false): FlowFormPage {
   return {
-    title: 'Two-step verification',
+    title: purpose === 'signIn' ? 'Two-step verification' : 'Confirm it is you',
     message: 'Enter the 6-digit code from your authenticator app, or one of your backup codes.',
     ...(error ? { error } : {}),
     fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'text', maxlength: 11 }],

@@ -2,16 +2,16 @@
 // of a session after their password; the right code issues the session, wrong ones are counted in the database.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Credentials } from '../../../src/providers/credentials.js';
-import { sealFactorKey } from '../../../src/flows/factors/secret-box.js';
-import { newTotpKey, totpCode, totpStep } from '../../../src/flows/factors/totp.js';
-import { hashBackupCode } from '../../../src/flows/factors/backup-codes.js';
+import { sealFactorKey } from '../../../src/flows/second-factor/secret-box.js';
+import { newTotpKey, totpCode, totpStep } from '../../../src/flows/second-factor/totp.js';
+import { hashBackupCode } from '../../../src/flows/second-factor/backup-codes.js';
 import { TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import type { TestClient } from '../../support/client.js';
 
 const pg = useMigratedPGlite();
 const SESSION = 'authchart.session-token';
-const STAGE = 'authchart.flow-signin';
+const STAGE = 'authchart.flow-second-factor';
 let n = 0;
 
 interface World {
@@ -57,6 +57,17 @@ const submit = (w: World, csrfToken: string, code: string, client: TestClient = 
 describe('the second-factor stage', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 10, 23, 12, 0, 10) }));
   afterEach(() => vi.useRealTimers());
+
+  it('the paused check\'s cookie stays small whatever the user has (it held every factor once, and browsers drop a cookie over 4 KB)', async () => {
+    const w = await world();
+    for (let i = 0; i < 10; i++) {
+      await pg.adapter.createFactor({ id: `b${i}-${w.userId}`, userId: w.userId, kind: 'backup', secret: hashBackupCode(`code${i}-abcde`), label: 'Backup code', createdAt: new Date(), activatedAt: new Date() });
+    }
+    await password(w);
+    const sealed = w.t.client.cookies.get(STAGE)!;
+    expect(sealed).toBeTruthy();
+    expect(sealed.length).toBeLessThan(1500);
+  });
 
   it('after the password: a code form and the stage cookie, no session, no signIn event', async () => {
     const w = await world();

@@ -20,8 +20,8 @@ function webauthnProvider(deps: Pick<FlowDeps, 'req'>): ResolvedProvider | undef
   return deps.req.config.providers.find((p) => p.type === 'webauthn');
 }
 
-function asWebAuthn(deps: FlowDeps, provider: ResolvedProvider): FlowDeps {
-  return { ...deps, provider };
+function asWebAuthn(deps: Pick<FlowDeps, 'req'>, provider: ResolvedProvider): FlowDeps {
+  return { req: deps.req, provider, callbackUrl: '' };
 }
 
 async function authenticatorsOf(deps: Pick<FlowDeps, 'req'>, userId: string): Promise<AdapterAuthenticator[]> {
@@ -33,13 +33,13 @@ async function authenticatorsOf(deps: Pick<FlowDeps, 'req'>, userId: string): Pr
  * Whether the stage offers a passkey: a WebAuthn provider is configured, the user has registered passkeys, and the
  * first factor was not a passkey (the same authenticator twice is one factor, not two).
  */
-export async function passkeyOffered(deps: Pick<FlowDeps, 'req'>, userId: string, account: Account): Promise<boolean> {
-  if (account.type === 'webauthn' || !webauthnProvider(deps)) return false;
+export async function passkeyOffered(deps: Pick<FlowDeps, 'req'>, userId: string, account?: Account): Promise<boolean> {
+  if (account?.type === 'webauthn' || !webauthnProvider(deps)) return false;
   return (await authenticatorsOf(deps, userId)).length > 0;
 }
 
 /** Assertion options for the pending sign-in: a fresh challenge, and only this user's credentials allowed. */
-export async function passkeyAssertionOptions(deps: FlowDeps, userId: string): Promise<{ options: unknown } & PendingAssertion> {
+export async function passkeyAssertionOptions(deps: Pick<FlowDeps, 'req'>, userId: string): Promise<{ options: unknown } & PendingAssertion> {
   const provider = webauthnProvider(deps);
   // Checked again here: without an allow-list the browser would offer any passkey of this site.
   if (!provider || (await authenticatorsOf(deps, userId)).length === 0) throw new InvalidCheck('This sign-in has no passkey to verify with.');
@@ -48,7 +48,7 @@ export async function passkeyAssertionOptions(deps: FlowDeps, userId: string): P
 }
 
 /** Whether `credential` is a valid assertion of one of the user's passkeys over the pending challenge (spending it). */
-async function assertionMatches(deps: FlowDeps, userId: string, credential: unknown, assertion: PendingAssertion | undefined): Promise<boolean> {
+async function assertionMatches(deps: Pick<FlowDeps, 'req'>, userId: string, credential: unknown, assertion: PendingAssertion | undefined): Promise<boolean> {
   const provider = webauthnProvider(deps);
   // No options were asked for this sign-in, or the answer came after they expired.
   if (!provider || !assertion || Date.now() > assertion.expiresAt) return false;
@@ -69,7 +69,7 @@ async function assertionMatches(deps: FlowDeps, userId: string, credential: unkn
 
 /** One passkey attempt at the stage, counted like a code: passed once at most, a miss toward the limit. */
 export async function checkPasskeyFactor(
-  deps: FlowDeps,
+  deps: Pick<FlowDeps, 'req'>,
   params: { userId: string; challengeId: string; expiresAt: number; credential: unknown; assertion?: PendingAssertion },
 ): Promise<CodeCheck> {
   const matched = await assertionMatches(deps, params.userId, params.credential, params.assertion);

@@ -4,14 +4,14 @@
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Credentials } from '../../../src/providers/credentials.js';
-import { hashBackupCode } from '../../../src/flows/factors/backup-codes.js';
-import { totpCode, totpStep } from '../../../src/flows/factors/totp.js';
+import { hashBackupCode } from '../../../src/flows/second-factor/backup-codes.js';
+import { totpCode, totpStep } from '../../../src/flows/second-factor/totp.js';
 import type { SessionCallbackParams } from '../../../src/core/options.js';
 import { testAuth, type TestAuth } from '../../support/auth-app.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 
 const pg = useMigratedPGlite();
-const FACTORS = 'authchart.flow-factors';
+const FACTORS = 'authchart.flow-second-factor';
 let n = 0;
 
 interface World {
@@ -102,7 +102,7 @@ describe('managing factors', () => {
     const page = await res.text();
     expect(page).toContain('src="data:image/svg+xml;base64,');
     expect(page).toMatch(/href="otpauth:\/\/totp\/Test:[^"]+"/);
-    expect(page).toMatch(/action="http:\/\/localhost:3000\/auth\/factors\/code"/);
+    expect(page).toMatch(/action="http:\/\/localhost:3000\/auth\/second-factor"/);
     const key = keyOf(page);
     const [pending] = await pg.adapter.listFactors(w.userId);
     expect(pending.activatedAt).toBeNull();
