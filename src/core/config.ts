@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
 import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
+import { identifierField, type IdentifiedProvider } from './credentials-identifier.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
@@ -71,6 +72,22 @@ function normalizeBasePath(path: string): string {
 }
 
 /**
+ * A credentials provider's `identifier` must be a field name or `false`; with throttling on it must name one, so no
+ * password guess goes uncounted against an account.
+ */
+function assertIdentifier(p: IdentifiedProvider & { id: string }, throttled: boolean): void {
+  const { identifier } = p;
+  if (identifier !== undefined && identifier !== false && (typeof identifier !== 'string' || identifier === '')) {
+    throw new InvalidProvider(`Credentials provider "${p.id}": \`identifier\` must be a field name or false.`);
+  }
+  if (throttled && identifierField(p) === undefined) {
+    throw new InvalidProvider(
+      `Credentials provider "${p.id}" names no field for the account, so its password limit could not count per account. Declare the form (\`credentials: { email: {}, password: { type: 'password' } }\`), set \`identifier: 'email'\`, or \`identifier: false\` when the form names no account.`,
+    );
+  }
+}
+
+/**
  * Resolves and validates a configuration. Throws the named error of the first problem found.
  *
  * @example
@@ -123,6 +140,9 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     throw new MissingAdapter('Second factors are stored by the adapter: `secondFactor` needs an `adapter`.');
   }
 
+  const throttle = resolveThrottle(config.throttle, production);
+  for (const p of providers) if (p.type === 'credentials') assertIdentifier(p as IdentifiedProvider & { id: string }, throttle !== undefined);
+
   const maxAge = config.session?.maxAge ?? 30 * DAY;
   let url: URL | undefined;
   const authUrl = authUrlFromEnv(env);
@@ -174,7 +194,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     url,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     migrateFrom: migrateFromOf(config.migrateFrom),
-    throttle: resolveThrottle(config.throttle, production),
+    throttle,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },

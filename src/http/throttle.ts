@@ -3,6 +3,7 @@
 // client; WebAuthn ceremonies per client); over a limit, answer 429 with Retry-After and run nothing.
 import { clientAddress as requestClientAddress, addressUnit } from '../core/client-address.js';
 import type { InternalConfig } from '../core/config.js';
+import { accountKey, identifierField, submittedIdentifier, type IdentifiedProvider } from '../core/credentials-identifier.js';
 import { RateLimited } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import type { ResolvedProvider } from '../core/provider.js';
@@ -36,19 +37,17 @@ export function throttleOf(config: InternalConfig): Throttle | undefined {
   return throttle;
 }
 
-// Body fields that name the account of a credentials form, in order of preference.
-const ACCOUNT_FIELDS = ['username', 'email', 'identifier', 'login', 'user'];
 const MAX_KEY = 320;
 
-/** The account a credentials form names: a known identifier field, else its first field that is not a password. */
+/**
+ * The per-account key of a credentials attempt: the provider's identifier field, normalised as `authorize` will
+ * get it, then folded (core/credentials-identifier.ts). Throws InvalidRequest (400, nothing counted, nothing run)
+ * when the form has no one usable identifier; undefined when the provider names no account (`identifier: false`).
+ */
 function credentialsAccount(req: AuthRequest, provider: ResolvedProvider): string | undefined {
-  const declared = (provider as { credentials?: Record<string, { type?: string }> }).credentials ?? {};
-  const fields = [...ACCOUNT_FIELDS, ...Object.keys(declared).filter((k) => declared[k]?.type !== 'password')];
-  for (const field of fields) {
-    const value = req.body[field];
-    if (typeof value === 'string' && value.trim() !== '') return value.trim().toLowerCase().slice(0, MAX_KEY);
-  }
-  return undefined;
+  const field = identifierField(provider as IdentifiedProvider);
+  if (!field) return undefined;
+  return accountKey(submittedIdentifier(req.body, field));
 }
 
 /** The address a magic-link request is for, as the flow will store it; undefined when it is not one. */

@@ -8,6 +8,17 @@ export interface CredentialsConfig extends CommonProviderOptions {
   /** The fields of the built-in sign-in form. */
   credentials: Record<string, CredentialInput>;
   /**
+   * The form field that names the account (`'email'`, `'username'`). Defaults to the first field of `credentials`
+   * that is not `type: 'password'`. `authorize` gets it as one string, NFKC-normalised and trimmed; the per-account
+   * limit counts that same value (case-folded); a request where it is missing, repeated or not a string is refused
+   * with 400 `InvalidRequest` before `authorize` runs. With throttling on (the production default) a provider must
+   * name one, by `credentials` or here; `false` says the form names no account (only the per-client limits apply).
+   *
+   * @example
+   * Credentials({ identifier: 'login', credentials: {}, authorize })
+   */
+  identifier?: string | false;
+  /**
    * Returns the user for these credentials, or null. Throw a `CredentialsSignin` subclass to put
    * its `code` in the error URL; any other throw is reported as `Configuration`.
    */

@@ -280,7 +280,7 @@ describe('the demo in production', () => {
   const production = { NODE_ENV: 'production' };
 
   it('trusts no host unless AUTH_URL or an AUTH_TRUST_HOST list says which', async () => {
-    const config = { providers: [Credentials({ authorize: async () => null })], secret: TEST_SECRET, trustHost: demoTrustHost(production) };
+    const config = { providers: [Credentials({ credentials: { username: {} }, authorize: async () => null })], secret: TEST_SECRET, trustHost: demoTrustHost(production) };
     expect(resolveConfig(config, { env: production }).trustHost).toBe(false);
     expect(resolveConfig(config, { env: { ...production, AUTH_TRUST_HOST: APP } }).trustedHosts?.patterns).toEqual([APP]);
     expect(demoTrustHost({ NODE_ENV: 'development' })).toBe(true);

@@ -2,6 +2,7 @@
 // It completes within one request (POST {basePath}/callback/:id), so it never pauses.
 import { randomUUID } from 'node:crypto';
 import { assign, fromPromise, setup } from 'xstate';
+import { credentialsForAuthorize, type IdentifiedProvider } from '../../core/credentials-identifier.js';
 import type { CredentialsSignin } from '../../core/errors.js';
 import type { User } from '../../core/types.js';
 import type { CredentialsConfig } from '../../providers/credentials.js';
@@ -93,10 +94,14 @@ export const credentialsMachine = /* @__PURE__ */ setup({
   },
 });
 
-/** The credentials provider's flow: entered by POST {basePath}/callback/:id, CSRF required. */
+/**
+ * The credentials provider's flow: entered by POST {basePath}/callback/:id, CSRF required. The form reaches
+ * `authorize` with its identifier normalised (the value the per-account limit counted); a form without one
+ * usable identifier is an InvalidRequest (400) and runs nothing.
+ */
 export const credentialsFlow = /* @__PURE__ */ defineFlow({
   machine: credentialsMachine,
   version: 2,
   csrf: ['callback'],
-  entry: (route, deps) => (route === 'callback' && deps.req.method === 'POST' ? { resume: false, event: { type: 'SUBMIT', credentials: { ...deps.req.body } } } : null),
+  entry: (route, deps) => (route === 'callback' && deps.req.method === 'POST' ? { resume: false, event: { type: 'SUBMIT', credentials: credentialsForAuthorize(deps.provider as IdentifiedProvider, deps.req.body) } } : null),
 });

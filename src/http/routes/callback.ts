@@ -1,10 +1,11 @@
 // GET|POST {basePath}/callback/:provider: where providers (and the credentials form) come back to. On the
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
-import { InvalidProvider } from '../../core/errors.js';
+import { credentialsForAuthorize, type IdentifiedProvider } from '../../core/credentials-identifier.js';
+import { InvalidProvider, InvalidRequest } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { handleFlow } from '../flow-entry.js';
 import type { AuthRequest } from '../request.js';
-import { errorRedirect, redirect } from '../response.js';
+import { errorRedirect, json, redirect } from '../response.js';
 
 /** The redirect proxy an OAuth provider uses (its own, else the global one), if any. */
 function redirectProxyOf(req: AuthRequest, provider: ResolvedProvider): string | undefined {
@@ -38,5 +39,23 @@ async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): P
 export async function callbackRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
+  if (provider.type === 'credentials' && req.method === 'POST') {
+    const refused = malformedCredentials(req, provider);
+    if (refused) return refused;
+  }
   return (await forwardedByProxy(req, provider)) ?? handleFlow(req, provider, 'callback');
+}
+
+/**
+ * A credentials form without one usable identifier (missing, not a string, too long; a repeated field never gets
+ * this far) is a 400 before anything counts or runs: never an attempt the per-account limit cannot key.
+ */
+function malformedCredentials(req: AuthRequest, provider: ResolvedProvider): Response | undefined {
+  try {
+    credentialsForAuthorize(provider as IdentifiedProvider, req.body);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof InvalidRequest)) throw err;
+    return json(req, { error: InvalidRequest.type, message: err.message }, 400, { noCache: true });
+  }
 }
