@@ -65,8 +65,25 @@ function withTimeout<T extends object>(options: T): T & { signal: AbortSignal } 
   return { ...options, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) };
 }
 
-/** Maps an oauth4webapi (or network) failure to our error types. */
-export function classifyOAuthError(err: unknown, step: string): AuthError {
+/** What a sign-in expected, for telling a failed check from a broken response (see classifyOAuthError). */
+export interface ExpectedChecks {
+  /** The nonce sent with the authorization request: an ID token without one fails that check. */
+  nonce?: string;
+}
+
+// Claims oauth4webapi requires of every ID token that are checks of ours (who issued it, which sign-in it is for).
+const CHECK_CLAIMS = ['iss', 'nonce'] as const;
+
+/**
+ * Maps an oauth4webapi (or network) failure to our error types, by the error's class and `code` and the evidence in
+ * its `cause` (oauth4webapi's `claim`, `attribute`, `claims`), never by its message:
+ * - `OAUTH_JWT_CLAIM_COMPARISON_FAILED` (iss, aud, azp, nonce, c_hash, s_hash of a token) and
+ *   `OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED` (a document's `issuer`): InvalidCheck naming the claim;
+ * - `OAUTH_INVALID_RESPONSE` for an ID token whose `iss` (or the `nonce` this sign-in sent) is missing or not a
+ *   string: InvalidCheck naming that claim;
+ * - anything else (other codes, a provider's error answer, the network): OAuthCallbackError carrying the code.
+ */
+export function classifyOAuthError(err: unknown, step: string, expected: ExpectedChecks = {}): AuthError {
   if (err instanceof AuthError) return err;
   if (err instanceof oauth.AuthorizationResponseError) {
     return new OAuthCallbackError(`The provider answered ${err.error}${err.error_description ? `: ${err.error_description}` : ''}.`, { err, step, actual: err.error });
@@ -75,16 +92,42 @@ export function classifyOAuthError(err: unknown, step: string): AuthError {
     return new OAuthCallbackError(`The ${step} request failed with ${err.error} (HTTP ${err.status}).`, { err, step, actual: err.error });
   }
   if (err instanceof oauth.OperationProcessingError) {
-    const cause = (err.cause ?? {}) as { claim?: string; expected?: unknown; body?: Record<string, unknown>; attribute?: string };
-    if (err.code === oauth.JWT_CLAIM_COMPARISON || err.code === oauth.JSON_ATTRIBUTE_COMPARISON || /state|nonce|"iss"|issuer/.test(err.message)) {
-      const claim = cause.claim ?? cause.attribute;
-      const actual = claim && cause.body ? cause.body[claim] : undefined;
-      return new InvalidCheck(`${step}: ${err.message}`, { err, step, claim, expected: cause.expected, actual });
+    const cause = (err.cause ?? {}) as { claim?: string; attribute?: string; expected?: unknown; claims?: Record<string, unknown>; body?: Record<string, unknown> };
+    if (err.code === oauth.JWT_CLAIM_COMPARISON) {
+      const claim = cause.claim;
+      return new InvalidCheck(`${step}: ${err.message}`, { err, step, claim, expected: cause.expected, actual: claim && cause.claims ? cause.claims[claim] : undefined });
+    }
+    if (err.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+      const claim = cause.attribute;
+      return new InvalidCheck(`${step}: ${err.message}`, { err, step, claim, expected: cause.expected, actual: claim && cause.body ? cause.body[claim] : undefined });
+    }
+    if (err.code === oauth.INVALID_RESPONSE && cause.claims && typeof cause.claims === 'object') {
+      const claims = cause.claims;
+      const claim = CHECK_CLAIMS.find((name) => (name === 'iss' || expected.nonce !== undefined) && typeof claims[name] !== 'string');
+      if (claim) {
+        return new InvalidCheck(`${step}: ${err.message}`, { err, step, claim, expected: claim === 'nonce' ? expected.nonce : 'a string', actual: claims[claim] ?? null });
+      }
     }
     return new OAuthCallbackError(`${step}: ${err.message}`, { err, step, code: err.code });
   }
   if (err instanceof Error) return new OAuthCallbackError(`${step} failed: ${err.message}`, { err, step });
   return new OAuthCallbackError(`${step} failed.`, { step, actual: err });
+}
+
+/**
+ * Which check of the authorization response oauth4webapi's `validateAuthResponse` failed, read from its error:
+ * both are `OAUTH_INVALID_RESPONSE` with the response's `parameters` in `cause`; the issuer check reports the
+ * issuer as `expected` (or nothing, when `iss` is missing), the state check the state it expected.
+ */
+export function failedResponseCheck(err: unknown, issuer: string): 'iss' | 'state' | undefined {
+  if (!(err instanceof oauth.OperationProcessingError) || err.code !== oauth.INVALID_RESPONSE) return undefined;
+  const cause = err.cause as { expected?: unknown; parameters?: unknown } | undefined;
+  if (!cause || !(cause.parameters instanceof URLSearchParams)) return undefined;
+  const parameters = cause.parameters;
+  if (parameters.has('response')) return undefined; // a JARM response: neither check ran
+  if (!('expected' in cause)) return 'iss'; // the one check that reports no expectation: `iss` missing
+  if (cause.expected === issuer && parameters.get('iss') !== issuer) return 'iss';
+  return 'state';
 }
 
 /** Fetches (or reuses) the provider's metadata; failing here means sign-in cannot even start. */
@@ -141,14 +184,16 @@ async function validatedParams(provider: InternalOAuthProvider, params: Record<s
   const as = await authorizationServer(provider).catch((err: unknown) => {
     throw new OAuthCallbackError(`The provider's metadata could not be loaded: ${(err as Error).message}`, { err: err as Error, step: 'discovery' });
   });
+  const server = forAuthorizationResponse(as, params.iss);
   try {
-    return oauth.validateAuthResponse(forAuthorizationResponse(as, params.iss), clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
+    return oauth.validateAuthResponse(server, clientOf(provider), new URLSearchParams(params), expectedState(provider, params, checks));
   } catch (err) {
-    if (err instanceof oauth.OperationProcessingError && /"state"/.test(err.message)) {
-      throw new InvalidCheck(`State check failed: ${err.message}`, { err, expected: checks.state, actual: params.state ?? null });
+    const failed = failedResponseCheck(err, server.issuer);
+    if (failed === 'state') {
+      throw new InvalidCheck(`State check failed: ${(err as Error).message}`, { err: err as Error, expected: checks.state, actual: params.state ?? null });
     }
-    if (err instanceof oauth.OperationProcessingError && /"iss"/.test(err.message)) {
-      throw new InvalidCheck(`Issuer check failed: ${err.message}`, { err, expected: as.issuer, actual: params.iss ?? null });
+    if (failed === 'iss') {
+      throw new InvalidCheck(`Issuer check failed: ${(err as Error).message}`, { err: err as Error, expected: server.issuer, actual: params.iss ?? null });
     }
     if (err instanceof oauth.UnsupportedOperationError) {
       throw new InvalidCheck('The authorization response carries tokens; this flow only accepts a code.', { err, expected: 'code', actual: Object.keys(params) });
@@ -205,7 +250,7 @@ export async function exchangeCode(deps: FlowDeps, params: Record<string, string
         actual: err.error,
       });
     }
-    throw classifyOAuthError(err, 'token');
+    throw classifyOAuthError(err, 'token', { nonce: checks.nonce });
   }
 }
 
