@@ -6,7 +6,7 @@ import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
 import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
 import { identifierField, type IdentifiedProvider } from './credentials-identifier.js';
-import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
+import { parseOriginPatterns, parseTrustedHosts, trustHostFromEnv, type OriginPatterns, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
 import { skipCSRFCheck } from './options.js';
@@ -43,6 +43,8 @@ export interface InternalConfig {
   /** AUTH_URL, when set: the origin (and possibly base path) of the deployment. */
   url?: URL;
   redirectProxyUrl?: string;
+  /** `redirectProxyOrigins` / AUTH_REDIRECT_PROXY_ORIGINS, parsed: where this deployment, as a proxy, forwards. */
+  redirectProxyOrigins?: OriginPatterns;
   /** `'authjs'`: Auth.js session cookies are read (and re-issued as authchart's) when authchart's own is absent. */
   migrateFrom?: 'authjs';
   /** Sign-in limits; undefined when throttling is off (the default outside production). */
@@ -69,6 +71,12 @@ export const BUILT_IN_TYPES: ReadonlySet<string> = new Set(['oauth', 'oidc', 'em
 function normalizeBasePath(path: string): string {
   const p = `/${path.replace(/^\/+|\/+$/g, '')}`;
   return p === '/' ? '' : p;
+}
+
+/** The redirect proxy's forwarding allow-list: the option, else the variable (comma-separated); none by default. */
+function proxyOrigins(option: string[] | undefined, variable: string | undefined): OriginPatterns | undefined {
+  const list = option ?? (variable ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return list.length > 0 ? parseOriginPatterns(list, 'redirectProxyOrigins') : undefined;
 }
 
 /**
@@ -193,6 +201,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     trustedHosts,
     url,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    redirectProxyOrigins: proxyOrigins(config.redirectProxyOrigins, env.AUTH_REDIRECT_PROXY_ORIGINS),
     migrateFrom: migrateFromOf(config.migrateFrom),
     throttle,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,

@@ -120,3 +120,56 @@ export function trustHostFromEnv(value: string | undefined): boolean | string[] 
   if (asFlag !== undefined || value === undefined || value.trim() === '') return asFlag;
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
+
+/**
+ * Origins matched by scheme and host pattern (`https://*.preview.example.com`, `http://localhost:3001`): the
+ * `redirectProxyOrigins` allow-list. Host patterns mean what they mean in `trustHost`.
+ */
+export interface OriginPatterns {
+  readonly patterns: readonly string[];
+  readonly https?: TrustedHosts;
+  readonly http?: TrustedHosts;
+}
+
+const ORIGIN_PATTERN = /^(https?):\/\/([^/?#]+)\/?$/i;
+
+/**
+ * Parses an allow-list of origin patterns; throws UntrustedHost naming `option` and the first entry that is not
+ * `scheme://host-pattern` (no path, query or userinfo).
+ *
+ * @example
+ * const origins = parseOriginPatterns(['https://*.preview.example.com'], 'redirectProxyOrigins')
+ * matchesOrigin(origins, 'https://pr-7.preview.example.com') // true
+ * matchesOrigin(origins, 'http://pr-7.preview.example.com') // false
+ */
+export function parseOriginPatterns(patterns: readonly string[], option: string): OriginPatterns {
+  const byScheme: Record<'http' | 'https', string[]> = { http: [], https: [] };
+  for (const pattern of patterns) {
+    const match = typeof pattern === 'string' ? ORIGIN_PATTERN.exec(pattern.trim()) : null;
+    const host = match?.[2];
+    if (!match || !host || host.includes('@') || normalizePattern(host) === undefined) {
+      throw new UntrustedHost(`${option}: "${String(pattern)}" is not an origin pattern (https://host, https://host:port or https://*.parent.domain).`, { actual: pattern });
+    }
+    byScheme[match[1]!.toLowerCase() as 'http' | 'https'].push(host);
+  }
+  return {
+    patterns: [...patterns],
+    https: byScheme.https.length ? parseTrustedHosts(byScheme.https) : undefined,
+    http: byScheme.http.length ? parseTrustedHosts(byScheme.http) : undefined,
+  };
+}
+
+/**
+ * Whether an origin (`URL.origin` form: scheme, ASCII lower-case host, default port omitted) is on the list.
+ *
+ * @example
+ * matchesOrigin(parseOriginPatterns(['https://app.example.com'], 'x'), 'https://app.example.com:8443') // false
+ */
+export function matchesOrigin(origins: OriginPatterns, origin: string): boolean {
+  const url = URL.parse(origin);
+  if (!url || url.origin !== origin) return false;
+  const hosts = url.protocol === 'https:' ? origins.https : url.protocol === 'http:' ? origins.http : undefined;
+  if (!hosts) return false;
+  // Patterns without a port name the scheme's default; `url.host` already omits it, and normalizePattern drops `:80`.
+  return isTrustedHost(hosts, url.host);
+}

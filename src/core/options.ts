@@ -199,6 +199,17 @@ export interface AuthConfig {
    */
   redirectProxyUrl?: string;
   /**
+   * On the stable deployment a redirect proxy names: the origins it forwards providers' answers to (the preview
+   * deployments), as `scheme://host` patterns with `*.` standing for one label, as in `trustHost`. A sealed state
+   * naming any other origin is refused (InvalidCheck), so a preview tricked into sealing a forged host cannot
+   * have a live code sent there. Default: none (nothing is forwarded). Falls back to `AUTH_REDIRECT_PROXY_ORIGINS`
+   * (comma-separated).
+   *
+   * @example
+   * redirectProxyOrigins: ['https://*.preview.example.com']
+   */
+  redirectProxyOrigins?: string[];
+  /**
    * Moving from Auth.js without signing anyone out: `'authjs'` also reads Auth.js's session cookie
    * (`authjs.session-token`, `__Secure-authjs.session-token`, and next-auth v4's `next-auth.session-token`,
    * chunked or not) when authchart's own is absent, and re-issues it as authchart's cookie on that request (clearing

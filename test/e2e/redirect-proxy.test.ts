@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerAuth } from '../../src/http/integrations/node.js';
+import type { AnyProvider } from '../../src/core/provider.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { recordingLogger, TEST_SECRET, type RecordingLogger } from '../support/auth-app.js';
 import { createClient, type TestClient } from '../support/client.js';
@@ -22,6 +23,7 @@ interface Deployment {
 let op: OidcProviderHarness;
 let stable: Deployment;
 let preview: Deployment;
+let providerOf: () => AnyProvider;
 
 /** A server on 127.0.0.1, opened as `http://{host}:PORT`; authchart under /auth once mounted. */
 async function listen(host: string): Promise<Deployment> {
@@ -39,10 +41,12 @@ beforeAll(async () => {
   // The OP is told only the stable deployment's callback, as with a real provider and preview deployments.
   op = await startOidcProvider({ redirectUris: [`${stable.origin}/auth/callback/oidc`] });
   const provider = () => OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'nonce'] });
-  // Both deployments share the secret and name the stable one as the proxy.
-  const shared = { secret: TEST_SECRET, trustHost: true, redirectProxyUrl: `${stable.origin}/auth` };
-  stable.mount({ ...shared, logger: stable.logger, providers: [provider()] });
-  preview.mount({ ...shared, logger: preview.logger, providers: [provider()] });
+  // Both deployments share the secret and name the stable one as the proxy. The preview knows its own host by
+  // configuration (a trustHost list); the stable one forwards to the preview's origin only.
+  const shared = { secret: TEST_SECRET, redirectProxyUrl: `${stable.origin}/auth` };
+  stable.mount({ ...shared, trustHost: true, redirectProxyOrigins: [preview.origin], logger: stable.logger, providers: [provider()] });
+  preview.mount({ ...shared, trustHost: [new URL(preview.origin).host], logger: preview.logger, providers: [provider()] });
+  providerOf = provider;
 }, 60_000);
 
 afterAll(async () => {
@@ -112,5 +116,58 @@ describe('redirect proxy', () => {
     expect(again.status).toBe(302);
     expect(again.location?.searchParams.get('error')).toBe('Configuration');
     expect(preview.logger.errorTypes().at(-1)).toBe('InvalidCheck');
+  });
+});
+
+describe('redirect proxy: a forged X-Forwarded-Host at the preview (issue 25, hole 4)', () => {
+  const ATTACKER_HOST = 'attacker.test';
+
+  it('a preview on `trustHost: true` without AUTH_URL starts no proxied sign-in: nothing names the forged host', async () => {
+    const loose = await listen('localhost');
+    try {
+      loose.mount({ secret: TEST_SECRET, trustHost: true, redirectProxyUrl: `${stable.origin}/auth`, logger: loose.logger, providers: [providerOf()] });
+      const client = createClient({ baseUrl: loose.origin });
+      const forged = { 'x-forwarded-host': ATTACKER_HOST };
+      const { csrfToken } = (await (await client.get(`${loose.origin}/auth/csrf`, { headers: forged })).json()) as { csrfToken: string };
+      const res = await client.post(`${loose.origin}/auth/signin/oidc`, { csrfToken, callbackUrl: '/dashboard' }, { headers: forged });
+      expect(res.status).toBe(302);
+      // Not sent to the OP: the error page instead, and the reason in the operator's log.
+      expect(res.location?.origin).not.toBe(new URL(op.issuer).origin);
+      expect(res.location?.searchParams.get('error')).toBe('Configuration');
+      // The start of a sign-in failing is an OAuthSignInError; what it says is the operator's fix.
+      expect(loose.logger.errorTypes()).toEqual(['OAuthSignInError']);
+      expect(loose.logger.errors[0]!.message).toMatch(/AUTH_URL/);
+    } finally {
+      await closeHttpServer(loose.server);
+    }
+  });
+
+  it('a preview with a trustHost list refuses the forged host outright', async () => {
+    const client = createClient({ baseUrl: preview.origin });
+    const res = await client.get(`${preview.origin}/auth/csrf`, { headers: { 'x-forwarded-host': ATTACKER_HOST } });
+    expect(res.status).toBe(400);
+  });
+
+  it("the stable deployment does not forward a live code to an origin off its list, even in a state the secret sealed", async () => {
+    // A preview that still seals a believed Host (an older release, or another app sharing the secret).
+    const careless = await listen('localhost');
+    try {
+      careless.mount({ secret: TEST_SECRET, trustHost: [`${ATTACKER_HOST}:${new URL(careless.origin).port}`, new URL(careless.origin).host], redirectProxyUrl: `${stable.origin}/auth`, logger: careless.logger, providers: [providerOf()] });
+      const client = createClient({ baseUrl: careless.origin });
+      const forged = { 'x-forwarded-host': `${ATTACKER_HOST}:${new URL(careless.origin).port}` };
+      const { csrfToken } = (await (await client.get(`${careless.origin}/auth/csrf`, { headers: forged })).json()) as { csrfToken: string };
+      const start = await client.post(`${careless.origin}/auth/signin/oidc`, { csrfToken, callbackUrl: '/dashboard' }, { headers: forged });
+      const authorization = start.location!;
+      expect(authorization.origin).toBe(new URL(op.issuer).origin);
+      const nav = await op.login(authorization, 'alice');
+      const atStable = await client.submit(nav);
+      expect(atStable.status).toBe(302);
+      expect(atStable.location?.origin).toBe(stable.origin);
+      expect(atStable.location?.href).not.toContain(ATTACKER_HOST);
+      expect(atStable.location?.searchParams.get('error')).toBe('Configuration');
+      expect(stable.logger.errorTypes().at(-1)).toBe('InvalidCheck');
+    } finally {
+      await closeHttpServer(careless.server);
+    }
   });
 });

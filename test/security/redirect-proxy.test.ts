@@ -1,11 +1,14 @@
 // Attacks on the redirect proxy: the stable deployment forwards a provider's answer (a live authorization code)
 // to wherever the `state` says. An attacker who could choose that place would collect codes, so only a state the
-// app's own secret sealed, for this provider, naming a provider callback over http(s), is ever followed.
+// app's own secret sealed, for this provider, naming a provider callback over http(s) on an origin the stable
+// deployment's `redirectProxyOrigins` lists, is ever followed; and a preview seals only its configured origin.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../../src/core/request-context.js';
 import { sealProxyState } from '../../src/flows/oauth/redirect-proxy.js';
 import { OIDC } from '../../src/providers/oauth.js';
-import { encodeSync } from '../../src/session/jwt.js';
+import { decodeSync, encodeSync } from '../../src/session/jwt.js';
+import { UntrustedHost } from '../../src/core/errors.js';
+import { parseTrustedHosts } from '../../src/core/hosts.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 
 const SALT = 'authchart.redirect-proxy-state';
@@ -13,14 +16,18 @@ const PREVIEW = 'https://pr-7.preview.test';
 const ATTACKER = 'https://attacker.test';
 
 // The stable deployment is the test app itself (http://localhost:3000); its OP is never reached by these requests.
-function stable(): TestAuth {
+/** The stable deployment; `origins` null leaves `redirectProxyOrigins` unset. */
+function stable(origins: string[] | null = ['https://*.preview.test']): TestAuth {
   const op = { issuer: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' };
-  return testAuth({ redirectProxyUrl: `${ORIGIN}/auth`, providers: [OIDC({ id: 'oidc', name: 'OP', ...op }), OIDC({ id: 'other', name: 'Other', ...op })] });
+  return testAuth({ redirectProxyUrl: `${ORIGIN}/auth`, redirectProxyOrigins: origins ?? undefined, providers: [OIDC({ id: 'oidc', name: 'OP', ...op }), OIDC({ id: 'other', name: 'Other', ...op })] });
 }
 
-/** A state sealed by a preview deployment that shares the secret, as its sign-in would send it. */
-function previewState(providerId = 'oidc', secret = TEST_SECRET): string {
-  const req = { authUrl: `${PREVIEW}/auth`, config: { secrets: [secret] } } as unknown as RequestContext;
+/**
+ * A state sealed by a preview deployment that shares the secret, as its sign-in would send it: the preview knows
+ * its origin from AUTH_URL (`origin`), or believes a header on its `trustHost` list (`believed`).
+ */
+function previewState(providerId = 'oidc', secret = TEST_SECRET, origin = PREVIEW): string {
+  const req = { authUrl: `${origin}/auth`, origin, config: { secrets: [secret], url: new URL(`${origin}/auth`), basePath: '/auth' } } as unknown as RequestContext;
   return sealProxyState(req, providerId);
 }
 
@@ -111,5 +118,55 @@ describe('redirect proxy: attacks', () => {
     });
     const res = await callback(t, previewState());
     expect(res.location?.origin).toBe(ORIGIN);
+  });
+});
+
+describe('redirect proxy: the origins it forwards to (issue 25, hole 4)', () => {
+  it('forwards nowhere by default: a genuine state for a preview is refused when no origin is configured', async () => {
+    await expectRefused(stable(null), previewState());
+  });
+
+  it('refuses a genuine state naming an origin off the list: the code never leaves for it', async () => {
+    // What a preview that believed a forged X-Forwarded-Host would have sealed (before this was fixed), and near
+    // misses of the pattern: another scheme, two labels, the parent itself, a look-alike suffix, another port.
+    for (const origin of [ATTACKER, 'http://pr-7.preview.test', 'https://a.b.preview.test', 'https://preview.test', 'https://pr-7.preview.test.attacker.test', 'https://evilpreview.test', 'https://pr-7.preview.test:8443']) {
+      await expectRefused(stable(), previewState('oidc', TEST_SECRET, origin));
+    }
+  });
+
+  it('forwards to a listed exact origin, and to one label under a wildcard', async () => {
+    const t = stable(['https://*.preview.test', 'http://localhost:3001']);
+    for (const origin of ['https://pr-8.preview.test', 'http://localhost:3001']) {
+      const res = await callback(t, previewState('oidc', TEST_SECRET, origin));
+      expect(res.location?.origin).toBe(origin);
+      expect(res.location?.searchParams.get('code')).toBe('live-code');
+    }
+  });
+
+  it('refuses a malformed origin pattern at start', () => {
+    for (const bad of ['*.preview.test', 'https://*.test', 'https://app.test/auth', 'https://user@app.test', 'ftp://app.test']) {
+      expect(() => stable([bad])).toThrow(/redirectProxyOrigins/);
+    }
+  });
+});
+
+describe('redirect proxy: what a preview seals', () => {
+  const base = { secrets: [TEST_SECRET], basePath: '/auth' };
+
+  it('its AUTH_URL origin, not the Host it was sent', () => {
+    const req = { authUrl: `${ATTACKER}/auth`, origin: ATTACKER, config: { ...base, url: new URL(`${PREVIEW}/auth`) } } as unknown as RequestContext;
+    const claims = decodeSync<{ target: string }>({ token: sealProxyState(req, 'oidc'), secret: TEST_SECRET, salt: SALT });
+    expect(claims?.target).toBe(`${PREVIEW}/auth/callback/oidc`);
+  });
+
+  it('a host its trustHost list allowed (detectOrigin refused any other)', () => {
+    const req = { authUrl: `${PREVIEW}/auth`, origin: PREVIEW, config: { ...base, trustHost: true, trustedHosts: parseTrustedHosts(['*.preview.test']) } } as unknown as RequestContext;
+    const claims = decodeSync<{ target: string }>({ token: sealProxyState(req, 'oidc'), secret: TEST_SECRET, salt: SALT });
+    expect(claims?.target).toBe(`${PREVIEW}/auth/callback/oidc`);
+  });
+
+  it('nothing under `trustHost: true` without AUTH_URL: the Host could be anyone’s (UntrustedHost)', () => {
+    const req = { authUrl: `${ATTACKER}/auth`, origin: ATTACKER, config: { ...base, trustHost: true } } as unknown as RequestContext;
+    expect(() => sealProxyState(req, 'oidc')).toThrow(UntrustedHost);
   });
 });

@@ -1,7 +1,10 @@
 // The redirect proxy (`redirectProxyUrl`): a preview deployment sends the provider a redirect_uri on a stable one,
 // and a `state` that says, sealed with the shared secret, where the sign-in really lives. The stable deployment
-// forwards the provider's answer there. Only a state this app's secret sealed can name a target: no open redirect.
-import { InvalidCheck, JWTSessionError } from '../../core/errors.js';
+// forwards the provider's answer there. Only a state this app's secret sealed can name a target, the preview seals
+// only an origin its configuration names (never a believed Host), and the proxy forwards only to origins its own
+// configuration lists: no open redirect, and no code sent to a host a forged header named.
+import { InvalidCheck, JWTSessionError, UntrustedHost } from '../../core/errors.js';
+import { matchesOrigin } from '../../core/hosts.js';
 import type { RequestContext } from '../../core/request-context.js';
 import { decodeSync, encodeSync } from '../../session/jwt.js';
 
@@ -34,15 +37,31 @@ export function isOnRedirectProxy(req: RequestContext, proxyUrl: string): boolea
 }
 
 /**
+ * This deployment's callback for `providerId`, on an origin its configuration names: AUTH_URL (or `url`), or a
+ * host the `trustHost` list allowed. With `trustHost: true` and no AUTH_URL the origin is whatever Host or
+ * X-Forwarded-Host said, so it is refused (UntrustedHost): sealed into a proxied state, a forged header would
+ * send the provider's code to the forger.
+ */
+function configuredCallback(req: RequestContext, providerId: string): string {
+  const { url, trustedHosts, basePath } = req.config;
+  if (url) return `${url.origin}${basePath}/callback/${providerId}`;
+  if (trustedHosts) return `${req.authUrl}/callback/${providerId}`;
+  throw new UntrustedHost(
+    'A sign-in behind a redirect proxy needs this deployment\'s origin from configuration: set AUTH_URL, or list the hosts in `trustHost` (e.g. ["*.preview.example.com"]). `trustHost: true` believes any Host header.',
+    { step: 'redirect proxy' },
+  );
+}
+
+/**
  * The `state` of a sign-in started on a deployment behind a redirect proxy: an encrypted, 15-minute token naming
- * this deployment's callback URL (and the provider), with a fresh `jti` as its random part. Unforgeable and
- * unreadable without the secret.
+ * this deployment's callback URL (on its configured origin, see configuredCallback) and the provider, with a
+ * fresh `jti` as its random part. Unforgeable and unreadable without the secret.
  *
  * @example
  * sealProxyState(req, 'github') // 'eyJhbGciOiJkaXIi...' (a JWE), sent as state=
  */
 export function sealProxyState(req: RequestContext, providerId: string): string {
-  const claims: ProxyStateClaims = { target: `${req.authUrl}/callback/${providerId}`, provider: providerId };
+  const claims: ProxyStateClaims = { target: configuredCallback(req, providerId), provider: providerId };
   return encodeSync({ token: claims, secret: req.config.secrets, salt: PROXY_STATE_SALT, maxAge: PROXY_STATE_MAX_AGE });
 }
 
@@ -52,8 +71,8 @@ const JWE_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+$/;
 /**
  * Where the redirect proxy forwards a provider's answer, or undefined when it is this deployment's own (a plain
  * state, or a sealed one naming this origin). Throws InvalidCheck for a state that looks sealed but is not ours
- * (forged, tampered, expired, or sealed with another secret), names another provider, or names a target that is
- * not a provider callback over http(s).
+ * (forged, tampered, expired, or sealed with another secret), names another provider, names a target that is
+ * not a provider callback over http(s), or names an origin `redirectProxyOrigins` does not list.
  *
  * @example
  * proxyTarget(req, 'github', { code, state, iss }) // 'https://pr-7.preview.example.com/auth/callback/github?code=...&state=...&iss=...'
@@ -76,6 +95,10 @@ export function proxyTarget(req: RequestContext, providerId: string, params: Rec
     throw new InvalidCheck('The redirect proxy refused a state whose target is not a provider callback.', { step: 'redirect proxy', actual: claims.target });
   }
   if (target.origin === req.origin) return undefined;
+  const allowed = req.config.redirectProxyOrigins;
+  if (!allowed || !matchesOrigin(allowed, target.origin)) {
+    throw new InvalidCheck('The redirect proxy refused to forward to an origin not on `redirectProxyOrigins`.', { step: 'redirect proxy', expected: allowed?.patterns ?? [], actual: target.origin });
+  }
   const forwarded = new URL(target);
   for (const [key, value] of Object.entries(params)) forwarded.searchParams.append(key, value);
   return forwarded.href;
