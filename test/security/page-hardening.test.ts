@@ -302,11 +302,17 @@ describe('a text/plain body is never read as JSON (nor as a form)', () => {
 
   it('with skipCSRFCheck, a text/plain body reaches the flow empty', async () => {
     const seen: unknown[] = [];
-    const t = testAuth({ providers: [adaProvider({ authorize: async (c) => (seen.push({ ...c }), null) })], skipCSRFCheck });
+    // A form that names no account field (`identifier: false`) reaches `authorize` empty.
+    const t = testAuth({ providers: [adaProvider({ identifier: false, authorize: async (c) => (seen.push({ ...c }), null) })], skipCSRFCheck });
     await plainPost(t.client, '/auth/callback/credentials', 'text/plain; application/json', JSON.stringify({ email: ADA.email, password: PASSWORD }));
     expect(seen).toHaveLength(1);
     expect(seen[0]).not.toHaveProperty('email', ADA.email);
     expect(seen[0]).not.toHaveProperty('password', PASSWORD);
+    // One that names its account field does not reach it at all: no identifier is a 400 (issue 25).
+    const named = testAuth({ providers: [adaProvider({ authorize: async (c) => (seen.push({ ...c }), null) })], skipCSRFCheck });
+    const res = await plainPost(named.client, '/auth/callback/credentials', 'text/plain; application/json', JSON.stringify({ email: ADA.email, password: PASSWORD }));
+    expect(res.status).toBe(400);
+    expect(seen).toHaveLength(1);
   });
 
   it('JSON with its own content type is still read (application/json, any case, with parameters)', async () => {

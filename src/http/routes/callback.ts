@@ -1,6 +1,5 @@
 // GET|POST {basePath}/callback/:provider: where providers (and the credentials form) come back to. On the
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
-import { credentialsForAuthorize, type IdentifiedProvider } from '../../core/credentials-identifier.js';
 import { InvalidProvider, InvalidRequest } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { handleFlow } from '../flow-entry.js';
@@ -39,23 +38,14 @@ async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): P
 export async function callbackRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
-  if (provider.type === 'credentials' && req.method === 'POST') {
-    const refused = malformedCredentials(req, provider);
-    if (refused) return refused;
-  }
-  return (await forwardedByProxy(req, provider)) ?? handleFlow(req, provider, 'callback');
-}
-
-/**
- * A credentials form without one usable identifier (missing, not a string, too long; a repeated field never gets
- * this far) is a 400 before anything counts or runs: never an attempt the per-account limit cannot key.
- */
-function malformedCredentials(req: AuthRequest, provider: ResolvedProvider): Response | undefined {
+  const forwarded = await forwardedByProxy(req, provider);
+  if (forwarded) return forwarded;
   try {
-    credentialsForAuthorize(provider as IdentifiedProvider, req.body);
-    return undefined;
+    return await handleFlow(req, provider, 'callback');
   } catch (err) {
-    if (!(err instanceof InvalidRequest)) throw err;
-    return json(req, { error: InvalidRequest.type, message: err.message }, 400, { noCache: true });
+    // A credentials form without one usable identifier (see core/credentials-identifier.ts), refused after the
+    // CSRF check and before anything is counted or `authorize` runs: a 400, not the error page.
+    if (provider.type === 'credentials' && err instanceof InvalidRequest) return json(req, { error: InvalidRequest.type, message: err.message }, 400, { noCache: true });
+    throw err;
   }
 }
