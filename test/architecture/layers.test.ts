@@ -108,7 +108,8 @@ describe('layers', () => {
   });
 
   it('uses no private XState fields', () => {
-    const wrong = files.filter((f) => /\._nodes\b/.test(readFileSync(join(SRC, f), 'utf8')));
+    // `_nodes` (a snapshot's active nodes) and `_transitions` (a microstep's transitions) are not XState's public API.
+    const wrong = files.filter((f) => /\b_(nodes|transitions)\b/.test(readFileSync(join(SRC, f), 'utf8')));
     expect(wrong).toEqual([]);
   });
 });

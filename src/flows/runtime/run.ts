@@ -1,13 +1,14 @@
 // The only code that drives a flow machine: restore -> send -> settle -> persist. A run ends settled: in a final
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
-import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
+import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
 import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './contract.js';
 import type { FlowContextBase } from './context.js';
-import { traceEntriesFromMicrostep, type TraceEntry } from './trace.js';
+import { recordsRead } from './log.js';
+import { createTraceRecorder, type TraceEntry } from './trace.js';
 
 /** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
 export interface PausedFlow {
@@ -86,10 +87,11 @@ type Settlement =
   | { kind: 'failed'; error: AuthError; state: string }
   | { kind: 'paused'; paused: PausedFlow; response: FlowResponse };
 
-function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string): Settlement {
+function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string, sent?: string): Settlement {
   const context = snapshot.context as FlowContextBase;
   const state = statePath(snapshot.value);
-  const lastEvent = trace.at(-1)?.event;
+  // Without a trace (nobody reads it, so nothing was inspected), the event this request sent.
+  const lastEvent = trace.at(-1)?.event ?? sent;
   if (problem || snapshot.status === 'error') {
     const cause = problem ?? (snapshot.error instanceof Error ? snapshot.error : String(snapshot.error));
     return { kind: 'failed', error: new CallbackRouteError(cause, { state, event: lastEvent }), state };
@@ -124,6 +126,12 @@ function isFlowResponse(value: unknown): value is FlowResponse {
   }
 }
 
+/** An inspect callback that appends the root actor's transitions to `trace`. */
+function traceInto(trace: TraceEntry[]): (ev: InspectionEvent) => void {
+  const record = createTraceRecorder();
+  return (ev) => void trace.push(...record(ev));
+}
+
 /**
  * Creates (or restores) an actor of `machine`, sends `event`, waits until it settles and collects the events it
  * emitted. Never throws: a broken restore, a thrown actor or a machine that never settles is a failed settlement.
@@ -152,11 +160,9 @@ export async function settleMachine(
   const actor = createActor(machine, {
     input,
     snapshot: snapshot as never,
-    inspect: (ev) => {
-      if (ev.type === '@xstate.microstep' && ev.actorRef === actorRef) trace.push(...traceEntriesFromMicrostep(ev));
-    },
+    // No inspection at all unless someone reads the trace (debug output, the development log).
+    inspect: recordsRead(input.deps.req.config) ? traceInto(trace) : undefined,
   });
-  const actorRef: AnyActorRef = actor;
   const sub = actor.on('*', (ev: EventObject) => emitted.push(ev));
   let timer: NodeJS.Timeout | undefined;
   let observer: { unsubscribe(): void } | undefined;
@@ -193,7 +199,7 @@ export async function settleMachine(
     sub.unsubscribe();
     actor.stop();
   }
-  return settlementOf(machine, settled, trace, problem);
+  return settlementOf(machine, settled, trace, problem, event.type);
 }
 
 /** Sends what a flow emitted to the user's event handlers (a throwing handler is logged as EventError). */

@@ -13,7 +13,8 @@ import { ORIGIN, TEST_SECRET } from '../../support/auth-app.js';
 
 /** The deps of one POST to `route` for GitHub, as the HTTP layer builds them. */
 async function depsFor(provider: ResolvedProvider, route: FlowRoute): Promise<FlowDeps> {
-  const config = resolveConfig({ secret: TEST_SECRET, trustHost: true, providers: [provider] } as AuthConfig, { env: {} });
+  // A debug reader, so the runtime keeps the trace these tests read (without one it inspects nothing).
+  const config = resolveConfig({ secret: TEST_SECRET, trustHost: true, providers: [provider], logger: { debug: () => {} } } as AuthConfig, { env: {} });
   const req = await createAuthRequest(new Request(`${ORIGIN}/auth/${route}/${provider.id}`, { method: 'POST' }), config);
   return { req, provider, callbackUrl: `${ORIGIN}/` };
 }

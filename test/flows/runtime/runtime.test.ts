@@ -64,7 +64,8 @@ async function withoutUncaughtErrors<T>(body: () => Promise<T>): Promise<T> {
 
 async function pausedFixture(probe = newProbe()) {
   const flow = pausingFlow();
-  const deps = await depsFor(fixtureProvider('alpha', flow, probe));
+  // A debug reader, so the runtime keeps the trace these tests read (without one it inspects nothing).
+  const deps = await depsFor(fixtureProvider('alpha', flow, probe), { logger: { debug: () => {} } });
   const first = expectPaused(await runFlow(flow, deps, START));
   return { flow, deps, probe, paused: first.paused, first };
 }
