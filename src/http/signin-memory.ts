@@ -2,6 +2,7 @@
 // that failed (so only the wrong field is typed again; never the password), the address a sign-in link was just sent
 // to (named on the check-your-email page, which can send it again), and the return address, which serves the one
 // sign-in it was made for and is forgotten once that sign-in succeeds.
+import { identifierField, type IdentifiedProvider } from '../core/credentials-identifier.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import { bodyString, type AuthRequest } from './request.js';
 import { clearCookie, setCookie } from './response.js';
@@ -18,19 +19,13 @@ function memoryCookie(req: AuthRequest, what: Memory): { name: string; options: 
   return { name, options: { ...req.cookieOptions.callbackUrl.options, httpOnly: true, maxAge: what === 'sent-to' ? 15 * 60 : 5 * 60 } };
 }
 
-/** The field a password manager calls the username: the first of a credentials provider's fields that is not a password. */
-function identifierField(provider: ResolvedProvider): string | undefined {
-  const fields = (provider as { credentials?: Record<string, { type?: string }> }).credentials ?? {};
-  return Object.entries(fields).find(([, field]) => field.type !== 'password')?.[0];
-}
-
 /**
  * After a credentials sign-in failed: keeps what was typed as the identifier, in a short-lived HttpOnly cookie the
  * sign-in page reads once. Password fields are never kept.
  */
 export function rememberTypedIdentifier(req: AuthRequest, provider: ResolvedProvider): void {
   if (provider.type !== 'credentials') return;
-  const field = identifierField(provider);
+  const field = identifierField(provider as IdentifiedProvider);
   const value = field ? bodyString(req, field)?.trim() : undefined;
   if (!value || value.length > MAX_IDENTIFIER) return;
   const { name, options } = memoryCookie(req, 'typed-identifier');
