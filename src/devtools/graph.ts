@@ -3,7 +3,7 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
 import { AWAITING_TAG, FAILED_KEY, stateId, toTransitionRef, type TransitionRef } from '../flows/runtime/trace.js';
 
-export { ROOT_STATE, AWAITING_TAG, FAILED_KEY, stateId, toTransitionRef, traceEntriesFromMicrostep, guardName, type TransitionRef, type TraceEntry } from '../flows/runtime/trace.js';
+export { ROOT_STATE, AWAITING_TAG, FAILED_KEY, stateId, toTransitionRef, traceEntriesFromMicrostep, createTraceRecorder, guardName, type TransitionRef, type TraceEntry } from '../flows/runtime/trace.js';
 
 /** Every state node below the root, parents before children, in document order. */
 export function stateNodes(machine: AnyStateMachine): AnyStateNode[] {
