@@ -4,7 +4,7 @@ import type { SecondFactorOptions } from './factors.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
-import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
+import { authUrlFromEnv, hostSettingPlatform, runtimeEnv, secretsFromEnv, type Env } from './env.js';
 import { parseTrustedHosts, trustHostFromEnv, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
@@ -77,7 +77,7 @@ function normalizeBasePath(path: string): string {
  * const internal = resolveConfig({ providers: [], secret: 's'.repeat(32) })
  */
 export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}): InternalConfig {
-  const env = options.env ?? process.env;
+  const env = options.env ?? runtimeEnv();
   const production = env.NODE_ENV === 'production';
   const logger = createLogger(config.logger, Boolean(config.debug));
 
