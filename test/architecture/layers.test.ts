@@ -39,6 +39,7 @@ const ALLOWED: Record<string, string[]> = {
   client: [],
   devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
   index: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
+  node: ['http'],
 };
 
 describe('layers', () => {
