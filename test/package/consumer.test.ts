@@ -70,6 +70,28 @@ describe('the packed package', () => {
     expect(result.touched).toMatchObject({ adapterMethods: true, toMermaid: 'function' });
   }, 60_000);
 
+  it('keeps the lazy parts lazy: the root loads none of them, each is a chunk of its own reached by import()', () => {
+    const dist = join(dir, 'node_modules/authchart/dist');
+    const edges = (file: string, kind: 'static' | 'dynamic') => {
+      const text = readFileSync(join(dist, file), 'utf8');
+      const pattern = kind === 'static' ? /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"\.\/([^"]+)"|(?:^|\n)import\s*"\.\/([^"]+)"/g : /import\(\s*"\.\/([^"]+)"\s*\)/g;
+      return [...text.matchAll(pattern)].map((m) => m[1] ?? m[2]);
+    };
+    const reached = new Set<string>();
+    const stack = ['index.mjs'];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      stack.push(...edges(file, 'static'));
+    }
+    const lazy = [...reached].flatMap((f) => edges(f, 'dynamic'));
+    const lazyNames = lazy.map((f) => f.replace(/-[\w-]{8}\.mjs$/, ''));
+    // What an app loads on first use: the flow runtime (flow), the session's database strategy, the pages, the Node bridge.
+    for (const name of ['flow', 'database-strategy', 'pages', 'node']) expect(lazyNames, name).toContain(name);
+    for (const file of lazy) expect(reached.has(file), `${file} is loaded statically by the root`).toBe(false);
+  });
+
   it('the installed package.json points every subpath at a file that exists', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
     expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './node', './package.json', './providers']);
