@@ -12,6 +12,8 @@ export default defineConfig({
     'adapters/postgres/index': 'src/adapters/postgres/index.ts',
     'devtools/index': 'src/devtools/index.ts',
     'client/index': 'src/client/index.ts',
+    // `npx authchart`
+    'cli/bin': 'src/cli/bin.ts',
   },
   outDir: 'dist',
   format: 'esm',

@@ -17,7 +17,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = sourceFiles(SRC).map((f) => relative(ROOT, f)).sort();
+// The CLI's executable runs its command at module level: that is what it is for, and no app imports it.
+const EXECUTABLES = ['src/cli/bin.ts'];
+const files = sourceFiles(SRC).map((f) => relative(ROOT, f)).filter((f) => !EXECUTABLES.includes(f)).sort();
 
 describe('nothing at module level', () => {
   it('every module under src/ loads while random values, timers, the clock, fetch and file reads throw', () => {

@@ -70,6 +70,13 @@ describe('the packed package', () => {
     expect(result.touched).toMatchObject({ adapterMethods: true, toMermaid: 'function' });
   }, 60_000);
 
+  it('npx authchart: prints a secret, and the doctor reads the app\'s compiled configuration', () => {
+    const cli = join(dir, 'node_modules/.bin/authchart');
+    expect(execFileSync(cli, ['secret'], { cwd: dir, encoding: 'utf8' }).trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const report = execFileSync(cli, ['doctor', '--config', 'out/app.js'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(report).toContain('No problem found.');
+  }, 60_000);
+
   it('keeps the lazy parts lazy: the root loads none of them, each is a chunk of its own reached by import()', () => {
     const dist = join(dir, 'node_modules/authchart/dist');
     const edges = (file: string, kind: 'static' | 'dynamic') => {
