@@ -9,7 +9,8 @@ export default defineConfig({
     // and their tests import 'authchart', 'authchart/devtools', ... exactly as a user would, without a build.
     alias: [
       { find: /^authchart$/, replacement: src('index.ts') },
-      { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres)$/, replacement: src('$1/index.ts') },
+      { find: /^authchart\/node$/, replacement: src('node.ts') },
+      { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres|client)$/, replacement: src('$1/index.ts') },
     ],
   },
   test: {

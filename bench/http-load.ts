@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServerAuth } from '../src/index.js';
+import { ServerAuth } from '../src/node.js';
 import { toWebRequest, writeWebResponse } from '../src/http/integrations/node.js';
 import { closeHttpServer, listenLoopback } from '../test/e2e/peers/net.js';
 import {

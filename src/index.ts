@@ -4,7 +4,6 @@ export {
   AuthInit, type AuthInitResult, type AuthenticatedRequest, type AuthFunction, type AuthHandler, type NextFetch, type PageContext, type SignInOptions,
   type SignOutOptions, type SessionUpdate, type AuthorizationParams,
 } from './http/integrations/fetch.js';
-export { ServerAuth } from './http/integrations/node.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
 export {

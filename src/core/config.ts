@@ -2,9 +2,9 @@
 // Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
 import type { SecondFactorOptions } from './factors.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { assertAdapter, wrapAdapter, type WrappedAdapter } from './adapter-wrap.js';
+import { assertAdapter, wrapAdapter, type AdapterNeeds, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
-import { authUrlFromEnv, hostSettingPlatform, secretsFromEnv, type Env } from './env.js';
+import { authUrlFromEnv, hostSettingPlatform, runtimeEnv, secretsFromEnv, type Env } from './env.js';
 import { identifierField, type IdentifiedProvider } from './credentials-identifier.js';
 import { parseOriginPatterns, parseTrustedHosts, trustHostFromEnv, type OriginPatterns, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
@@ -96,13 +96,30 @@ function assertIdentifier(p: IdentifiedProvider & { id: string }, throttled: boo
 }
 
 /**
+ * The features of a configuration that call adapter methods (checked at start by `assertAdapter`, and by
+ * `authchart doctor`). OAuth sign-ins store accounts when there is an adapter.
+ *
+ * @example
+ * assertAdapter(config.adapter, adapterNeedsOf(config, providers))
+ */
+export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: string }[]): AdapterNeeds {
+  const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
+  return {
+    database: strategy === 'database' || (config.adapter != null && providers.some((p) => p.type === 'oauth' || p.type === 'oidc')),
+    email: providers.some((p) => p.type === 'email'),
+    webauthn: providers.some((p) => p.type === 'webauthn'),
+    secondFactor: config.secondFactor !== undefined,
+  };
+}
+
+/**
  * Resolves and validates a configuration. Throws the named error of the first problem found.
  *
  * @example
  * const internal = resolveConfig({ providers: [], secret: 's'.repeat(32) })
  */
 export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}): InternalConfig {
-  const env = options.env ?? process.env;
+  const env = options.env ?? runtimeEnv();
   const production = env.NODE_ENV === 'production';
   const logger = createLogger(config.logger, Boolean(config.debug));
 
@@ -136,12 +153,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');
   assertValidAfterStore(config.session?.validAfter, strategy);
   if (config.adapter) {
-    assertAdapter(config.adapter, {
-      database: strategy === 'database' || providers.some((p) => p.type === 'oauth' || p.type === 'oidc'),
-      email: providers.some((p) => p.type === 'email'),
-      webauthn: providers.some((p) => p.type === 'webauthn'),
-      secondFactor: config.secondFactor !== undefined,
-    });
+    assertAdapter(config.adapter, adapterNeedsOf(config, providers));
   } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
     throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
   } else if (config.secondFactor) {

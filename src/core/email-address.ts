@@ -1,6 +1,17 @@
 // One spelling per mail domain: an internationalised domain is kept in its ASCII (punycode) form, so that
 // `idn@bücher.example` and `idn@xn--bcher-kva.example` are one address wherever addresses are stored or compared.
-import { domainToASCII } from 'node:url';
+
+// The WHATWG host parser (what node:url's domainToASCII runs), reached through URL so it works on any runtime. A
+// character that would end the host inside a URL is refused first, so nothing but the domain is ever parsed.
+const NOT_IN_A_HOST = /[\/?#\\@:%\s[\]^|<>]/;
+function domainToASCII(domain: string): string {
+  if (domain === '' || NOT_IN_A_HOST.test(domain)) return '';
+  try {
+    return new URL(`http://${domain}`).hostname;
+  } catch {
+    return '';
+  }
+}
 
 /**
  * The address with its domain part in lower-case ASCII, mapped as browsers map host names (UTS #46, the WHATWG

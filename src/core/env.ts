@@ -55,3 +55,47 @@ export function providerEnv(env: Env, id: string, key: 'ID' | 'SECRET' | 'ISSUER
   const v = env[`AUTH_${envProviderStem(id)}_${key}`];
   return v === '' ? undefined : v;
 }
+
+/**
+ * The runtime's environment, read through the one door authchart uses: `process.env` where the runtime has it
+ * (Node, Bun, Deno, workerd with `nodejs_compat`), else nothing. Reading never throws: Deno without
+ * `--allow-env` (or with it for some names only) refuses each read, which counts as unset here. Read it when a
+ * value is needed, never at module level.
+ *
+ * @example
+ * const secret = runtimeEnv().AUTH_SECRET
+ */
+export function runtimeEnv(): Env {
+  let source: Env | undefined;
+  try {
+    source = (globalThis as { process?: { env?: Env } }).process?.env;
+  } catch {
+    return {};
+  }
+  if (!source) return {};
+  const env = source;
+  const read = (name: string | symbol): string | undefined => {
+    if (typeof name !== 'string') return undefined;
+    try {
+      const value = env[name];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return new Proxy({} as Env, {
+    get: (_, name) => read(name),
+    has: (_, name) => read(name) !== undefined,
+    ownKeys: () => {
+      try {
+        return Reflect.ownKeys(env).filter((k) => typeof k === 'string');
+      } catch {
+        return [];
+      }
+    },
+    getOwnPropertyDescriptor: (_, name) => {
+      const value = read(name);
+      return value === undefined ? undefined : { value, enumerable: true, configurable: true, writable: false };
+    },
+  });
+}

@@ -1,7 +1,5 @@
 // GET {basePath}/_inspect, /_inspect/:id and /_inspect/mermaid.js: the development inspector. The routes exist
 // only with `debug: true` outside production (app.ts registers them then), and each checks again per request.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { UnknownAction } from '../core/errors.js';
 import { FLOW_LOG_SIZE, tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT, visibleFlow, visibleFlows } from '../http/inspect-trace.js';
@@ -12,6 +10,15 @@ import { AuthResponse } from '../http/fast-response.js';
 
 let bundle: { path: string | null; bytes?: Uint8Array<ArrayBuffer> } | undefined;
 
+// node:fs and node:module through process.getBuiltinModule, not static imports: a worker bundle that inlines this
+// lazily loaded module would otherwise need them at start (workerd before 2025-09 has no node:fs). Where a runtime
+// lacks them, the inspector draws without the Mermaid bundle.
+type Builtins = { 'node:fs': typeof import('node:fs'); 'node:module': typeof import('node:module') };
+function builtin<K extends keyof Builtins>(name: K): Builtins[K] | undefined {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  return typeof get === 'function' ? (get(name) as Builtins[K] | undefined) : undefined;
+}
+
 /**
  * Where the optional `mermaid` peer dependency's browser bundle is, or null when it is not installed. Resolved
  * from this package's location, as the application's own `import 'mermaid'` would be.
@@ -19,7 +26,8 @@ let bundle: { path: string | null; bytes?: Uint8Array<ArrayBuffer> } | undefined
 export function mermaidBundlePath(): string | null {
   if (!bundle) {
     try {
-      bundle = { path: createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js') };
+      const createRequire = builtin('node:module')?.createRequire;
+      bundle = { path: createRequire ? createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js') : null };
     } catch {
       bundle = { path: null };
     }
@@ -62,7 +70,7 @@ export function inspectMermaidRoute(req: AuthRequest): Response {
   const path = mermaidBundlePath();
   if (!path) return new AuthResponse('mermaid is not installed', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   // Read once: a fetch Response copies its bytes, so one buffer serves every request.
-  bundle!.bytes ??= new Uint8Array(readFileSync(path));
+  bundle!.bytes ??= new Uint8Array(builtin('node:fs')!.readFileSync(path));
   return new AuthResponse(bundle!.bytes, {
     headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' },
   });

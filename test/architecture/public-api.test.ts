@@ -4,16 +4,17 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../../src/index.js';
 import * as devtools from '../../src/devtools/index.js';
 import * as adapters from '../../src/adapters/index.js';
+import * as node from '../../src/node.js';
 
 describe('authchart (root entry)', () => {
   it('exports the integrations, the flow contract and the errors', () => {
-    for (const name of ['AuthInit', 'ServerAuth', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'finalOutput', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
+    for (const name of ['AuthInit', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'finalOutput', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
       expect(root, name).toHaveProperty(name);
     }
   });
 
   it('keeps internals inside', () => {
-    for (const name of ['toAuthError', 'errorClassesByType', 'publicErrorType', 'clientSafeErrorTypes', 'toWebRequest', 'writeWebResponse', 'resolveConfig', 'toMermaid', 'runFlow', 'settleMachine', 'signInMachine']) {
+    for (const name of ['toAuthError', 'errorClassesByType', 'publicErrorType', 'clientSafeErrorTypes', 'ServerAuth', 'toWebRequest', 'writeWebResponse', 'resolveConfig', 'toMermaid', 'runFlow', 'settleMachine', 'signInMachine']) {
       expect(root, name).not.toHaveProperty(name);
     }
   });
@@ -21,6 +22,12 @@ describe('authchart (root entry)', () => {
   it('gives createAuth no door to the resolved configuration', () => {
     const auth = root.createAuth({ providers: [], secret: 'x'.repeat(32), trustHost: true });
     expect(Object.keys(auth).sort()).toEqual(['authorize', 'handle', 'readSession']);
+  });
+});
+
+describe('authchart/node', () => {
+  it('has the Node-only integration the root leaves out', () => {
+    for (const name of ['ServerAuth', 'toWebRequest', 'writeWebResponse']) expect(node, name).toHaveProperty(name);
   });
 });
 

@@ -4,7 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getSession, ServerAuth, type AuthConfig, type Session } from '../../src/index.js';
+import { getSession, type AuthConfig, type Session } from '../../src/index.js';
+import { ServerAuth } from '../../src/node.js';
 import { Credentials, OIDC } from '../../src/providers/index.js';
 import { recordingLogger, TEST_SECRET } from '../support/auth-app.js';
 import { createClient, type FetchLike, type TestClient } from '../support/client.js';

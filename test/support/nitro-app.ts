@@ -37,7 +37,7 @@ export interface NitroApp {
 export async function buildExample(name: string): Promise<string> {
   const dir = join(ROOT, 'examples', name);
   if (!existsSync(join(dir, 'node_modules', '.package-lock.json'))) {
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], dir);
+    await run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], dir);
   }
   rmSync(join(dir, '.output'), { recursive: true, force: true });
   const output = await run(join(dir, 'node_modules', '.bin', 'nitro'), ['build'], dir);

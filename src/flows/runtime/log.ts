@@ -3,6 +3,7 @@
 // logged flow remembers the browsers that ran it, so those pages can show a browser its own flows only.
 import type { AnyStateMachine } from 'xstate';
 import type { InternalConfig } from '../../core/config.js';
+import { runtimeEnv } from '../../core/env.js';
 import { newFlowId } from './flow-id.js';
 import type { FlowRecord, FlowRun } from './record.js';
 
@@ -15,7 +16,7 @@ export const FLOW_LOG_SIZE = 100;
  * config resolved against a test env can never open the inspector on a production process.
  */
 export function tracesKept(config: InternalConfig): boolean {
-  return config.debug && !config.production && process.env.NODE_ENV !== 'production';
+  return config.debug && !config.production && runtimeEnv().NODE_ENV !== 'production';
 }
 
 /** True when someone reads this configuration's flow records: debug output, or the development log (above). */
@@ -46,9 +47,30 @@ export function loadRecords(): Promise<RecordModule> {
  * same record without the evidence of its error, which nobody would see.
  */
 export async function recordFor(config: InternalConfig, run: FlowRun): Promise<FlowRecord> {
-  if (recordsRead(config)) return (recordModule ?? (await loadRecords())).flowRecord(run);
+  if (recordsRead(config)) {
+    try {
+      return (recordModule ?? (await loadRecords())).flowRecord(run);
+    } catch (error) {
+      // Recording is for people reading logs; the sign-in it describes has already happened and must not fail.
+      // The record goes out without its evidence, and the reason is logged.
+      safely(() => config.logger.error(new Error('Could not record a flow', { cause: error })));
+    }
+  }
+  return bareRecord(run);
+}
+
+/** A record without the evidence of its error. */
+function bareRecord(run: FlowRun): FlowRecord {
   const { error: _unread, ...rest } = run;
   return { ...rest, durationMs: Math.round(run.durationMs * 10) / 10, trace: [...run.trace] };
+}
+
+function safely(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // A logger that throws is the application's to fix; a sign-in never fails for it.
+  }
 }
 
 /** One flow in the log: every run (request) it took, merged, and the machine that drew it. */
@@ -140,8 +162,8 @@ export function flowLogFor(config: InternalConfig): FlowLog | undefined {
  * as run by `browser` (an opaque id the HTTP layer gives each browser; absent when it has none).
  */
 export function completeFlow(config: InternalConfig, record: FlowRecord, machine: AnyStateMachine, browser?: string): void {
-  if (config.logger.debugEnabled) config.logger.debug(`flow ${record.machine} ${record.status}`, record);
-  flowLogFor(config)?.add(record, machine, browser);
+  if (config.logger.debugEnabled) safely(() => config.logger.debug(`flow ${record.machine} ${record.status}`, record));
+  safely(() => flowLogFor(config)?.add(record, machine, browser));
 }
 
 /**

@@ -90,9 +90,13 @@ const SECRET_JSON_FIELD = /("([^"\\]{1,64})"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
 const SECRET_PARAM = /([?&#;\s]|^)([A-Za-z_][\w.-]{0,63})=([^&#\s"']+)/g;
 
 // Fingerprints let the evidence show whether two redacted values are equal (expected vs. actual state) without
-// showing either; keyed per process, so a guessable value cannot be confirmed offline from its fingerprint.
-const fingerprintKey = randomBytes(32);
-const fingerprint = (value: string) => `[redacted #${createHmac('sha256', fingerprintKey).update(value).digest('hex').slice(0, 8)}]`;
+// showing either; keyed per process, so a guessable value cannot be confirmed offline from its fingerprint. The key
+// is made on first use: workers refuse random values at module level, and this module loads as a lazy chunk.
+let fingerprintKey: Buffer | undefined;
+const fingerprint = (value: string) => {
+  fingerprintKey ??= randomBytes(32);
+  return `[redacted #${createHmac('sha256', fingerprintKey).update(value).digest('hex').slice(0, 8)}]`;
+};
 
 /**
  * A text with every secret-looking part replaced: long random-looking runs by a fingerprint, values of secret

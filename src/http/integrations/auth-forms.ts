@@ -1,12 +1,12 @@
 // The forms of `auth` that AuthInit returns (spec section 4.2), on web Requests, h3 events and Node's req/res:
 // middleware, handler wrapper, API route, page props, and `auth()` for the request a middleware or wrapper entered.
-import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import { MissingRequestContext } from '../../core/errors.js';
 import type { Awaitable, Session } from '../../core/types.js';
 import type { ResolvingAuthInstance } from '../auth.js';
 import { appendNodeSetCookie, isH3V1Event, type H3V1Event } from './h3-v1.js';
-import { toWebRequest, writeWebResponse } from './node.js';
+import { fromNodeRequest, isNodeRequest, toNodeResponse } from './node-request.js';
 import { addScopeCookies, currentScope, enterScopeUntil, newScope, runInScope, withCookies, type RequestScope } from './request-scope.js';
 import { isH3Event, isWebRequest } from './session-helpers.js';
 
@@ -56,7 +56,7 @@ const NO_CONTEXT =
 
 function isPageContext(input: unknown): input is PageContext {
   const c = input as Partial<PageContext> | null;
-  return typeof c === 'object' && c !== null && c.req instanceof IncomingMessage && typeof c.res?.setHeader === 'function';
+  return typeof c === 'object' && c !== null && isNodeRequest(c.req) && typeof c.res?.setHeader === 'function';
 }
 
 /** The `auth` of one AuthInit instance. */
@@ -134,7 +134,7 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
 
   // h3 v1 runs the next handler after this one returns, outside any call of ours: no scope can follow it there.
   async function h3V1Middleware(event: H3V1Event): Promise<Response | undefined> {
-    const { setCookie, verdict } = await instance.authorize(toWebRequest(event.node.req));
+    const { setCookie, verdict } = await instance.authorize(await fromNodeRequest(event.node.req));
     if (verdict) return withCookies(verdict, setCookie);
     appendNodeSetCookie(event.node.res, setCookie);
     return undefined;
@@ -143,8 +143,8 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
   async function nodeMiddleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): Promise<void> {
     let entered: Awaited<ReturnType<typeof enter>>;
     try {
-      entered = await enter(toWebRequest(req), res);
-      if ('verdict' in entered) return await writeWebResponse(res, entered.verdict);
+      entered = await enter(await fromNodeRequest(req), res);
+      if ('verdict' in entered) return await toNodeResponse(res, entered.verdict);
     } catch (err) {
       return next(err);
     }
@@ -154,7 +154,7 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
   }
 
   async function nodeSession(req: IncomingMessage, res: ServerResponse | undefined): Promise<Session | null> {
-    const { session, setCookie } = await instance.readSession(toWebRequest(req));
+    const { session, setCookie } = await instance.readSession(await fromNodeRequest(req));
     if (res) appendNodeSetCookie(res, setCookie);
     return session;
   }
@@ -187,7 +187,7 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
     if (isH3Event(a as H3Event)) return h3Middleware(a as H3Event, b);
     if (isH3V1Event(a)) return h3V1Middleware(a);
     if (isWebRequest(a as Request)) return fetchMiddleware(a as Request, b);
-    if (a instanceof IncomingMessage) {
+    if (isNodeRequest(a)) {
       return typeof c === 'function' ? nodeMiddleware(a, b as ServerResponse, c as (err?: unknown) => void) : nodeSession(a, b as ServerResponse | undefined);
     }
     if (isPageContext(a)) return nodeSession(a.req, a.res);

@@ -37,7 +37,7 @@ function forwardCookies(event: AnyH3Event, lines: readonly string[]): void {
 
 /** The request context the session strategies work on, for this event and configuration (cookies only). */
 async function contextOf(event: AnyH3Event, config: ConfigInput): Promise<AuthRequest> {
-  const request = toRequest(event);
+  const request = await toRequest(event);
   const { config: resolved } = await instanceFor(config).resolve(request);
   return createAuthRequest(request, resolved, { body: false });
 }
@@ -73,7 +73,7 @@ export async function requireUserSession(event: AnyH3Event, config: ConfigInput,
   const session = await getSession(event, config);
   if (session?.user) return session;
   if (!options.redirect) throw new HTTPError({ status: 401, statusText: 'Unauthorized', message: options.message ?? 'Sign-in required.' });
-  const request = toRequest(event);
+  const request = await toRequest(event);
   const { config: resolved } = await instanceFor(config).resolve(request);
   // detectOrigin throws UntrustedHost for a forged host: a redirect must never name one.
   const origin = detectOrigin(request, resolved);

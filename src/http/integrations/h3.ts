@@ -5,11 +5,11 @@ import type { ConfigInput } from '../auth.js';
 import { appendCookies } from './fetch.js';
 import { appendNodeSetCookie, isH3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
-import { toWebRequest } from './node.js';
+import { fromNodeRequest } from './node-request.js';
 
 /** The web Request of an h3 event: h3 v2 has it; an h3 v1 event's Node request is bridged. */
-function requestOf(event: H3Event): Request {
-  return isH3V1Event(event) ? toWebRequest(event.node.req) : (event.req as Request);
+async function requestOf(event: H3Event): Promise<Request> {
+  return isH3V1Event(event) ? fromNodeRequest(event.node.req) : (event.req as Request);
 }
 
 /**
@@ -23,7 +23,7 @@ function requestOf(event: H3Event): Request {
  */
 export function createAuthHandler(config: ConfigInput) {
   const instance = instanceFor(config, '/auth');
-  return defineHandler((event) => instance.handle(requestOf(event)));
+  return defineHandler(async (event) => instance.handle(await requestOf(event)));
 }
 
 /**
@@ -36,7 +36,7 @@ export function createAuthHandler(config: ConfigInput) {
 export function createAuthMiddleware(config: ConfigInput) {
   const instance = instanceFor(config, '/auth');
   return defineHandler(async (event) => {
-    const { setCookie, verdict } = await instance.authorize(requestOf(event));
+    const { setCookie, verdict } = await instance.authorize(await requestOf(event));
     // h3 merges event.res.headers into whatever answers the request (errHeaders for error statuses);
     // a verdict carries its own cookies instead, so they are neither lost nor doubled.
     if (verdict) return appendCookies(verdict, setCookie);

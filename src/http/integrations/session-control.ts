@@ -18,7 +18,7 @@ export interface SessionControlOptions {
 }
 
 async function contextOf(input: AnyRequest, config: ConfigInput): Promise<AuthRequest> {
-  const request = toRequest(input);
+  const request = await toRequest(input);
   const { config: resolved } = await instanceFor(config).resolve(request);
   return createAuthRequest(request, resolved, { body: false });
 }

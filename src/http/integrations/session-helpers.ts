@@ -6,7 +6,7 @@ import type { Session } from '../../core/types.js';
 import type { ConfigInput } from '../auth.js';
 import { appendNodeSetCookie, H3V1CompatibleError, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
-import { toWebRequest } from './node.js';
+import { fromNodeRequest } from './node-request.js';
 
 /**
  * An h3 v2 event as authchart reads it. Structural, so that the events of another h3 2.x copy type-check too (Nitro
@@ -30,12 +30,12 @@ export function isWebRequest(input: AnyRequest): input is Request {
   return input instanceof Request || (typeof r.url === 'string' && typeof r.headers?.get === 'function');
 }
 
-export function toRequest(input: AnyRequest): Request {
+export async function toRequest(input: AnyRequest): Promise<Request> {
   if (isH3Event(input)) return input.req as unknown as Request;
-  if (isH3V1Event(input)) return toWebRequest(input.node.req);
+  if (isH3V1Event(input)) return fromNodeRequest(input.node.req);
   if (isWebRequest(input)) return input;
   // Only headers matter for reading a session: the lazy wrapper never touches the Node body stream.
-  return toWebRequest(input as IncomingMessage);
+  return fromNodeRequest(input as IncomingMessage);
 }
 
 /**
@@ -47,7 +47,7 @@ export function toRequest(input: AnyRequest): Request {
  * app.get('/me', async (req, res) => res.json(await getSession(req, config, res)))
  */
 export async function getSession(input: AnyRequest, config: ConfigInput, res?: ServerResponse): Promise<Session | null> {
-  const { session, setCookie } = await instanceFor(config).readSession(toRequest(input));
+  const { session, setCookie } = await instanceFor(config).readSession(await toRequest(input));
   // A Node response, when given and still open, carries the refreshed (or cleared) session cookie.
   if (res) appendNodeSetCookie(res, setCookie);
   else if (isH3V1Event(input)) appendNodeSetCookie(input.node.res, setCookie);

@@ -42,7 +42,7 @@ export type RecentSignIn =
  * if (!recent.ok) return res.redirect(recent.location)
  */
 export async function checkRecentSignIn(input: AnyRequest, config: ConfigInput, options: RecentSignInOptions): Promise<RecentSignIn> {
-  const request = toRequest(input);
+  const request = await toRequest(input);
   const { config: resolved } = await instanceFor(config).resolve(request);
   // detectOrigin throws UntrustedHost for a forged host: a redirect must never name one.
   const origin = detectOrigin(request, resolved);

@@ -1,0 +1,105 @@
+// `npx authchart`: the commands, as a function of the arguments, the environment and the working directory, so
+// that tests call it in process and bin.ts only runs it.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Env } from '../core/env.js';
+import { findConfigFile, loadConfig } from './config-file.js';
+import { doctor, formatFindings } from './doctor.js';
+import { applyMigrations, migrationSql } from './migrate.js';
+import { configuredMachines, diagramFiles, diagramsMarkdown } from './visualize.js';
+
+export const USAGE = `Usage: authchart <command> [options]
+
+Commands:
+  secret                      print a new random AUTH_SECRET
+  migrate [--url <url>]       apply authchart's PostgreSQL schema (url: --url, else DATABASE_URL)
+  migrate --print             print the schema's SQL, connecting nowhere
+  visualize [--out <dir>]     draw the configured flows as Mermaid (stdout, or one Markdown file per flow in dir)
+  doctor                      check the configuration and name each problem (exit code 1 when there is one)
+
+The configuration (visualize, doctor): --config <file>, else auth.config.{ts,mts,js,mjs} in the working directory.
+It exports the AuthConfig as its default export (or as \`config\`), or a function, possibly async, returning it.
+`;
+
+/** What a command wrote and its exit code. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: Env;
+  cwd: string;
+}
+
+/**
+ * Runs one command; answers the exit code.
+ *
+ * @example
+ * const code = await main(['doctor', '--config', 'auth.config.ts'], { out: console.log, err: console.error, env: process.env, cwd: process.cwd() })
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { config: { type: 'string', short: 'c' }, print: { type: 'boolean' }, url: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    io.out(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  try {
+    switch (command) {
+      case 'secret':
+        // 32 random bytes, base64url: 43 characters, above the 32 the doctor asks for.
+        io.out(randomBytes(32).toString('base64url'));
+        return 0;
+      case 'migrate': {
+        if (values.print) {
+          io.out(migrationSql());
+          return 0;
+        }
+        const url = values.url ?? io.env.DATABASE_URL;
+        if (!url) {
+          io.err('migrate needs a database: --url <postgres://...> or DATABASE_URL (or --print for the SQL).');
+          return 2;
+        }
+        const applied = await applyMigrations(url);
+        io.out(applied.length === 0 ? 'The schema is up to date.' : `Applied migration${applied.length === 1 ? '' : 's'} ${applied.join(', ')}.`);
+        return 0;
+      }
+      case 'visualize': {
+        const drawn = await configuredMachines(await loadConfig(findConfigFile(values.config, io.cwd)));
+        if (values.out === undefined) {
+          io.out(diagramsMarkdown(drawn));
+          return 0;
+        }
+        const dir = resolve(io.cwd, values.out);
+        mkdirSync(dir, { recursive: true });
+        const files = diagramFiles(drawn);
+        for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+        io.out(`Wrote ${Object.keys(files).length} files to ${dir}.`);
+        return 0;
+      }
+      case 'doctor': {
+        const file = findConfigFile(values.config, io.cwd);
+        const findings = doctor(await loadConfig(file), io.env);
+        io.out(`authchart doctor: ${file}\n${formatFindings(findings)}`);
+        return findings.some((f) => f.level === 'problem') ? 1 : 0;
+      }
+      default:
+        io.err(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    io.err(`authchart ${command}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

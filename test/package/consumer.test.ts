@@ -1,0 +1,106 @@
+// The package as a user gets it: `npm pack` (prepack builds dist with tsdown), installed into a fresh app from the
+// tarball, type-checked with skipLibCheck off under moduleResolution NodeNext and Bundler, then run: a credentials
+// sign-in through the fetch handler and the session read back.
+//
+// With skipLibCheck off, h3's own declarations (which authchart's types import for H3Event) need lib ESNext
+// (Error.isError) and DOM, and h3's optional peer crossws installed: the app has all three, as README says.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packAndInstall } from './install.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const APP_FILES = ['app.ts', 'main.ts'];
+const CROSSWS = `^${(JSON.parse(readFileSync(join(ROOT, 'node_modules/crossws/package.json'), 'utf8')) as { version: string }).version}`;
+
+let dir: string;
+let files: string[];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'authchart-consumer-'));
+  files = packAndInstall(dir, { crossws: CROSSWS }).files;
+  for (const f of APP_FILES) copyFileSync(fileURLToPath(new URL(`./app/${f}`, import.meta.url)), join(dir, f));
+}, 240_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function typecheck(name: string, options: Record<string, unknown>): string {
+  const tsconfig = {
+    compilerOptions: { target: 'ES2022', strict: true, skipLibCheck: false, types: ['node'], lib: ['ESNext', 'DOM', 'DOM.Iterable'], ...options },
+    files: APP_FILES,
+  };
+  writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify(tsconfig, null, 2));
+  try {
+    return execFileSync(process.execPath, [TSC, '-p', `tsconfig.${name}.json`], { cwd: dir, encoding: 'utf8' });
+  } catch (error) {
+    throw new Error(`tsc (${name}) failed:\n${(error as { stdout?: string }).stdout}`);
+  }
+}
+
+describe('the packed package', () => {
+  it('holds the bundled dist: every entry with its types, few files, no sources or tests', () => {
+    for (const entry of ['index', 'node', 'providers/index', 'adapters/index', 'adapters/postgres/index', 'devtools/index', 'client/index']) {
+      expect(files).toContain(`package/dist/${entry}.mjs`);
+      expect(files).toContain(`package/dist/${entry}.d.mts`);
+    }
+    expect(files.filter((f) => !f.startsWith('package/dist/') && !/^package\/(package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files.length).toBeLessThan(150);
+  });
+
+  it('type-checks under moduleResolution NodeNext, skipLibCheck off', () => {
+    typecheck('nodenext', { module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out' });
+  }, 120_000);
+
+  it('type-checks under moduleResolution Bundler, skipLibCheck off', () => {
+    typecheck('bundler', { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true });
+  }, 120_000);
+
+  it('runs: signs in with credentials through the fetch handler and reads the session', () => {
+    const out = execFileSync(process.execPath, ['out/main.js'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    const result = JSON.parse(out) as { status: number; location: string; session: { user?: { name?: string } } | null; touched: Record<string, unknown> };
+    expect(result.status).toBe(302);
+    expect(result.location).toBe('http://localhost:3000/home');
+    expect(result.session?.user?.name).toBe('ada');
+    expect(result.touched).toMatchObject({ adapterMethods: true, toMermaid: 'function' });
+  }, 60_000);
+
+  it('npx authchart: prints a secret, and the doctor reads the app\'s compiled configuration', () => {
+    const cli = join(dir, 'node_modules/.bin/authchart');
+    expect(execFileSync(cli, ['secret'], { cwd: dir, encoding: 'utf8' }).trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const report = execFileSync(cli, ['doctor', '--config', 'out/app.js'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(report).toContain('No problem found.');
+  }, 60_000);
+
+  it('keeps the lazy parts lazy: the root loads none of them, each is a chunk of its own reached by import()', () => {
+    const dist = join(dir, 'node_modules/authchart/dist');
+    const edges = (file: string, kind: 'static' | 'dynamic') => {
+      const text = readFileSync(join(dist, file), 'utf8');
+      const pattern = kind === 'static' ? /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"\.\/([^"]+)"|(?:^|\n)import\s*"\.\/([^"]+)"/g : /import\(\s*"\.\/([^"]+)"\s*\)/g;
+      return [...text.matchAll(pattern)].map((m) => m[1] ?? m[2]);
+    };
+    const reached = new Set<string>();
+    const stack = ['index.mjs'];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      stack.push(...edges(file, 'static'));
+    }
+    const lazy = [...reached].flatMap((f) => edges(f, 'dynamic'));
+    const lazyNames = lazy.map((f) => f.replace(/-[\w-]{8}\.mjs$/, ''));
+    // What an app loads on first use: the flow runtime (flow), the session's database strategy, the pages, the Node bridge.
+    for (const name of ['flow', 'database-strategy', 'pages', 'node']) expect(lazyNames, name).toContain(name);
+    for (const file of lazy) expect(reached.has(file), `${file} is loaded statically by the root`).toBe(false);
+  });
+
+  it('the installed package.json points every subpath at a file that exists', () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './node', './package.json', './providers']);
+  });
+});
