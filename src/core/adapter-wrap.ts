@@ -17,6 +17,8 @@ export type WrappedAdapter = {
 } & {
   [K in keyof FactorAdapterMethods]: (...args: Parameters<FactorAdapterMethods[K]>) => Promise<Awaited<ReturnType<FactorAdapterMethods[K]>>>;
 } & {
+  /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
+  readonly sessionFacts?: boolean;
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(): Promise<PruneResult>;
@@ -121,6 +123,7 @@ function adapterError(method: string, thrown: unknown): AdapterError {
  */
 export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAdapter {
   const wrapped: Record<string, unknown> = {};
+  if (adapter.sessionFacts === true) wrapped.sessionFacts = true;
   const source = adapter as Record<string, unknown>;
   for (const method of [...adapterMethods, ...factorAdapterMethods]) {
     const fn = source[method];
