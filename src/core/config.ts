@@ -14,7 +14,8 @@ import type { CookiesConfig } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
-import { resolveThrottle, type ResolvedThrottle } from './throttle/options.js';
+import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
+import { memoryThrottleStore } from './throttle/store.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -46,6 +47,12 @@ export interface InternalConfig {
   migrateFrom?: 'authjs';
   /** Sign-in limits; undefined when throttling is off (the default outside production). */
   throttle?: ResolvedThrottle;
+  /**
+   * Claims of single-use tokens (magic links), taken before the adapter's `useVerificationToken`: one claim per
+   * hashed token, so a take is once-only even on an adapter whose take is a read then a delete. In the throttle
+   * store when one is configured (Redis, PostgreSQL: shared by every instance), else in this process's memory.
+   */
+  singleUse: ThrottleCounter;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
@@ -175,6 +182,9 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     migrateFrom: migrateFromOf(config.migrateFrom),
     throttle: resolveThrottle(config.throttle, production),
+    // Made even when throttling is off: single use is not a limit one may switch off. Ten minutes is far longer
+    // than any race between confirmations; the adapter's own delete keeps the token used after that.
+    singleUse: (config.throttle?.store ?? memoryThrottleStore()).counter('single-use', { points: 1, duration: 600 }),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
