@@ -43,10 +43,12 @@ export interface AdapterNeeds {
   webauthn?: boolean;
   /** The `secondFactor` option. */
   secondFactor?: boolean;
+  /** `session.control: true` with database sessions: listing and ending sessions. */
+  sessionControl?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods)[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions')[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -73,6 +75,7 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   ],
   // Factors, and the user they belong to.
   secondFactor: ['getUser', ...factorAdapterMethods],
+  sessionControl: ['listSessions', 'deleteSessions'],
 };
 
 /**

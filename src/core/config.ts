@@ -123,7 +123,11 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
       email: providers.some((p) => p.type === 'email'),
       webauthn: providers.some((p) => p.type === 'webauthn'),
       secondFactor: config.secondFactor !== undefined,
+      sessionControl: strategy === 'database' && config.session?.control === true,
     });
+    if (strategy === 'database' && config.session?.control === undefined && (typeof config.adapter.listSessions !== 'function' || typeof config.adapter.deleteSessions !== 'function')) {
+      logger.warn('session-control-unavailable', 'The adapter has no listSessions/deleteSessions: listing and ending sessions (GET sessions, POST sessions/revoke) answer 400. Set session.control: true to require them at start, or false to silence this.');
+    }
   } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
     throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
   } else if (config.secondFactor) {
