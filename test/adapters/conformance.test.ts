@@ -9,6 +9,9 @@ import { assertAdapter } from '../../src/core/adapter-wrap.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { checkRecentSignIn } from '../../src/index.js';
 import { OIDC } from '../../src/providers/oauth.js';
+import { Passkey } from '../../src/providers/webauthn.js';
+import { MissingAdapterMethods } from '../../src/core/errors.js';
+import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { TEST_SECRET, ORIGIN, recordingLogger, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';
 import { memoryOutbox, requestLink, signInByLink } from '../support/magic-link.js';
@@ -60,6 +63,7 @@ for (const c of adapterCases) {
     let config: AuthConfig;
     let t: TestAuth;
     let outbox: ReturnType<typeof memoryOutbox>;
+    let passkeyMethods = false;
 
     beforeAll(async () => {
       real = await c.make();
@@ -84,7 +88,7 @@ for (const c of adapterCases) {
         }
       };
       features.secondFactors = supports({ secondFactor: true });
-      features.passkeys = supports({ webauthn: true });
+      passkeyMethods = supports({ webauthn: true });
       features.sessionControl = typeof real.adapter.listSessions === 'function' && typeof real.adapter.deleteSessions === 'function';
     });
     afterAll(async () => {
@@ -188,6 +192,26 @@ for (const c of adapterCases) {
       const signedIn = (await Promise.all(browsers.map(session))).filter((s) => s?.user?.email === email);
       expect(signedIn).toHaveLength(1);
       features.singleUseLinks = true;
+    });
+
+    it('passkey: registers and signs in with a software authenticator where the adapter stores authenticators, else is refused at start', async () => {
+      const passkeyConfig: AuthConfig = { ...config, logger: recordingLogger(), experimental: { enableWebAuthn: true }, providers: [Passkey()] };
+      if (!passkeyMethods) {
+        expect(() => testAuth(passkeyConfig)).toThrow(MissingAdapterMethods);
+        return;
+      }
+      const p = testAuth(passkeyConfig);
+      const device = new SoftAuthenticator(ORIGIN);
+      const options = async (client: TestClient, query: string) => ((await (await client.get(`/auth/webauthn-options/passkey?${query}`)).json()) as { options: never }).options;
+      const post = async (client: TestClient, action: string, data: unknown) =>
+        client.post('/auth/callback/passkey', { action, data: JSON.stringify(data), csrfToken: await p.csrfToken(client), callbackUrl: '/after' });
+      const registered = await post(p.client, 'register', device.register(await options(p.client, `action=register&email=${encodeURIComponent(address('passkey'))}`)));
+      expect(registered.location?.href).toBe(`${ORIGIN}/after`);
+      const client = p.newClient();
+      const signedIn = await post(client, 'authenticate', device.authenticate(await options(client, 'action=authenticate')));
+      expect(signedIn.location?.href).toBe(`${ORIGIN}/after`);
+      expect(await checkRecentSignIn(new Request(`${ORIGIN}/settings`, { headers: cookieOf(client) }), passkeyConfig, { maxAge: 300 })).toMatchObject({ ok: true, amr: ['hwk'] });
+      features.passkeys = true;
     });
 
     it('hands the session methods only the keys of the Auth.js contract', () => {
