@@ -30,8 +30,10 @@ export interface ClientProvider {
 export interface SignInOptions {
   /** Default true: the browser goes where the server says. False: credentials and e-mail sign-ins resolve to a result. */
   redirect?: boolean;
-  /** Where to land after signing in (default: the current page). */
+  /** Where to land after signing in (default: `callbackUrl`, else the current page). */
   redirectTo?: string;
+  /** next-auth's name for `redirectTo`, honoured as next-auth v5's client does (`redirectTo` wins when both are set). */
+  callbackUrl?: string;
   [field: string]: unknown;
 }
 
@@ -54,8 +56,10 @@ export interface SignInResult {
 export interface SignOutOptions {
   /** Default true: the browser goes to the page the server answers. */
   redirect?: boolean;
-  /** Where to land after signing out (default: the current page). */
+  /** Where to land after signing out (default: `callbackUrl`, else the current page). */
   redirectTo?: string;
+  /** next-auth's name for `redirectTo`, honoured as next-auth v5's client does. */
+  callbackUrl?: string;
 }
 
 /** An answer the client cannot use: a failed request, an unknown provider. `type` names what went wrong. */
@@ -188,7 +192,8 @@ const fieldsOf = (options: Record<string, unknown>): Record<string, string> =>
  * await signIn('github') // leaves for GitHub, back to this page
  */
 export async function signIn(providerId?: string, options: SignInOptions = {}, authorizationParams?: Record<string, string>): Promise<SignInResult> {
-  const { redirect = true, redirectTo = window.location.href, ...fields } = options;
+  // `callbackUrl` is never posted as a field of its own: it is where to land, like `redirectTo`.
+  const { redirect = true, callbackUrl, redirectTo = callbackUrl ?? window.location.href, ...fields } = options;
   if (!providerId) {
     const url = `${settings.basePath}/signin?callbackUrl=${encodeURIComponent(redirectTo)}`;
     navigate(url);
@@ -211,7 +216,7 @@ export async function signIn(providerId?: string, options: SignInOptions = {}, a
  * const { url } = await signOut({ redirect: false }) // stay, the stores follow
  */
 export async function signOut(options: SignOutOptions = {}): Promise<{ url: string | null }> {
-  const { result, to } = await postForm(`${settings.basePath}/signout`, { callbackUrl: options.redirectTo ?? window.location.href });
+  const { result, to } = await postForm(`${settings.basePath}/signout`, { callbackUrl: options.redirectTo ?? options.callbackUrl ?? window.location.href });
   // Signing out from a broken session is still signing out: every tab looks again.
   broadcast('signout');
   if ((options.redirect ?? true) && to) navigate(to);

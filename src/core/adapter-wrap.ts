@@ -17,6 +17,8 @@ export type WrappedAdapter = {
 } & {
   [K in keyof FactorAdapterMethods]: (...args: Parameters<FactorAdapterMethods[K]>) => Promise<Awaited<ReturnType<FactorAdapterMethods[K]>>>;
 } & {
+  /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
+  readonly sessionFacts?: boolean;
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(): Promise<PruneResult>;
@@ -41,10 +43,12 @@ export interface AdapterNeeds {
   webauthn?: boolean;
   /** The `secondFactor` option. */
   secondFactor?: boolean;
+  /** `session.control: true` with database sessions: listing and ending sessions. */
+  sessionControl?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods)[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions')[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -71,6 +75,7 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   ],
   // Factors, and the user they belong to.
   secondFactor: ['getUser', ...factorAdapterMethods],
+  sessionControl: ['listSessions', 'deleteSessions'],
 };
 
 /**
@@ -121,6 +126,7 @@ function adapterError(method: string, thrown: unknown): AdapterError {
  */
 export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAdapter {
   const wrapped: Record<string, unknown> = {};
+  if (adapter.sessionFacts === true) wrapped.sessionFacts = true;
   const source = adapter as Record<string, unknown>;
   for (const method of [...adapterMethods, ...factorAdapterMethods]) {
     const fn = source[method];

@@ -46,6 +46,17 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
 export interface Adapter extends Partial<FactorAdapterMethods> {
+  /**
+   * authchart extension, absent from Auth.js adapters: `true` when the adapter keeps authchart's session facts
+   * (`authTime`, `amr`) with the session row: `createSession` and `updateSession` then receive them and
+   * `getSessionAndUser` returns them. Without it, those methods receive exactly the Auth.js keys
+   * (`{ sessionToken, userId, expires }`, `{ sessionToken, expires }`) and authchart keeps the facts in a sealed
+   * cookie bound to the session (PostgresAdapter sets it).
+   *
+   * @example
+   * const adapter: Adapter = { ...myAdapter, sessionFacts: true }
+   */
+  readonly sessionFacts?: boolean;
   /** Stores a new user. `user.id` is a fresh random UUID the adapter may keep or replace. */
   createUser?(user: AdapterUser): Awaitable<StoredUser>;
   /** The user with this id, or `null`. */
@@ -182,7 +193,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

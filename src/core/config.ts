@@ -15,7 +15,8 @@ import type { CookiesConfig } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
-import { resolveThrottle, type ResolvedThrottle } from './throttle/options.js';
+import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
+import { memoryThrottleStore } from './throttle/store.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -49,6 +50,12 @@ export interface InternalConfig {
   migrateFrom?: 'authjs';
   /** Sign-in limits; undefined when throttling is off (the default outside production). */
   throttle?: ResolvedThrottle;
+  /**
+   * Claims of single-use tokens (magic links), taken before the adapter's `useVerificationToken`: one claim per
+   * hashed token, so a take is once-only even on an adapter whose take is a read then a delete. In the throttle
+   * store when one is configured (Redis, PostgreSQL: shared by every instance), else in this process's memory.
+   */
+  singleUse: ThrottleCounter;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
@@ -109,6 +116,7 @@ export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: s
     email: providers.some((p) => p.type === 'email'),
     webauthn: providers.some((p) => p.type === 'webauthn'),
     secondFactor: config.secondFactor !== undefined,
+    sessionControl: strategy === 'database' && config.session?.control === true,
   };
 }
 
@@ -154,6 +162,9 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   assertValidAfterStore(config.session?.validAfter, strategy);
   if (config.adapter) {
     assertAdapter(config.adapter, adapterNeedsOf(config, providers));
+    if (strategy === 'database' && config.session?.control === undefined && (typeof config.adapter.listSessions !== 'function' || typeof config.adapter.deleteSessions !== 'function')) {
+      logger.warn('session-control-unavailable', 'The adapter has no listSessions/deleteSessions: listing and ending sessions (GET sessions, POST sessions/revoke) answer 400. Set session.control: true to require them at start, or false to silence this.');
+    }
   } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
     throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
   } else if (config.secondFactor) {
@@ -216,6 +227,9 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     redirectProxyOrigins: proxyOrigins(config.redirectProxyOrigins, env.AUTH_REDIRECT_PROXY_ORIGINS),
     migrateFrom: migrateFromOf(config.migrateFrom),
     throttle,
+    // Made even when throttling is off: single use is not a limit one may switch off. Ten minutes is far longer
+    // than any race between confirmations; the adapter's own delete keeps the token used after that.
+    singleUse: (config.throttle?.store ?? memoryThrottleStore()).counter('single-use', { points: 1, duration: 600 }),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },

@@ -33,6 +33,16 @@ export interface SessionOptions {
    * here wins over the adapter (e.g. {@link SessionsValidAfterStore} in Redis: `redisSessionsValidAfter(client)`).
    */
   validAfter?: SessionsValidAfterStore;
+  /**
+   * Database strategy: `true` says the app lists and ends sessions (`GET sessions`, `POST sessions/revoke`, the
+   * session-control helpers), so an adapter without `listSessions`/`deleteSessions` is refused at start with
+   * `MissingAdapterMethods` instead of each such request answering 400. Unset, such an adapter is warned about at
+   * start (`session-control-unavailable`).
+   *
+   * @example
+   * session: { strategy: 'database', control: true } // PostgresAdapter has the methods
+   */
+  control?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
 import { AdapterError, MissingAdapter, SessionTokenError } from '../core/errors.js';
-import type { AdapterSession, AdapterUser, Session } from '../core/types.js';
+import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie, setCookie } from '../core/request-context.js';
@@ -10,6 +10,7 @@ import type { SessionStrategyImpl } from './types.js';
 import { knownMethods, withMethod } from './verification.js';
 import { isStoredSessionToken, storedSessionToken as stored } from './session-token.js';
 import { clientAddress } from '../core/client-address.js';
+import { clearSessionFacts, keepsSessionFacts, readSessionFacts, writeSessionFacts } from './session-facts.js';
 
 /** A session row as read, with its user. */
 interface Loaded {
@@ -49,6 +50,7 @@ function writeCookie(req: AuthRequest, sessionToken: string, expires: Date): voi
 function clearSession(req: AuthRequest): void {
   const { name, options } = req.cookieOptions.sessionToken;
   clearCookie(req, name, options);
+  clearSessionFacts(req);
   if (req.config.migrateFrom === 'authjs') clearAuthjsCookies(req);
 }
 
@@ -57,11 +59,21 @@ function expiresOf(row: AdapterSession): Date {
   return row.expires instanceof Date ? row.expires : new Date(row.expires as unknown as string);
 }
 
+/**
+ * When and how the session was last verified: from the row when the adapter keeps the facts (PostgresAdapter), else
+ * from the sealed companion cookie bound to this session (every Auth.js adapter), else unknown.
+ */
+function verificationOf(req: AuthRequest, row: AdapterSession): SessionVerification | null {
+  if (row.authTime) return { authTime: new Date(row.authTime), amr: knownMethods(row.amr) };
+  if (keepsSessionFacts(req.config.adapter)) return null;
+  return readSessionFacts(req, row.sessionToken);
+}
+
 async function toSession(req: AuthRequest, { row, user }: Loaded, update?: { data: unknown }): Promise<Session> {
   // The row itself (its token above all) stays on the server: a pass-through session callback must not
   // hand the HttpOnly cookie's value to client-side JavaScript.
   const session: Session = { user: { name: user.name, email: user.email, image: user.image }, expires: row.expires.toISOString() };
-  const verification = row.authTime ? { authTime: new Date(row.authTime), amr: knownMethods(row.amr) } : null;
+  const verification = verificationOf(req, row);
   const params = update ? { session, user, verification, newSession: update.data, trigger: 'update' as const } : { session, user, verification };
   return (await req.config.callbacks.session(params)) as Session;
 }
@@ -134,6 +146,9 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
       return { row: session, user };
     }
     writeCookie(req, sessionToken, expires);
+    // The companion cookie expires with the session: it moves with it.
+    const facts = keepsSessionFacts(adapter) ? null : readSessionFacts(req, session.sessionToken);
+    if (facts) writeSessionFacts(req, session.sessionToken, expires, facts);
     return { row: { ...session, expires }, user };
   }
   return { row: session, user };
@@ -165,7 +180,7 @@ export const databaseStrategy: SessionStrategyImpl = {
     const loaded = await load(req);
     if (!loaded) return null;
     const { row, user } = loaded;
-    return { userId: String(user.id), verification: row.authTime ? { authTime: new Date(row.authTime), amr: knownMethods(row.amr) } : null };
+    return { userId: String(user.id), verification: verificationOf(req, row) };
   },
 
   read: (req) => check(req),
@@ -182,10 +197,15 @@ export const databaseStrategy: SessionStrategyImpl = {
     const expires = new Date(Date.now() + req.config.session.maxAge * 1000);
     // Ids compare and travel as strings; an adapter with numeric ids (Auth.js's SQL schemas) casts them back.
     // With session control, the row also says when and from what it was made (the list of devices shows it).
+    // Only the keys of the Auth.js contract, unless the adapter says it keeps the facts (Auth.js adapters insert
+    // every key they get, or drop them): the facts then travel in the sealed companion cookie.
     const described = adapter.listSessions ? sessionDescription(req) : {};
-    const verified = verification ? { authTime: verification.authTime, amr: verification.amr } : {};
+    const own = keepsSessionFacts(adapter);
+    const verified = verification && own ? { authTime: verification.authTime, amr: verification.amr } : {};
     await adapter.createSession({ sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described, ...verified });
     writeCookie(req, sessionToken, expires);
+    if (verification && !own) writeSessionFacts(req, stored(sessionToken), expires, verification);
+    else clearSessionFacts(req);
     // The session this browser held before is replaced: its row would otherwise stay valid, held by no one.
     if (previous && previous !== sessionToken && plausible(previous)) {
       await adapter.deleteSession(stored(previous)).catch((err: unknown) => req.config.logger.error(err as Error));
@@ -209,7 +229,14 @@ export const databaseStrategy: SessionStrategyImpl = {
   async reverify(req, method) {
     const loaded = await load(req);
     if (!loaded) return false;
-    const updated = await adapterOf(req).updateSession({ sessionToken: loaded.row.sessionToken, authTime: new Date(), amr: withMethod(loaded.row.amr, method) });
+    const adapter = adapterOf(req);
+    const { row } = loaded;
+    if (!keepsSessionFacts(adapter)) {
+      // The row is live (just read); the facts are the cookie's, re-sealed for this session.
+      writeSessionFacts(req, row.sessionToken, row.expires, { authTime: new Date(), amr: withMethod(verificationOf(req, row)?.amr, method) });
+      return true;
+    }
+    const updated = await adapter.updateSession({ sessionToken: row.sessionToken, authTime: new Date(), amr: withMethod(row.amr, method) });
     return Boolean(updated);
   },
 };

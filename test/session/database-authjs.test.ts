@@ -47,7 +47,7 @@ describe.runIf(url)('@auth/pg-adapter as the adapter of database sessions (DATAB
     const res = await signIn(t, email);
     expect(res.location?.href).toBe(`${ORIGIN}/home`);
     // Found by its id (a user from before credentials account rows), whose row is linked now.
-    expect(adapterCalls(t)).toEqual(['getUserByAccount', 'getUser', 'linkAccount', 'createSession']);
+    expect(adapterCalls(t)).toEqual(['getUserByAccount', 'getUserByEmail', 'linkAccount', 'createSession']);
     const token = writes(res)[0]!.value;
     expect(token).toMatch(UUID);
     expect(await sessionRow(token)).toEqual({ userId: stored.id, expires: new Date(T0.getTime() + 30 * DAY) });

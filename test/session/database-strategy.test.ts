@@ -80,16 +80,16 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
         expect(signedIn).toEqual([expect.objectContaining({ isNewUser: true })]);
       });
 
-      it('finds an existing user by the id authorize returns, links its credentials account once, and creates nothing', async () => {
+      it('finds an existing user by its address and the users table’s own id, links its credentials account once, and creates nothing', async () => {
         const stored = await d.adapter.createUser({ id: `id-${++serial}`, email: address('by-id'), name: 'Stored Name', emailVerified: null });
-        // authorize knows the user by id only; the stored row is who signs in.
+        // authorize returns the users table's own id and address; the id itself is never looked up (getUser).
         const created: unknown[] = [];
         const linked: unknown[] = [];
-        const t = auth({ providers: [passwordProvider(() => ({ id: stored.id }))], events: { createUser: (m) => void created.push(m), linkAccount: (m) => void linked.push(m.account) } });
+        const t = auth({ providers: [passwordProvider(() => ({ id: stored.id, email: stored.email }))], events: { createUser: (m) => void created.push(m), linkAccount: (m) => void linked.push(m.account) } });
         t.logger.debugs.length = 0;
         const res = await signIn(t, 'ignored@example.test');
         expect(res.location?.pathname).toBe('/home');
-        expect(adapterCalls(t)).toEqual(['getUserByAccount', 'getUser', 'linkAccount', 'createSession']);
+        expect(adapterCalls(t)).toEqual(['getUserByAccount', 'getUserByEmail', 'linkAccount', 'createSession']);
         expect(created).toEqual([]);
         expect(linked).toEqual([{ provider: 'credentials', type: 'credentials', providerAccountId: stored.id, userId: stored.id }]);
         const { body } = await readSession(t.client);

@@ -59,6 +59,8 @@ export interface PostgresAdapterInstance extends Adapter {
   useBackupCode: NonNullable<Adapter['useBackupCode']>;
   failFactorChallenge: NonNullable<Adapter['failFactorChallenge']>;
   passFactorChallenge: NonNullable<Adapter['passFactorChallenge']>;
+  /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
+  readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
   withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>): Promise<T>;
   /** Creates or upgrades the schema; see {@link migrate}. */
@@ -139,7 +141,7 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate' | 'prune' | keyof FactorAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | keyof FactorAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -352,6 +354,7 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
 
 function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance {
   const adapter: PostgresAdapterInstance = {
+    sessionFacts: true,
     ...methods(q, ready),
     ...factorMethods(async (sql, params = []) => {
       await ready();

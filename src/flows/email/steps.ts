@@ -101,7 +101,8 @@ export async function revokeToken(deps: FlowDeps, input: { email: string; token:
 
 /**
  * Uses the token up: returns its expiry when a stored token matched `email` (and deletes it), else null.
- * Deletion is the adapter's atomic `useVerificationToken`, so of two concurrent uses at most one finds it.
+ * Each hash is claimed first (`config.singleUse`), then taken with the adapter's `useVerificationToken`: of
+ * concurrent uses at most one finds it, whether or not the adapter's take is atomic.
  */
 export async function consumeToken(deps: FlowDeps, input: { email: string; token: string }): Promise<{ expires: number } | null> {
   const adapter = adapterOf(deps);
@@ -110,10 +111,33 @@ export async function consumeToken(deps: FlowDeps, input: { email: string; token
     const hash = hashToken(input.token, secret);
     if (tried.has(hash)) continue;
     tried.add(hash);
-    const found = await adapter.useVerificationToken({ identifier: input.email, token: hash });
+    if (!(await claim(deps, hash))) return null;
+    let found;
+    try {
+      found = await adapter.useVerificationToken({ identifier: input.email, token: hash });
+    } catch (err) {
+      // The adapter did not take it: the link stays usable once the store is back.
+      await deps.req.config.singleUse.delete(hash).catch(() => undefined);
+      throw err;
+    }
     if (found) return { expires: new Date(found.expires).getTime() };
   }
   return null;
+}
+
+/**
+ * Claims the hashed token for this request, atomically (the first claim wins; later ones within ten minutes lose),
+ * so a token is taken at most once even when the adapter's take is a read then a delete (@auth/unstorage-adapter).
+ * A store that cannot answer is an error: a take it cannot guard is refused, never let through twice.
+ */
+async function claim(deps: FlowDeps, hash: string): Promise<boolean> {
+  try {
+    await deps.req.config.singleUse.consume(hash, 1);
+    return true;
+  } catch (refusal) {
+    if (refusal instanceof Error) throw refusal;
+    return false;
+  }
 }
 
 /**

@@ -25,13 +25,16 @@ export interface CredentialsUser {
  * sessions (which Auth.js refuses for credentials) a stored user, found through a `credentials` account row keyed
  * by `authorize`'s id (else its e-mail, all it vouched for), so a sign-in never lands in a user it did not create:
  * 1. the owner of that account row;
- * 2. else the user whose id is `authorize`'s id (users made before account rows existed, or an app whose
- *    `authorize` returns the users table's own id): the account row is linked to it now, unless both sides name
- *    an e-mail address and the two differ (an id from another system that collides with a stored id);
+ * 2. else the user holding the e-mail address, when its stored id is also `authorize`'s id (an app whose
+ *    `authorize` returns the users table's own id, users made before account rows existed): the row is linked now;
  * 3. else, when another user holds the e-mail address (an OAuth, e-mail or passkey user): `AccountNotLinked`,
  *    unless the provider sets `allowDangerousEmailAccountLinking`, which links the row to that user;
- * 4. else a new user with the row, in one unit.
+ * 4. else a new user with the row, in one unit (`authorize`'s id offered as the new id, which the adapter may keep or
+ *    replace, as the contract says of `createUser`).
  *
+ * `authorize`'s id is the app's, not the store's: it is only ever a `providerAccountId` or compared, never looked up
+ * with `getUser` or written as a user id (a typed id column refuses a foreign id; an adapter that swallows the error
+ * would read it as "no such user"). A failing lookup is an error, never "not found".
  * `authorize` is the app's code: whoever signs in chooses their credentials, never the id or address returned.
  *
  * @example
@@ -70,18 +73,11 @@ export async function resolveCredentialsUser(s: FlowServices, user: User): Promi
 
   const found = await owned();
   if (found) return found;
-  if (id) {
-    const byId = (await adapter.getUser(id)) as AdapterUser | null;
-    if (byId) {
-      if (email && byId.email && storedEmailOf(byId.email).toLowerCase() !== email.toLowerCase()) {
-        throw new AccountNotLinked('The user with the id authorize returned has another e-mail address.', { expected: email, actual: byId.email });
-      }
-      return link(byId);
-    }
-  }
   if (email) {
     const byEmail = (await adapter.getUserByEmail(email)) as AdapterUser | null;
     if (byEmail) {
+      // The same user by both what authorize vouched for: its address and the users table's own id.
+      if (id !== undefined && String(byEmail.id) === id) return link(byEmail);
       if ((s.provider as unknown as CredentialsConfig).allowDangerousEmailAccountLinking !== true) {
         throw new AccountNotLinked('Another user already has the e-mail address authorize returned.', { expected: 'an address no other user has', actual: s.provider.id });
       }

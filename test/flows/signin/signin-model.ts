@@ -59,7 +59,7 @@ export const R = {
   foundById: 'found by id, account linked now',
   foundSwitching: 'found in the database, another user was signed in',
   addressTaken: 'the address belongs to another user',
-  idOtherAddress: 'the id names a user with another address',
+  idOtherAddress: 'the id is taken by a user with another address (never looked up: the store refuses the new user)',
   refusesId: 'the database refuses the id',
   asGiven: 'used as the provider gave it',
   owner: 'the owner signs in',
@@ -87,7 +87,7 @@ export const resolveOutcomes: Record<Variant, { unknown: Outcome[]; known: Outco
       resolved(R.foundById, { linked: true }),
       resolved(R.foundSwitching),
       failed('resolveUser', R.addressTaken, new AccountNotLinked('taken')),
-      failed('resolveUser', R.idOtherAddress, new AccountNotLinked('other address')),
+      failed('resolveUser', R.idOtherAddress, new AdapterError('id taken')),
       failed('resolveUser', R.refusesId, new AdapterError('0x00')),
     ],
     known: [],
@@ -184,7 +184,7 @@ export function branchesOf(path: ModelPath): Record<string, string> {
 }
 
 /** The branches that are a database failing for real (logged as AdapterError, whatever state caught it). */
-export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.refusesUser, I.refusesSession]);
+export const DB_FAILURES = new Set<string>([F.fails, R.refusesId, R.idOtherAddress, R.refusesUser, I.refusesSession]);
 
 
 /** The events a resolveUser branch writes, in the order the tail emits them. */
