@@ -24,6 +24,10 @@ export type WrappedAdapter = {
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
   getSessionsValidAfter?(userId: string): Promise<Date | null>;
   setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Promise<void>;
+  getUserAccount?(...args: Parameters<NonNullable<Adapter['getUserAccount']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['getUserAccount']>>>>;
+  claimTokenRefresh?(...args: Parameters<NonNullable<Adapter['claimTokenRefresh']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['claimTokenRefresh']>>>>;
+  readTokenRefresh?(...args: Parameters<NonNullable<Adapter['readTokenRefresh']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['readTokenRefresh']>>>>;
+  finishTokenRefresh?(...args: Parameters<NonNullable<Adapter['finishTokenRefresh']>>): Promise<void>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -150,7 +154,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

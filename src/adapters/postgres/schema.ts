@@ -139,6 +139,24 @@ export const migrations: readonly Migration[] = [
     // Rows already there keep a null keep_until and are never pruned: the JWT maxAge they were set under is unknown.
     statements: [`ALTER TABLE sessions_valid_after ADD COLUMN keep_until TIMESTAMPTZ`],
   },
+  {
+    version: 8,
+    description: 'provider token refresh: the per-account refresh lock and last rotation; sessions marked RefreshTokenError',
+    statements: [
+      `CREATE TABLE token_refresh (
+        provider TEXT NOT NULL,
+        provider_account_id TEXT NOT NULL,
+        holder TEXT,
+        locked_until TIMESTAMPTZ,
+        rotated_at TIMESTAMPTZ,
+        previous_refresh_hash TEXT,
+        failed_at TIMESTAMPTZ,
+        PRIMARY KEY (provider, provider_account_id),
+        FOREIGN KEY (provider, provider_account_id) REFERENCES accounts (provider, provider_account_id) ON DELETE CASCADE
+      )`,
+      `ALTER TABLE sessions ADD COLUMN token_error TEXT`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

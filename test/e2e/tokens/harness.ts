@@ -1,0 +1,82 @@
+// A real OpenID Provider with refresh-token rotation, and two app instances sharing one PostgreSQL schema, for the
+// provider-token tests: sign a user in through the OP, expire the stored access token, count refresh requests.
+import pg from 'pg';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
+import type { AuthConfig } from '../../../src/core/options.js';
+import { OIDC } from '../../../src/providers/oauth.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
+import { serverSchema } from '../../session/database-harness.js';
+import { startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
+
+export const DATABASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TokenTestbed {
+  op: OidcProviderHarness;
+  /** Two app instances (own configuration, own adapter, own pg pool) on one schema. */
+  configs: [AuthConfig, AuthConfig];
+  apps: [TestAuth, TestAuth];
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Refresh-token grants the OP answered (`ok`) and refused (`refused`). */
+  grants: { ok: number; refused: number };
+  /** Signs a new browser in at the OP as `who` on instance 0; its session cookie header. */
+  signIn(who: string): Promise<string>;
+  /** Sets the stored access token of `who` to have expired `seconds` ago. */
+  expire(who: string, seconds?: number): Promise<void>;
+  /** A web Request of the app carrying the cookie. */
+  request(cookie: string): Request;
+  close(): Promise<void>;
+}
+
+export async function tokenTestbed(options: { opConfig?: Record<string, unknown>; features?: Record<string, Record<string, unknown>> } = {}): Promise<TokenTestbed> {
+  const op = await startOidcProvider({ config: { rotateRefreshToken: true, ...options.opConfig }, features: options.features });
+  const grants = { ok: 0, refused: 0 };
+  op.provider.on('grant.success', (...args: unknown[]) => {
+    const ctx = args[0] as KoaContextWithOIDC;
+    if (ctx.oidc.params?.grant_type === 'refresh_token') grants.ok += 1;
+  });
+  op.provider.on('grant.error', (...args: unknown[]) => {
+    const ctx = args[0] as KoaContextWithOIDC;
+    if (ctx.oidc.params?.grant_type === 'refresh_token') grants.refused += 1;
+  });
+  const db = await serverSchema(DATABASE);
+  const second = new pg.Pool({ connectionString: DATABASE, options: `-c search_path=${db.schema}`, max: 4 });
+  const provider = () =>
+    OIDC({
+      id: 'oidc',
+      name: 'Test OP',
+      issuer: op.issuer,
+      clientId: op.clientId,
+      clientSecret: op.clientSecret,
+      checks: ['pkce', 'state', 'nonce'],
+      // offline_access yields a refresh token only with prompt=consent.
+      authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
+    });
+  const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: { strategy: 'database' }, providers: [provider()] });
+  const configs: [AuthConfig, AuthConfig] = [config(db.adapter), config(PostgresAdapter(second))];
+  const apps: [TestAuth, TestAuth] = [testAuth(configs[0]), testAuth(configs[1])];
+  return {
+    op,
+    configs,
+    apps,
+    sql: db.sql as TokenTestbed['sql'],
+    grants,
+    async signIn(who) {
+      const client = apps[0].newClient();
+      const csrfToken = await apps[0].csrfToken(client);
+      const start = await client.post('/auth/signin/oidc', { csrfToken, callbackUrl: '/after' });
+      const done = await client.submit(await op.login(start.location!.href, who));
+      if (done.location?.pathname !== '/after') throw new Error(`sign-in as ${who} failed: ${done.status} ${done.location?.href}`);
+      return client.cookies.header(`${ORIGIN}/`);
+    },
+    async expire(who, seconds = 10) {
+      await db.sql(`UPDATE accounts SET expires_at = extract(epoch from now())::bigint - $2 WHERE provider = 'oidc' AND provider_account_id = $1`, [who, seconds]);
+    },
+    request: (cookie) => new Request(`${ORIGIN}/api/provider-data`, { headers: { cookie } }),
+    async close() {
+      await second.end();
+      await db.close();
+      await op.stop();
+    },
+  };
+}
