@@ -7,6 +7,7 @@ import { emailMachine } from '../flows/email/machine.js';
 import { factorsMachine } from '../flows/factors/manage.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
+import { tokenRefreshMachine } from '../flows/tokens/machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
@@ -16,4 +17,5 @@ export const machines: Record<string, AnyStateMachine> = {
   email: emailMachine,
   webauthn: webauthnMachine,
   factors: factorsMachine,
+  tokens: tokenRefreshMachine,
 };

@@ -110,12 +110,12 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
         src: 'loadTokens',
         input: ({ context }) => ({ deps: context.deps }),
         onDone: [
-          { guard: 'notLinked', target: 'notLinked', actions: 'recordNotLinked' },
+          { guard: 'notLinked', target: 'failed.notLinked', actions: 'recordNotLinked' },
           { guard: 'usable', target: 'fresh', actions: 'keepAccount' },
           { guard: 'noRefreshToken', target: 'recordingRefusal', actions: ['keepAccount', 'recordNoRefreshToken'] },
           { target: 'refreshing', actions: 'keepAccount' },
         ],
-        onError: { target: 'unavailable', actions: 'recordError' },
+        onError: { target: 'failed.unavailable', actions: 'recordError' },
       },
     },
     refreshing: {
@@ -131,7 +131,7 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
               { guard: 'claimed', target: 'exchanging' },
               { target: 'waiting' },
             ],
-            onError: { target: '#tokens.unavailable', actions: 'recordError' },
+            onError: { target: '#tokens.failed.unavailable', actions: 'recordError' },
           },
         },
         // Took the lock but found the work done (this caller's view was stale): give the lock back, use the result.
@@ -141,7 +141,7 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
             src: 'releaseLock',
             input: ({ context }) => ({ deps: context.deps, account: context.account! }),
             onDone: '#tokens.rotated',
-            onError: { target: '#tokens.unavailable', actions: 'recordError' },
+            onError: { target: '#tokens.failed.unavailable', actions: 'recordError' },
           },
         },
         waiting: {
@@ -151,11 +151,11 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
             input: ({ context }) => ({ deps: context.deps, account: context.account! }),
             onDone: [
               { guard: 'rotatedElsewhere', target: '#tokens.rotated', actions: 'keepAccount' },
-              { guard: 'holderRefused', target: '#tokens.reauthRequired', actions: 'recordHolderRefused' },
+              { guard: 'holderRefused', target: '#tokens.failed.reauthRequired', actions: 'recordHolderRefused' },
               { guard: 'takeoverLeft', target: 'claiming', actions: 'countTakeover' },
-              { target: '#tokens.unavailable', actions: 'recordGaveUp' },
+              { target: '#tokens.failed.unavailable', actions: 'recordGaveUp' },
             ],
-            onError: { target: '#tokens.unavailable', actions: 'recordError' },
+            onError: { target: '#tokens.failed.unavailable', actions: 'recordError' },
           },
         },
         exchanging: {
@@ -166,7 +166,7 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
             onDone: { target: '#tokens.rotated', actions: 'keepRotated' },
             onError: [
               { guard: 'refused', target: '#tokens.recordingRefusal', actions: 'recordError' },
-              { target: '#tokens.unavailable', actions: 'recordError' },
+              { target: '#tokens.failed.unavailable', actions: 'recordError' },
             ],
           },
         },
@@ -177,14 +177,22 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
         id: 'recordRefusal',
         src: 'recordRefusal',
         input: ({ context }) => ({ deps: context.deps, account: context.account! }),
-        onDone: 'reauthRequired',
-        onError: { target: 'unavailable', actions: 'recordError' },
+        onDone: 'failed.reauthRequired',
+        onError: { target: 'failed.unavailable', actions: 'recordError' },
       },
     },
     fresh: { type: 'final' },
     rotated: { type: 'final' },
-    notLinked: { type: 'final', meta: { error: 'AccountNotLinked' } },
-    reauthRequired: { type: 'final', meta: { error: 'RefreshTokenError' } },
-    unavailable: { type: 'final', meta: { error: 'RefreshTokenError' } },
+    failed: {
+      initial: 'unavailable',
+      states: {
+        // The user has no account with this provider.
+        notLinked: { type: 'final', meta: { error: 'AccountNotLinked' } },
+        // The provider refused (revoked grant, reused or expired refresh token): sign in with it again.
+        reauthRequired: { type: 'final', meta: { error: 'RefreshTokenError' } },
+        // The database or the provider could not be reached, or another caller's refresh never finished.
+        unavailable: { type: 'final', meta: { error: 'RefreshTokenError' } },
+      },
+    },
   },
 });
