@@ -198,7 +198,8 @@ export interface TokenRefreshState {
 
 /** How a refresh ended, for {@link Adapter.finishTokenRefresh}. */
 export type TokenRefreshOutcome =
-  | { rotated: Partial<Pick<AdapterAccount, 'access_token' | 'refresh_token' | 'id_token' | 'expires_at' | 'scope' | 'token_type'>>; previousRefreshTokenHash: string }
+  /** `previousRefreshTokenHash` null: a new sign-in replaced the tokens (there is no refresh token to remember). */
+  | { rotated: Partial<Pick<AdapterAccount, 'access_token' | 'refresh_token' | 'id_token' | 'expires_at' | 'scope' | 'token_type'>>; previousRefreshTokenHash: string | null }
   | { failed: true; userId: string }
   /** Nothing changed (the holder found the tokens already rotated, or could not reach the provider). */
   | { released: true };

@@ -152,7 +152,7 @@ export const migrations: readonly Migration[] = [
         previous_refresh_hash TEXT,
         failed_at TIMESTAMPTZ,
         PRIMARY KEY (provider, provider_account_id),
-        FOREIGN KEY (provider, provider_account_id) REFERENCES accounts (provider, provider_account_id) ON DELETE CASCADE
+        FOREIGN KEY (provider, provider_account_id) REFERENCES accounts (provider, provider_account_id) ON DELETE CASCADE ON UPDATE CASCADE
       )`,
       `ALTER TABLE sessions ADD COLUMN token_error TEXT`,
     ],

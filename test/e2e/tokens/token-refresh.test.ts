@@ -98,10 +98,15 @@ describe('getAccessToken with database sessions on PostgreSQL, two instances', (
     const body = (await session.json()) as { error?: string; user?: unknown };
     expect(body.error).toBe('RefreshTokenError');
     expect(body.user).toBeTruthy();
-    // A new sign-in is a new session, without the mark.
+    // Signing in again: a new session without the mark, and the new tokens stored (the refused ones replaced).
     const again = await t.signIn('bob');
     const fresh = await t.apps[0].handle(new Request('http://localhost:3000/auth/session', { headers: { cookie: again } }));
     expect(((await fresh.json()) as { error?: string }).error).toBeUndefined();
+    expect((await stored('bob')).refresh_token).not.toBe(refresh_token);
+    await t.expire('bob');
+    const before = t.grants.ok;
+    expect(await getAccessToken(t.request(again), t.configs[1], 'oidc')).toBe((await stored('bob')).access_token);
+    expect(t.grants.ok).toBe(before + 1);
   });
 
   it('a token without an expiry (a GitHub OAuth app) is never refreshed', async () => {
@@ -117,7 +122,62 @@ describe('getAccessToken with database sessions on PostgreSQL, two instances', (
     expect(await getAccessToken(t.request(''), t.configs[0], 'oidc')).toBeNull();
     await expect(getAccessToken(t.request(''), t.configs[0], 'nope')).rejects.toMatchObject({ type: 'InvalidProvider' });
     const cookie = await t.signIn('alice');
-    await t.sql(`DELETE FROM accounts WHERE provider_account_id = 'alice'`);
+    await t.sql(`UPDATE accounts SET provider = 'elsewhere' WHERE provider_account_id = 'alice'`);
     await expect(getAccessToken(t.request(cookie), t.configs[0], 'oidc')).rejects.toBeInstanceOf(AccountNotLinked);
+    await t.sql(`UPDATE accounts SET provider = 'oidc' WHERE provider_account_id = 'alice'`);
+  });
+});
+
+describe('getAccessToken in each request form, and the session error in authchart/client', () => {
+  it('an h3 event, a Node request (Express) and a web Request each get the refreshed token', async () => {
+    const { H3 } = await import('h3');
+    const { createServer } = await import('node:http');
+    const cookie = await t.signIn('alice');
+    await t.expire('alice');
+    const start = { ...t.grants };
+    // h3 / Nitro: the event.
+    const app = new H3().get('/api/token', async (event) => ({ token: await getAccessToken(event, t.configs[0], 'oidc') }));
+    const viaH3 = (await (await app.fetch(new Request('http://localhost:3000/api/token', { headers: { cookie } }))).json()) as { token: string };
+    // Node / Express: the IncomingMessage.
+    const server = createServer((req, res) => {
+      void getAccessToken(req, t.configs[1], 'oidc').then((token) => res.end(JSON.stringify({ token })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const viaNode = (await (await fetch(`http://127.0.0.1:${port}/api/token`, { headers: { cookie } })).json()) as { token: string };
+    await new Promise((resolve) => server.close(resolve));
+    // A fetch handler: the Request.
+    const viaFetch = await getAccessToken(t.request(cookie), t.configs[0], 'oidc');
+    const { access_token } = await stored('alice');
+    expect([viaH3.token, viaNode.token, viaFetch]).toEqual([access_token, access_token, access_token]);
+    expect(t.grants.ok - start.ok).toBe(1);
+    expect(await active(access_token)).toBe(true);
+  });
+
+  it('session.error reaches authchart/client', async () => {
+    const client = await import('../../../src/client/index.js');
+    const cookie = await t.signIn('bob');
+    const { refresh_token } = await stored('bob');
+    await fetch(`${t.op.issuer}/token/revocation`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${t.op.clientId}:${t.op.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refresh_token }),
+    });
+    await t.expire('bob');
+    const realFetch = globalThis.fetch;
+    // The browser: same-origin requests with the session cookie, answered by the app.
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
+      t.apps[0].handle(new Request(new URL(String(input), 'http://localhost:3000'), { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } }))) as typeof fetch;
+    try {
+      client.configure({ basePath: '/auth' });
+      expect((await client.getSession())?.error).toBeUndefined();
+      globalThis.fetch = realFetch;
+      await expect(getAccessToken(t.request(cookie), t.configs[0], 'oidc')).rejects.toBeInstanceOf(RefreshTokenError);
+      globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
+        t.apps[0].handle(new Request(new URL(String(input), 'http://localhost:3000'), { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } }))) as typeof fetch;
+      expect((await client.getSession())?.error).toBe('RefreshTokenError');
+    } finally {
+      globalThis.fetch = realFetch;
+    }
   });
 });
