@@ -2,7 +2,8 @@
 // provider-token tests: sign a user in through the OP, expire the stored access token, count refresh requests.
 import pg from 'pg';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
+import { PostgresAdapter, type PostgresAdapterInstance } from '../../../src/adapters/postgres/index.js';
+import { encryptProviderTokens } from '../../../src/flows/tokens/sealed-tokens.js';
 import type { AuthConfig } from '../../../src/core/options.js';
 import { OIDC } from '../../../src/providers/oauth.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
@@ -15,6 +16,8 @@ export interface TokenTestbed {
   op: OidcProviderHarness;
   /** Two app instances (own configuration, own adapter, own pg pool) on one schema. */
   configs: [AuthConfig, AuthConfig];
+  /** The two PostgresAdapters, undecorated. */
+  rawAdapters: [PostgresAdapterInstance, PostgresAdapterInstance];
   apps: [TestAuth, TestAuth];
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** Refresh-token grants the OP answered (`ok`) and refused (`refused`). */
@@ -28,7 +31,9 @@ export interface TokenTestbed {
   close(): Promise<void>;
 }
 
-export async function tokenTestbed(options: { opConfig?: Record<string, unknown>; features?: Record<string, Record<string, unknown>> } = {}): Promise<TokenTestbed> {
+export async function tokenTestbed(
+  options: { opConfig?: Record<string, unknown>; features?: Record<string, Record<string, unknown>>; sealWith?: string[] } = {},
+): Promise<TokenTestbed> {
   const op = await startOidcProvider({ config: { rotateRefreshToken: true, ...options.opConfig }, features: options.features });
   const grants = { ok: 0, refused: 0 };
   op.provider.on('grant.success', (...args: unknown[]) => {
@@ -53,11 +58,14 @@ export async function tokenTestbed(options: { opConfig?: Record<string, unknown>
       authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
     });
   const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: { strategy: 'database' }, providers: [provider()] });
-  const configs: [AuthConfig, AuthConfig] = [config(db.adapter), config(PostgresAdapter(second))];
+  const rawAdapters: [PostgresAdapterInstance, PostgresAdapterInstance] = [db.adapter as PostgresAdapterInstance, PostgresAdapter(second)];
+  const sealed = (a: PostgresAdapterInstance) => (options.sealWith ? encryptProviderTokens(a, { secret: options.sealWith }) : a);
+  const configs: [AuthConfig, AuthConfig] = [config(sealed(rawAdapters[0])), config(sealed(rawAdapters[1]))];
   const apps: [TestAuth, TestAuth] = [testAuth(configs[0]), testAuth(configs[1])];
   return {
     op,
     configs,
+    rawAdapters,
     apps,
     sql: db.sql as TokenTestbed['sql'],
     grants,
