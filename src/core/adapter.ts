@@ -182,6 +182,17 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * else. Each releases the lock (if still `holder`'s).
    */
   finishTokenRefresh?(key: AccountKey, holder: string, outcome: TokenRefreshOutcome): Awaitable<void>;
+  /**
+   * authchart extension (back-channel logout): the ids of the users a provider's logout names: those who signed in
+   * with the OP session `sid` (recorded from the ID token's `sid` when the account's tokens are stored), and the
+   * owner of the account `sub`. Both given: users matching both.
+   */
+  findProviderSessionUsers?(provider: string, match: { sid?: string; sub?: string }): Awaitable<string[]>;
+  /**
+   * authchart extension (back-channel logout): records a logout token's `jti` as used until `expires`; false when
+   * it was already used (a replay), atomically across instances.
+   */
+  useLogoutToken?(issuer: string, jti: string, expires: Date): Awaitable<boolean>;
 }
 
 /** An account and the state of its provider-token refresh, as {@link Adapter.readTokenRefresh} returns it. */
@@ -224,7 +235,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

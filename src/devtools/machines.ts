@@ -8,6 +8,7 @@ import { factorsMachine } from '../flows/factors/manage.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
 import { tokenRefreshMachine } from '../flows/tokens/machine.js';
+import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
@@ -18,4 +19,5 @@ export const machines: Record<string, AnyStateMachine> = {
   webauthn: webauthnMachine,
   factors: factorsMachine,
   tokens: tokenRefreshMachine,
+  'backchannel-logout': backchannelLogoutMachine,
 };

@@ -15,7 +15,7 @@ import { toQueryable, type Database, type Queryable, type Row } from './client.j
 import { factorMethods } from './factors.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
-import { tokenRefreshMethods } from './token-refresh.js';
+import { recordProviderSession, tokenRefreshMethods } from './token-refresh.js';
 
 /** Options of {@link PostgresAdapter}. */
 export interface PostgresAdapterOptions {
@@ -79,6 +79,9 @@ export interface PostgresAdapterInstance extends Adapter {
   claimTokenRefresh: NonNullable<Adapter['claimTokenRefresh']>;
   readTokenRefresh: NonNullable<Adapter['readTokenRefresh']>;
   finishTokenRefresh: NonNullable<Adapter['finishTokenRefresh']>;
+  /** Back-channel logout (migration 8): see {@link Adapter.findProviderSessionUsers}. */
+  findProviderSessionUsers: NonNullable<Adapter['findProviderSessionUsers']>;
+  useLogoutToken: NonNullable<Adapter['useLogoutToken']>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -147,7 +150,7 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
-type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh';
+type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
 function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | keyof FactorAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
@@ -212,6 +215,8 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
           JSON.stringify(extra),
         ],
       );
+      // The OP session this sign-in belongs to (the ID token's sid), for back-channel logout.
+      await recordProviderSession(q, account.provider, account.userId, account.id_token);
       return row!;
     },
 

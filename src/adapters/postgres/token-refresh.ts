@@ -5,7 +5,28 @@ import type { AccountKey, Adapter, TokenRefreshState } from '../../core/adapter.
 import type { Queryable, Row } from './client.js';
 
 type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
-type Methods = Required<Pick<Adapter, 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh'>>;
+type Methods = Required<Pick<Adapter, 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken'>>;
+
+/**
+ * The `sid` claim of an ID token authchart verified at sign-in (or refresh) and is storing now: read, not verified
+ * again. Anything unreadable is no sid.
+ */
+export function sidOf(idToken: unknown): string | undefined {
+  if (typeof idToken !== 'string') return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid?: unknown };
+    return typeof payload.sid === 'string' && payload.sid.length > 0 && payload.sid.length <= 512 ? payload.sid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records the OP session of a stored ID token for the account's user (back-channel logout by sid). */
+export async function recordProviderSession(q: Pick<Queryable, 'query'>, provider: string, userId: string, idToken: unknown): Promise<void> {
+  const sid = sidOf(idToken);
+  if (!sid) return;
+  await q.query(`INSERT INTO provider_sessions (provider, sid, user_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [provider, sid, userId]);
+}
 
 const STATE_SELECT = `SELECT a.*, t.locked_until AS t_locked_until, t.rotated_at AS t_rotated_at,
   t.previous_refresh_hash AS t_previous_refresh_hash, t.failed_at AS t_failed_at
@@ -49,6 +70,18 @@ export function tokenRefreshMethods(query: Query, transaction: <T>(fn: (tx: Quer
       return { ...state, claimed: taken.length === 1, lockedUntil: taken.length === 1 ? null : state.lockedUntil };
     },
     readTokenRefresh: read,
+    async findProviderSessionUsers(provider, { sid, sub }) {
+      if (!sid && !sub) return [];
+      const bySid = sid ? (await query(`SELECT DISTINCT user_id FROM provider_sessions WHERE provider = $1 AND sid = $2`, [provider, sid])).map((r) => String(r.user_id)) : undefined;
+      const bySub = sub ? (await query(`SELECT user_id FROM accounts WHERE provider = $1 AND provider_account_id = $2`, [provider, sub])).map((r) => String(r.user_id)) : undefined;
+      if (bySid && bySub) return bySid.filter((id) => bySub.includes(id));
+      return bySid ?? bySub ?? [];
+    },
+    async useLogoutToken(issuer, jti, expires) {
+      await query(`DELETE FROM logout_token_jti WHERE expires < now()`);
+      const rows = await query(`INSERT INTO logout_token_jti (issuer, jti, expires) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING jti`, [issuer, jti, expires]);
+      return rows.length === 1;
+    },
     async finishTokenRefresh(key, holder, outcome) {
       const params = [key.provider, key.providerAccountId];
       await transaction(async (tx) => {
@@ -62,6 +95,10 @@ export function tokenRefreshMethods(query: Query, transaction: <T>(fn: (tx: Quer
           return;
         }
         const t = outcome.rotated;
+        if (t.id_token) {
+          const [owner] = (await tx.query(`SELECT user_id FROM accounts WHERE provider = $1 AND provider_account_id = $2`, params)).rows;
+          if (owner) await recordProviderSession(tx, key.provider, owner.user_id as string, t.id_token);
+        }
         // A provider that does not rotate sends no new refresh token (or ID token): the stored one stays.
         await tx.query(
           `UPDATE accounts SET access_token = $3, refresh_token = COALESCE($4, refresh_token), id_token = COALESCE($5, id_token),

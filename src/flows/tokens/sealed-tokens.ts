@@ -1,4 +1,4 @@
-// Provider tokens at rest, encrypted (JWE dir + A256CBC-HS512) under a key derived from the auth secret, as TOTP
+// Provider access and refresh tokens at rest, encrypted (JWE dir + A256CBC-HS512) under a key derived from the auth secret, as TOTP
 // keys are: a leaked accounts table yields no access or refresh tokens. An adapter decorator, opt-in. Rotation as
 // for sessions: sealed with the first secret, opened with any; each token is bound to its account and field.
 import { createHash } from 'node:crypto';
@@ -10,7 +10,9 @@ import { deriveSessionKey } from '../../session/keys.js';
 const SALT = 'authchart.provider-tokens';
 /** What a sealed value starts with; a stored value without it is a token from before encryption was turned on. */
 export const SEALED_PREFIX = 'sealed.';
-const FIELDS = ['access_token', 'refresh_token', 'id_token'] as const;
+// The ID token stays readable: it is no credential for the provider's APIs, and logout needs it (its sid for
+// back-channel logout, the token itself as RP-initiated logout's id_token_hint).
+const FIELDS = ['access_token', 'refresh_token'] as const;
 
 /** Options of {@link encryptProviderTokens}. */
 export interface EncryptProviderTokensOptions {
@@ -50,7 +52,7 @@ function mapTokens<T extends Record<string, unknown>>(account: Pick<AdapterAccou
 }
 
 /**
- * Wraps an adapter so that the provider tokens of accounts (`access_token`, `refresh_token`, `id_token`) are stored
+ * Wraps an adapter so that the provider tokens of accounts (`access_token`, `refresh_token`; the `id_token` is no API credential and stays readable for logout) are stored
  * encrypted with the secret and read back in the clear. Tokens stored before are read as they are and sealed at
  * their next write (refresh or sign-in). Keep every secret that sealed a stored token in the list until those
  * tokens are rewritten (a refresh or a sign-in rewrites them with the first secret).

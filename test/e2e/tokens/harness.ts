@@ -8,7 +8,7 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import { OIDC } from '../../../src/providers/oauth.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import { serverSchema } from '../../session/database-harness.js';
-import { startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URI, startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const DATABASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -32,9 +32,33 @@ export interface TokenTestbed {
 }
 
 export async function tokenTestbed(
-  options: { opConfig?: Record<string, unknown>; features?: Record<string, Record<string, unknown>>; sealWith?: string[] } = {},
+  options: {
+    opConfig?: Record<string, unknown>;
+    features?: Record<string, Record<string, unknown>>;
+    sealWith?: string[];
+    /** Extra metadata of the app's client at the OP (e.g. `backchannel_logout_uri`). */
+    client?: Record<string, unknown>;
+  } = {},
 ): Promise<TokenTestbed> {
-  const op = await startOidcProvider({ config: { rotateRefreshToken: true, ...options.opConfig }, features: options.features });
+  const op = await startOidcProvider({
+    config: { rotateRefreshToken: true, ...options.opConfig },
+    features: options.features,
+    ...(options.client
+      ? {
+          clients: [
+            {
+              client_id: DEFAULT_CLIENT_ID,
+              client_secret: DEFAULT_CLIENT_SECRET,
+              redirect_uris: [DEFAULT_REDIRECT_URI],
+              response_types: ['code'],
+              grant_types: ['authorization_code', 'refresh_token'],
+              token_endpoint_auth_method: 'client_secret_basic',
+              ...options.client,
+            },
+          ],
+        }
+      : {}),
+  });
   const grants = { ok: 0, refused: 0 };
   op.provider.on('grant.success', (...args: unknown[]) => {
     const ctx = args[0] as KoaContextWithOIDC;

@@ -26,7 +26,9 @@ describe('provider tokens encrypted at rest', () => {
   it('are stored sealed; getAccessToken answers the plain token the provider accepts, and a refresh stores sealed ones', async () => {
     const cookie = await t.signIn('alice');
     const stored = await row('alice');
-    for (const value of Object.values(stored)) expect(value.startsWith(SEALED_PREFIX)).toBe(true);
+    expect([stored.access_token, stored.refresh_token].every((v) => v.startsWith(SEALED_PREFIX))).toBe(true);
+    // The ID token stays readable (logout needs its sid and the token itself).
+    expect(stored.id_token.split('.')).toHaveLength(3);
     const token = await getAccessToken(t.request(cookie), t.configs[0], 'oidc');
     expect(token!.startsWith(SEALED_PREFIX)).toBe(false);
     expect(stored.access_token).not.toContain(token!);
