@@ -9,6 +9,7 @@ import { oauthMachine } from '../flows/oauth/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
 import { tokenRefreshMachine } from '../flows/tokens/machine.js';
 import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js';
+import { rpLogoutMachine } from '../flows/logout/rp-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
@@ -20,4 +21,5 @@ export const machines: Record<string, AnyStateMachine> = {
   factors: factorsMachine,
   tokens: tokenRefreshMachine,
   'backchannel-logout': backchannelLogoutMachine,
+  'rp-logout': rpLogoutMachine,
 };

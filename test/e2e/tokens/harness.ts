@@ -8,6 +8,7 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import { OIDC } from '../../../src/providers/oauth.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import { serverSchema } from '../../session/database-harness.js';
+import type { CookieJar } from '../../support/cookie-jar.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URI, startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const DATABASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -22,8 +23,8 @@ export interface TokenTestbed {
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** Refresh-token grants the OP answered (`ok`) and refused (`refused`). */
   grants: { ok: number; refused: number };
-  /** Signs a new browser in at the OP as `who` on instance 0; its session cookie header. */
-  signIn(who: string): Promise<string>;
+  /** Signs a new browser in at the OP as `who` on instance 0; its session cookie header. `opCookies` keeps the OP session. */
+  signIn(who: string, opCookies?: CookieJar): Promise<string>;
   /** Sets the stored access token of `who` to have expired `seconds` ago. */
   expire(who: string, seconds?: number): Promise<void>;
   /** A web Request of the app carrying the cookie. */
@@ -38,6 +39,8 @@ export async function tokenTestbed(
     sealWith?: string[];
     /** Extra metadata of the app's client at the OP (e.g. `backchannel_logout_uri`). */
     client?: Record<string, unknown>;
+    /** Extra options of the app's OIDC provider (e.g. `rpInitiatedLogout: true`). */
+    provider?: Record<string, unknown>;
   } = {},
 ): Promise<TokenTestbed> {
   const op = await startOidcProvider({
@@ -80,6 +83,7 @@ export async function tokenTestbed(
       checks: ['pkce', 'state', 'nonce'],
       // offline_access yields a refresh token only with prompt=consent.
       authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
+      ...options.provider,
     });
   const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: { strategy: 'database' }, providers: [provider()] });
   const rawAdapters: [PostgresAdapterInstance, PostgresAdapterInstance] = [db.adapter as PostgresAdapterInstance, PostgresAdapter(second)];
@@ -93,11 +97,11 @@ export async function tokenTestbed(
     apps,
     sql: db.sql as TokenTestbed['sql'],
     grants,
-    async signIn(who) {
+    async signIn(who, opCookies) {
       const client = apps[0].newClient();
       const csrfToken = await apps[0].csrfToken(client);
       const start = await client.post('/auth/signin/oidc', { csrfToken, callbackUrl: '/after' });
-      const done = await client.submit(await op.login(start.location!.href, who));
+      const done = await client.submit(await op.login(start.location!.href, who, { cookies: opCookies }));
       if (done.location?.pathname !== '/after') throw new Error(`sign-in as ${who} failed: ${done.status} ${done.location?.href}`);
       return client.cookies.header(`${ORIGIN}/`);
     },
