@@ -2,13 +2,18 @@
 // provider did not sign for this client, for this purpose, once, must end nothing. Every refusal is a 400
 // `invalid_request` (never a 500), and the targeted session stays alive; the genuine token then works once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROVIDER_SESSIONS_KEPT } from '../../src/adapters/postgres/token-refresh.js';
 import { tokenTestbed, type TokenTestbed } from '../e2e/tokens/harness.js';
 import { attackerSigned, logoutClaims, opSigned, unsigned } from '../e2e/tokens/logout-tokens.js';
 
 let t: TokenTestbed;
 let cookie: string;
 beforeAll(async () => {
-  t = await tokenTestbed();
+  // The OP puts a sid in ID tokens only for clients that registered for back-channel logout with sessions.
+  t = await tokenTestbed({
+    features: { backchannelLogout: { enabled: true } },
+    client: { backchannel_logout_uri: 'http://localhost:3000/auth/backchannel-logout/oidc', backchannel_logout_session_required: true },
+  });
   cookie = await t.signIn('alice');
 });
 afterAll(async () => {
@@ -66,5 +71,11 @@ describe('back-channel logout refuses', () => {
     expect(replay.status).toBe(400);
     expect(await replay.json()).toMatchObject({ error: 'invalid_request' });
     expect(await alive()).toBe(true);
+  });
+
+  it('sign-ins from ever new OP sessions do not grow provider_sessions without bound', async () => {
+    for (let i = 0; i < PROVIDER_SESSIONS_KEPT + 3; i += 1) await t.signIn('bob');
+    const [{ n }] = await t.sql<{ n: string }>(`SELECT count(*) AS n FROM provider_sessions WHERE user_id = (SELECT user_id FROM accounts WHERE provider_account_id = 'bob')`);
+    expect(Number(n)).toBe(PROVIDER_SESSIONS_KEPT);
   });
 });

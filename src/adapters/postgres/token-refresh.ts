@@ -26,7 +26,16 @@ export async function recordProviderSession(q: Pick<Queryable, 'query'>, provide
   const sid = sidOf(idToken);
   if (!sid) return;
   await q.query(`INSERT INTO provider_sessions (provider, sid, user_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [provider, sid, userId]);
+  // Bounded: the user's latest OP sessions with this provider are kept, older ones (long ended at the OP) go.
+  await q.query(
+    `DELETE FROM provider_sessions WHERE provider = $1 AND user_id = $2 AND sid NOT IN
+       (SELECT sid FROM provider_sessions WHERE provider = $1 AND user_id = $2 ORDER BY created_at DESC, sid LIMIT ${PROVIDER_SESSIONS_KEPT})`,
+    [provider, userId],
+  );
 }
+
+/** How many OP sessions (sids) per user and provider back-channel logout can match. */
+export const PROVIDER_SESSIONS_KEPT = 20;
 
 const STATE_SELECT = `SELECT a.*, t.locked_until AS t_locked_until, t.rotated_at AS t_rotated_at,
   t.previous_refresh_hash AS t_previous_refresh_hash, t.failed_at AS t_failed_at
