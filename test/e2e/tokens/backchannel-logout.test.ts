@@ -51,3 +51,39 @@ describe('back-channel logout from oidc-provider', () => {
     expect(replay.headers.get('cache-control')).toContain('no-store');
   });
 });
+
+describe('back-channel logout of JWT sessions ("sessions valid after")', () => {
+  let j: TokenTestbed;
+  let servedJwt: ServedApps;
+  beforeAll(async () => {
+    servedJwt = await serveApps();
+    j = await tokenTestbed({
+      features: { backchannelLogout: { enabled: true } },
+      opConfig: { fetch: (url: string, { dispatcher: _loopbackRefused, ...options }: RequestInit & { dispatcher?: unknown }) => fetch(url, options) },
+      client: { backchannel_logout_uri: `${servedJwt.urls[1]}/auth/backchannel-logout/oidc`, backchannel_logout_session_required: true },
+      // updateAge 0: every read checks "sessions valid after" (the default checks at most once a day).
+      session: { strategy: 'jwt', updateAge: 0 },
+    });
+    servedJwt.setTestbed(j);
+  });
+  afterAll(async () => {
+    await servedJwt?.close();
+    await j?.close();
+  });
+
+  it('the OP logs the user out: the JWT session is refused on both instances from its next read', async () => {
+    const cookie = await j.signIn('alice');
+    const read = async (i: number) => (await (await j.apps[i]!.handle(new Request('http://localhost:3000/auth/session', { headers: { cookie } }))).json()) as { user?: unknown } | null;
+    expect((await read(0))?.user).toBeTruthy();
+    const [{ id_token }] = await j.sql<{ id_token: string }>(`SELECT id_token FROM accounts WHERE provider_account_id = 'alice'`);
+    type OpClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
+    const client = await (j.op.provider as unknown as { Client: { find(id: string): Promise<OpClient | undefined> } }).Client.find(j.op.clientId);
+    // A JWT session that began this very second must count as before the logout: the times compare in whole seconds.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await client!.backchannelLogout('alice', sidOf(id_token)!);
+    expect(servedJwt.received).toHaveLength(1);
+    expect(await j.sql(`SELECT 1 FROM sessions_valid_after`)).toHaveLength(1);
+    expect(await read(0)).toBeNull();
+    expect(await read(1)).toBeNull();
+  });
+});

@@ -41,6 +41,8 @@ export async function tokenTestbed(
     client?: Record<string, unknown>;
     /** Extra options of the app's OIDC provider (e.g. `rpInitiatedLogout: true`). */
     provider?: Record<string, unknown>;
+    /** Session options (default `{ strategy: 'database' }`). */
+    session?: AuthConfig['session'];
   } = {},
 ): Promise<TokenTestbed> {
   const op = await startOidcProvider({
@@ -85,7 +87,7 @@ export async function tokenTestbed(
       authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
       ...options.provider,
     });
-  const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: { strategy: 'database' }, providers: [provider()] });
+  const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: options.session ?? { strategy: 'database' }, providers: [provider()] });
   const rawAdapters: [PostgresAdapterInstance, PostgresAdapterInstance] = [db.adapter as PostgresAdapterInstance, PostgresAdapter(second)];
   const sealed = (a: PostgresAdapterInstance) => (options.sealWith ? encryptProviderTokens(a, { secret: options.sealWith }) : a);
   const configs: [AuthConfig, AuthConfig] = [config(sealed(rawAdapters[0])), config(sealed(rawAdapters[1]))];
