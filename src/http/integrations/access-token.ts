@@ -2,7 +2,7 @@
 // any request form (h3 event v1/v2, web Request, Node/Express request). It runs the token refresh machine, which
 // refreshes the token when it expires within the skew, one refresh at a time per account across instances.
 import { randomUUID } from 'node:crypto';
-import { AccountNotLinked, InvalidProvider, RefreshTokenError, UnsupportedStrategy } from '../../core/errors.js';
+import { AccountNotLinked, InvalidProvider, MissingAdapterMethods, RefreshTokenError } from '../../core/errors.js';
 import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
 import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
@@ -26,12 +26,12 @@ export interface GetAccessTokenOptions extends TokenRefreshOptions {
 /**
  * A valid access token of `providerId` for the request's signed-in user, or null when nobody is signed in.
  * Refreshed (refresh-token grant) when it expires within `skewSeconds` (default 60); tokens without an expiry
- * (GitHub OAuth apps) are never refreshed. Needs database sessions and an adapter with the token-refresh methods
- * (`PostgresAdapter` has them).
+ * (GitHub OAuth apps) are never refreshed. Needs an adapter with the token-refresh methods (`PostgresAdapter` has
+ * them): the tokens live in its accounts table, with database or JWT sessions.
  *
  * Throws a `RefreshTokenError` when the provider refused the refresh (the grant was revoked, the refresh token
  * reused or expired: the user must sign in with the provider again; their session then shows
- * `error: 'RefreshTokenError'`) or could not be reached; `AccountNotLinked` when the user has no account with
+ * `error: 'RefreshTokenError'` with database sessions) or could not be reached; `AccountNotLinked` when the user has no account with
  * that provider.
  *
  * @example
@@ -49,12 +49,12 @@ export async function getAccessToken(input: AnyRequest, config: ConfigInput, pro
   if (!provider || (provider.type !== 'oauth' && provider.type !== 'oidc')) {
     throw new InvalidProvider(`getAccessToken: "${providerId}" is no OAuth or OIDC provider of this configuration.`, { actual: providerId });
   }
-  if (resolved.session.strategy !== 'database') {
-    throw new UnsupportedStrategy('getAccessToken keeps provider tokens in the accounts table: it needs `session: { strategy: "database" }`.');
-  }
+  // Tokens live in the accounts table, whatever the session strategy: JWT sessions with an adapter work too.
   const adapter = resolved.adapter;
   if (!adapter?.getUserAccount || !adapter.claimTokenRefresh || !adapter.readTokenRefresh || !adapter.finishTokenRefresh) {
-    throw new UnsupportedStrategy('getAccessToken needs an adapter with getUserAccount, claimTokenRefresh, readTokenRefresh and finishTokenRefresh (PostgresAdapter has them).');
+    throw new MissingAdapterMethods('getAccessToken needs an adapter with getUserAccount, claimTokenRefresh, readTokenRefresh and finishTokenRefresh (PostgresAdapter has them).', {
+      missing: ['getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh'],
+    });
   }
   const signedIn = await strategyFor(req).verification(req);
   if (!signedIn) return null;

@@ -125,6 +125,9 @@ describe('getAccessToken with database sessions on PostgreSQL, two instances', (
     await t.sql(`UPDATE accounts SET provider = 'elsewhere' WHERE provider_account_id = 'alice'`);
     await expect(getAccessToken(t.request(cookie), t.configs[0], 'oidc')).rejects.toBeInstanceOf(AccountNotLinked);
     await t.sql(`UPDATE accounts SET provider = 'oidc' WHERE provider_account_id = 'alice'`);
+    // An adapter without the token-refresh methods (an Auth.js adapter): a typed error naming them.
+    const { getUserAccount: _g, claimTokenRefresh: _c, readTokenRefresh: _r, finishTokenRefresh: _f, ...plain } = t.rawAdapters[0];
+    await expect(getAccessToken(t.request(cookie), { ...t.configs[0], adapter: plain }, 'oidc')).rejects.toMatchObject({ type: 'MissingAdapterMethods' });
   });
 });
 
@@ -179,5 +182,25 @@ describe('getAccessToken in each request form, and the session error in authchar
     } finally {
       globalThis.fetch = realFetch;
     }
+  });
+});
+
+describe('getAccessToken with JWT sessions and the adapter', () => {
+  let j: TokenTestbed;
+  beforeAll(async () => {
+    j = await tokenTestbed({ session: { strategy: 'jwt' } });
+  });
+  afterAll(async () => {
+    await j?.close();
+  });
+
+  it('tokens in the accounts table: 10 concurrent calls over two instances with the token expired make one refresh', async () => {
+    const cookie = await j.signIn('alice');
+    expect(cookie).toContain('authchart.session-token=ey');
+    await j.expire('alice');
+    const start = { ...j.grants };
+    const tokens = await Promise.all(Array.from({ length: 10 }, (_, i) => getAccessToken(j.request(cookie), j.configs[i % 2]!, 'oidc')));
+    expect(j.grants).toEqual({ ok: start.ok + 1, refused: start.refused });
+    expect(new Set(tokens).size).toBe(1);
   });
 });
