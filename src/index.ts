@@ -6,6 +6,8 @@ export {
 } from './http/integrations/fetch.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
+export { getAccessToken, type GetAccessTokenOptions, type TokenRefreshOptions } from './http/integrations/access-token.js';
+export { encryptProviderTokens, type EncryptProviderTokensOptions } from './flows/tokens/sealed-tokens.js';
 export {
   getUserSession, requireUserSession, clearUserSession, updateUserSession, type AnyH3Event, type RequireUserSessionOptions,
 } from './http/integrations/h3-helpers.js';
@@ -32,7 +34,7 @@ export {
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
-  InvalidRequest, RateLimited, MissingRequestContext, type ErrorCause, type ErrorKind,
+  InvalidRequest, RateLimited, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,

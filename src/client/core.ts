@@ -14,6 +14,14 @@ export interface ClientUser {
 export interface ClientSession {
   user?: ClientUser;
   expires: string;
+  /**
+   * `'RefreshTokenError'` when a provider refused to refresh the user's tokens (revoked grant, reused or expired
+   * refresh token): calls to that provider's API will fail until the user signs in with it again.
+   *
+   * @example
+   * if (session?.error === 'RefreshTokenError') signIn('github')
+   */
+  error?: string;
   [key: string]: unknown;
 }
 

@@ -26,6 +26,12 @@ export type WrappedAdapter = {
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
   getSessionsValidAfter?(userId: string): Promise<Date | null>;
   setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Promise<void>;
+  getUserAccount?(...args: Parameters<NonNullable<Adapter['getUserAccount']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['getUserAccount']>>>>;
+  claimTokenRefresh?(...args: Parameters<NonNullable<Adapter['claimTokenRefresh']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['claimTokenRefresh']>>>>;
+  readTokenRefresh?(...args: Parameters<NonNullable<Adapter['readTokenRefresh']>>): Promise<Awaited<ReturnType<NonNullable<Adapter['readTokenRefresh']>>>>;
+  finishTokenRefresh?(...args: Parameters<NonNullable<Adapter['finishTokenRefresh']>>): Promise<void>;
+  findProviderSessionUsers?(provider: string, match: { sid?: string; sub?: string }): Promise<string[]>;
+  useLogoutToken?(issuer: string, jti: string, expires: Date): Promise<boolean>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -156,7 +162,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

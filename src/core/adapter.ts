@@ -171,7 +171,60 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * await adapter.setSessionsValidAfter?.(user.id, new Date(), new Date(Date.now() + 30 * 86400_000));
    */
   setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Awaitable<void>;
+  /**
+   * authchart extension (provider token refresh): the user's account with `provider`, or null.
+   *
+   * @example
+   * const github = await adapter.getUserAccount?.(user.id, 'github');
+   */
+  getUserAccount?(userId: string, provider: string): Awaitable<AdapterAccount | null>;
+  /**
+   * authchart extension (provider token refresh, see {@link TokenRefreshState}): takes the account's refresh lock
+   * for `holder` until `until` unless another holder has it and it has not lapsed, atomically across instances.
+   * Returns whether it was taken and the account and refresh state as they are now.
+   */
+  claimTokenRefresh?(key: AccountKey, holder: string, until: Date): Awaitable<TokenRefreshState & { claimed: boolean }>;
+  /** authchart extension: the account and its refresh state as they are now (for a caller waiting on another's refresh). */
+  readTokenRefresh?(key: AccountKey): Awaitable<TokenRefreshState>;
+  /**
+   * authchart extension: ends `holder`'s refresh. `rotated`: stores the new tokens (a field left out keeps its
+   * value), remembers the refresh token they replace (its SHA-256) and when. `failed`: marks the refresh as
+   * refused, and every session of the account's user with `error: 'RefreshTokenError'`. `released`: nothing
+   * else. Each releases the lock (if still `holder`'s).
+   */
+  finishTokenRefresh?(key: AccountKey, holder: string, outcome: TokenRefreshOutcome): Awaitable<void>;
+  /**
+   * authchart extension (back-channel logout): the ids of the users a provider's logout names: those who signed in
+   * with the OP session `sid` (recorded from the ID token's `sid` when the account's tokens are stored), and the
+   * owner of the account `sub`. Both given: users matching both.
+   */
+  findProviderSessionUsers?(provider: string, match: { sid?: string; sub?: string }): Awaitable<string[]>;
+  /**
+   * authchart extension (back-channel logout): records a logout token's `jti` as used until `expires`; false when
+   * it was already used (a replay), atomically across instances.
+   */
+  useLogoutToken?(issuer: string, jti: string, expires: Date): Awaitable<boolean>;
 }
+
+/** An account and the state of its provider-token refresh, as {@link Adapter.readTokenRefresh} returns it. */
+export interface TokenRefreshState {
+  account: AdapterAccount | null;
+  /** Until when another holder has the refresh lock; null when nobody does. */
+  lockedUntil: Date | null;
+  /** When the tokens were last rotated, and the SHA-256 (hex) of the refresh token that rotation replaced. */
+  rotatedAt: Date | null;
+  previousRefreshTokenHash: string | null;
+  /** When the provider last refused a refresh (cleared by the next successful one). */
+  failedAt: Date | null;
+}
+
+/** How a refresh ended, for {@link Adapter.finishTokenRefresh}. */
+export type TokenRefreshOutcome =
+  /** `previousRefreshTokenHash` null: a new sign-in replaced the tokens (there is no refresh token to remember). */
+  | { rotated: Partial<Pick<AdapterAccount, 'access_token' | 'refresh_token' | 'id_token' | 'expires_at' | 'scope' | 'token_type'>>; previousRefreshTokenHash: string | null }
+  | { failed: true; userId: string }
+  /** Nothing changed (the holder found the tokens already rotated, or could not reach the provider). */
+  | { released: true };
 
 /** A database session as session control shows it. */
 export interface SessionRecord extends AdapterSession {
@@ -193,7 +246,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

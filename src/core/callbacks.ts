@@ -55,6 +55,8 @@ function defaultSession({ session, token, user }: SessionCallbackParams): Sessio
       image: (image as string | null | undefined) ?? undefined,
     },
     expires: session.expires,
+    // Auth.js's field for a failed provider-token refresh (set by authchart, never by a client): kept.
+    ...(session.error === 'RefreshTokenError' ? { error: session.error } : {}),
   };
 }
 

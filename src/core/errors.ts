@@ -205,6 +205,15 @@ export class InvalidRequest extends AuthError {
   static override type = 'InvalidRequest';
 }
 
+/**
+ * A provider access token could not be refreshed: the provider refused the refresh token (revoked grant, reused
+ * or expired refresh token: the user must sign in with the provider again) or could not be reached. The session
+ * of a user whose refresh was refused shows `error: 'RefreshTokenError'`, as Auth.js apps set it themselves.
+ */
+export class RefreshTokenError extends AuthError {
+  static override type = 'RefreshTokenError';
+}
+
 /** Error types that may appear in a URL; every other type is reported as `Configuration`. */
 export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   CredentialsSignin.type,
@@ -241,6 +250,7 @@ const allErrorClasses = [
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
+  RefreshTokenError,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -132,6 +132,8 @@ export interface AdapterSession {
   authTime?: Date | null;
   /** How (see {@link AuthMethod}); stored with authTime. */
   amr?: AuthMethod[] | null;
+  /** authchart extension: `'RefreshTokenError'` once a provider refused to refresh the user's tokens. */
+  error?: string | null;
 }
 
 export interface VerificationToken {

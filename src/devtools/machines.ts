@@ -7,6 +7,9 @@ import { emailMachine } from '../flows/email/machine.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
 import { assuranceMachine } from '../flows/second-factor/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
+import { tokenRefreshMachine } from '../flows/tokens/machine.js';
+import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js';
+import { rpLogoutMachine } from '../flows/logout/rp-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
@@ -16,4 +19,7 @@ export const machines: Record<string, AnyStateMachine> = {
   email: emailMachine,
   webauthn: webauthnMachine,
   'second-factor': assuranceMachine,
+  tokens: tokenRefreshMachine,
+  'backchannel-logout': backchannelLogoutMachine,
+  'rp-logout': rpLogoutMachine,
 };

@@ -5,6 +5,8 @@ import type { InternalConfig } from '../core/config.js';
 import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
+import { backchannelLogoutRoute } from './routes/backchannel-logout.js';
+import { providerLogoutReturn } from './routes/provider-logout.js';
 import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
@@ -87,6 +89,8 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.post(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));
   app.get(`${base}/signout`, route(config, 'browser', signOutPage));
   app.post(`${base}/signout`, route(config, 'browser', signOutAction));
+  app.get(`${base}/signout-callback/:provider`, route(config, 'browser', (req, event) => providerLogoutReturn(req, param(event, 'provider'))));
+  app.post(`${base}/backchannel-logout/:provider`, route(config, 'json', (req, event) => backchannelLogoutRoute(req, param(event, 'provider'))));
   app.get(`${base}/error`, route(config, 'browser', errorPage));
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));

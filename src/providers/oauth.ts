@@ -98,6 +98,12 @@ export type UserinfoEndpointConfig = {
 type CommonOAuthOptions<P extends object> = {
   /** Unique among `providers`; part of the URL (`/signin/:id`, `/callback/:id`). */
   id: string;
+  /**
+   * RP-initiated logout (opt-in): signing out also ends the user's session at the provider, through discovery's
+   * `end_session_endpoint` with `id_token_hint`, `post_logout_redirect_uri` (`{basePath}/signout-callback/:id`,
+   * register it at the provider) and a `state` checked on return. Needs the ID token stored (an adapter).
+   */
+  rpInitiatedLogout?: boolean;
   /** Label on the built-in sign-in page. */
   name: string;
   /** Falls back to `AUTH_{ID}_ID`. */

@@ -73,6 +73,8 @@ async function toSession(req: AuthRequest, { row, user }: Loaded, update?: { dat
   // The row itself (its token above all) stays on the server: a pass-through session callback must not
   // hand the HttpOnly cookie's value to client-side JavaScript.
   const session: Session = { user: { name: user.name, email: user.email, image: user.image }, expires: row.expires.toISOString() };
+  // A provider refused to refresh this user's tokens (Auth.js's field): the app asks the user to sign in again.
+  if (row.error === 'RefreshTokenError') session.error = row.error;
   const verification = verificationOf(req, row);
   const params = update ? { session, user, verification, newSession: update.data, trigger: 'update' as const } : { session, user, verification };
   return (await req.config.callbacks.session(params)) as Session;

@@ -27,6 +27,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['Verification', 'Verification', 'error'],
   ['WebAuthnVerificationError', 'WebAuthnVerificationError', 'error'],
   ['SecondFactorFailed', 'SecondFactorFailed', 'error'],
+  ['RefreshTokenError', 'RefreshTokenError', 'error'],
   ['AdapterError', 'AdapterError', 'error'],
   ['CallbackRouteError', 'CallbackRouteError', 'error'],
   ['ErrorPageLoop', 'ErrorPageLoop', 'error'],

@@ -15,6 +15,7 @@ import { toQueryable, type Database, type Queryable, type Row } from './client.j
 import { factorMethods } from './factors.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
+import { recordProviderSession, tokenRefreshMethods } from './token-refresh.js';
 
 /** Options of {@link PostgresAdapter}. */
 export interface PostgresAdapterOptions {
@@ -75,6 +76,14 @@ export interface PostgresAdapterInstance extends Adapter {
   getSessionsValidAfter(userId: string): Promise<Date | null>;
   /** Sets the user's "sessions valid after" time (never back), kept until `keepUntil` (absent: kept forever). */
   setSessionsValidAfter(userId: string, at: Date, keepUntil?: Date): Promise<void>;
+  /** Provider token refresh (migration 9): see {@link Adapter.claimTokenRefresh}. */
+  getUserAccount: NonNullable<Adapter['getUserAccount']>;
+  claimTokenRefresh: NonNullable<Adapter['claimTokenRefresh']>;
+  readTokenRefresh: NonNullable<Adapter['readTokenRefresh']>;
+  finishTokenRefresh: NonNullable<Adapter['finishTokenRefresh']>;
+  /** Back-channel logout (migration 9): see {@link Adapter.findProviderSessionUsers}. */
+  findProviderSessionUsers: NonNullable<Adapter['findProviderSessionUsers']>;
+  useLogoutToken: NonNullable<Adapter['useLogoutToken']>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -95,6 +104,8 @@ const toSession = (r: Row): AdapterSession => ({
   expires: r.expires as Date,
   // When and how the session was last verified (migration 5): only on rows that have it.
   ...(r.auth_time ? { authTime: r.auth_time as Date, amr: String(r.amr ?? '').split(' ').filter(Boolean) as AuthMethod[] } : {}),
+  // A provider refused to refresh the user's tokens (migration 9): the session says so, as `session.error`.
+  ...(r.token_error ? { error: r.token_error as string } : {}),
 });
 
 /** `amr` as stored: the method names separated by spaces. */
@@ -141,7 +152,9 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | keyof FactorAdapterMethods> {
+type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
+
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | keyof FactorAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -204,6 +217,8 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
           JSON.stringify(extra),
         ],
       );
+      // The OP session this sign-in belongs to (the ID token's sid), for back-channel logout.
+      await recordProviderSession(q, account.provider, account.userId, account.id_token);
       return row!;
     },
 
@@ -232,7 +247,7 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
     getSessionAndUser: (sessionToken) =>
       one(
         (r) => ({ session: toSession(r), user: toUser(r) }),
-        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, u.id, u.name, u.email, u.email_verified, u.image
+        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, s.token_error, u.id, u.name, u.email, u.email_verified, u.image
          FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = $1`,
         [sessionToken],
       ),
@@ -360,6 +375,17 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
       await ready();
       return (await q.query(sql, params)).rows;
     }),
+    ...tokenRefreshMethods(
+      async (sql, params = []) => {
+        await ready();
+        return (await q.query(sql, params)).rows;
+      },
+      async (fn) => {
+        await ready();
+        return q.transaction(fn);
+      },
+      toAccount,
+    ),
     async withTransaction(fn) {
       await ready();
       // Inside the transaction the schema is known to be ready; don't re-enter the migration lock.

@@ -145,6 +145,35 @@ export const migrations: readonly Migration[] = [
     // The cookies keep working: authchart now looks a cookie up as `sha256:` and its SHA-256, which this writes.
     statements: [`UPDATE sessions SET session_token = 'sha256:' || session_token WHERE session_token ~ '^[0-9a-f]{64}$'`],
   },
+  {
+    version: 9,
+    description: 'provider tokens and logout: refresh lock and last rotation, RefreshTokenError on sessions, OP session ids (sid), used logout-token ids',
+    statements: [
+      `CREATE TABLE token_refresh (
+        provider TEXT NOT NULL,
+        provider_account_id TEXT NOT NULL,
+        holder TEXT,
+        locked_until TIMESTAMPTZ,
+        rotated_at TIMESTAMPTZ,
+        previous_refresh_hash TEXT,
+        failed_at TIMESTAMPTZ,
+        PRIMARY KEY (provider, provider_account_id),
+        FOREIGN KEY (provider, provider_account_id) REFERENCES accounts (provider, provider_account_id) ON DELETE CASCADE ON UPDATE CASCADE
+      )`,
+      `ALTER TABLE sessions ADD COLUMN token_error TEXT`,
+      // The OP's session id (the ID token's sid) of each sign-in, so a back-channel logout naming it finds the user.
+      `CREATE TABLE provider_sessions (
+        provider TEXT NOT NULL,
+        sid TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (provider, sid, user_id)
+      )`,
+      `CREATE INDEX provider_sessions_user_id_idx ON provider_sessions (user_id)`,
+      // Logout tokens already used (their jti), until they expire: a replay is refused on every instance.
+      `CREATE TABLE logout_token_jti (issuer TEXT NOT NULL, jti TEXT NOT NULL, expires TIMESTAMPTZ NOT NULL, PRIMARY KEY (issuer, jti))`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

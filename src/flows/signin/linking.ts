@@ -43,6 +43,8 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
     if (currentUserId && currentUserId !== String(owner.id)) {
       throw new OAuthAccountNotLinked('This account is linked to another user.', { expected: currentUserId, actual: owner.id });
     }
+    // A new sign-in brings new provider tokens: stored, so getAccessToken never keeps using refused ones.
+    if (adapter.finishTokenRefresh && account.access_token) await adapter.finishTokenRefresh(account, '', { rotated: account, previousRefreshTokenHash: null });
     return { user: owner, isNewUser: false, created: false, linked: false };
   }
   if (currentUserId) {

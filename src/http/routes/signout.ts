@@ -6,6 +6,7 @@ import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
 import { readVisitor } from './signin.js';
+import { startProviderLogout } from './provider-logout.js';
 
 export async function signOutPage(req: AuthRequest): Promise<Response> {
   const callbackUrl = await resolveCallbackUrl(req);
@@ -25,6 +26,8 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
 export async function signOutAction(req: AuthRequest): Promise<Response> {
   requireCsrf(req);
   const callbackUrl = await resolveCallbackUrl(req);
+  // RP-initiated logout (opt-in per provider): read before the local session ends, then the provider ends its own.
+  const atProvider = await startProviderLogout(req, callbackUrl);
   await strategyFor(req).signOut(req);
-  return redirect(req, callbackUrl);
+  return redirect(req, atProvider ?? callbackUrl);
 }

@@ -121,7 +121,8 @@ function loadProvider(): Promise<typeof import('oidc-provider')> {
 
 // One RSA-2048 key per process: generating it costs up to ~300 ms on a small machine, and tests never need two.
 let signingKey: Promise<Record<string, unknown>> | undefined;
-function rsaSigningKey(): Promise<Record<string, unknown>> {
+/** The OP's private signing key (JWK, with kid and alg): tests forge tokens with it that only a claim check can refuse. */
+export function rsaSigningKey(): Promise<Record<string, unknown>> {
   signingKey ??= promisify(generateKeyPair)('rsa', { modulusLength: 2048 }).then(({ privateKey }) => ({
     ...privateKey.export({ format: 'jwk' }),
     kid: `test-${randomUUID()}`,

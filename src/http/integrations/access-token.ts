@@ -1,0 +1,81 @@
+// `getAccessToken`: a provider access token an app can call the provider's API with, for the signed-in user of
+// any request form (h3 event v1/v2, web Request, Node/Express request). It runs the token refresh machine, which
+// refreshes the token when it expires within the skew, one refresh at a time per account across instances.
+import { randomUUID } from 'node:crypto';
+import { AccountNotLinked, InvalidProvider, MissingAdapterMethods, RefreshTokenError } from '../../core/errors.js';
+import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
+import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
+import { oauthProviderFor } from '../../flows/oauth/steps.js';
+import type { FlowDeps } from '../../flows/runtime/contract.js';
+import { settleMachine } from '../../flows/runtime/run.js';
+import type { TraceEntry } from '../../flows/runtime/trace.js';
+import { sessionGate } from '../../session/gate.js';
+import type { ConfigInput } from '../auth.js';
+import { createAuthRequest } from '../request.js';
+import { instanceFor } from './instances.js';
+import { toRequest, type AnyRequest } from './session-helpers.js';
+
+export type { TokenRefreshOptions } from '../../flows/tokens/steps.js';
+
+/** Options of {@link getAccessToken}: the refresh timing (see {@link TokenRefreshOptions}), and a trace sink. */
+export interface GetAccessTokenOptions extends TokenRefreshOptions {
+  /** Receives the refresh machine's transitions (devtools, coverage); not needed by apps. */
+  trace?: TraceEntry[];
+}
+
+/**
+ * A valid access token of `providerId` for the request's signed-in user, or null when nobody is signed in.
+ * Refreshed (refresh-token grant) when it expires within `skewSeconds` (default 60); tokens without an expiry
+ * (GitHub OAuth apps) are never refreshed. Needs an adapter with the token-refresh methods (`PostgresAdapter` has
+ * them): the tokens live in its accounts table, with database or JWT sessions.
+ *
+ * Throws a `RefreshTokenError` when the provider refused the refresh (the grant was revoked, the refresh token
+ * reused or expired: the user must sign in with the provider again; their session then shows
+ * `error: 'RefreshTokenError'` with database sessions) or could not be reached; `AccountNotLinked` when the user has no account with
+ * that provider.
+ *
+ * @example
+ * // h3 / Nitro
+ * app.get('/api/repos', async (event) => {
+ *   const token = await getAccessToken(event, config, 'github')
+ *   return fetch('https://api.github.com/user/repos', { headers: { authorization: `Bearer ${token}` } })
+ * })
+ */
+export async function getAccessToken(input: AnyRequest, config: ConfigInput, providerId: string, options: GetAccessTokenOptions = {}): Promise<string | null> {
+  const request = await toRequest(input);
+  const { config: resolved } = await instanceFor(config).resolve(request);
+  const req = await createAuthRequest(request, resolved, { body: false });
+  const provider = resolved.providers.find((p) => p.id === providerId);
+  if (!provider || (provider.type !== 'oauth' && provider.type !== 'oidc')) {
+    throw new InvalidProvider(`getAccessToken: "${providerId}" is no OAuth or OIDC provider of this configuration.`, { actual: providerId });
+  }
+  // Tokens live in the accounts table, whatever the session strategy: JWT sessions with an adapter work too.
+  const adapter = resolved.adapter;
+  if (!adapter?.getUserAccount || !adapter.claimTokenRefresh || !adapter.readTokenRefresh || !adapter.finishTokenRefresh) {
+    throw new MissingAdapterMethods('getAccessToken needs an adapter with getUserAccount, claimTokenRefresh, readTokenRefresh and finishTokenRefresh (PostgresAdapter has them).', {
+      missing: ['getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh'],
+    });
+  }
+  // Through the session gate: a session that ended (revoked, "signed out everywhere") gets no provider token.
+  const signedIn = await sessionGate(req);
+  if (!signedIn.ok) return null;
+  const { trace = [], ...timing } = options;
+  const deps: TokenDeps = {
+    req,
+    adapter,
+    provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps),
+    userId: signedIn.userId,
+    holder: randomUUID(),
+    options: { ...tokenRefreshDefaults, ...timing },
+    now: () => Date.now(),
+  };
+  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace, [], { settleTimeoutMs: deps.options.waitMs + deps.options.lockMs + 15_000 });
+  if (settled.kind === 'done') return String((settled.output as TokenRefreshOutput).account.access_token);
+  if (settled.kind === 'failed') {
+    if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) throw settled.error;
+    throw new RefreshTokenError(settled.error.message, { err: settled.error, state: settled.state });
+  }
+  throw new RefreshTokenError('The token refresh paused, which it never should.');
+}
+
+
