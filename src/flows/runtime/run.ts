@@ -44,6 +44,8 @@ const TRANSIENT_KEYS = ['deps', 'response', 'failure'] as const;
 export interface RunOptions {
   /** Overrides SETTLE_TIMEOUT_MS (tests use a short one). */
   settleTimeoutMs?: number;
+  /** Record the trace even when the configuration reads no records (a caller that asked for it). */
+  keepTrace?: boolean;
 }
 
 /** The dot path of the active leaves (`failed.accessDenied`), from the public state value. */
@@ -161,7 +163,7 @@ export async function settleMachine(
     input,
     snapshot: snapshot as never,
     // No inspection at all unless someone reads the trace (debug output, the development log).
-    inspect: recordsRead(input.deps.req.config) ? traceInto(trace) : undefined,
+    inspect: options.keepTrace || recordsRead(input.deps.req.config) ? traceInto(trace) : undefined,
   });
   const sub = actor.on('*', (ev: EventObject) => emitted.push(ev));
   let timer: NodeJS.Timeout | undefined;

@@ -69,7 +69,7 @@ export async function getAccessToken(input: AnyRequest, config: ConfigInput, pro
     options: { ...tokenRefreshDefaults, ...timing },
     now: () => Date.now(),
   };
-  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace, [], { settleTimeoutMs: deps.options.waitMs + deps.options.lockMs + 15_000 });
+  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace, [], { settleTimeoutMs: deps.options.waitMs + deps.options.lockMs + 15_000, keepTrace: options.trace !== undefined });
   if (settled.kind === 'done') return String((settled.output as TokenRefreshOutput).account.access_token);
   if (settled.kind === 'failed') {
     if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) throw settled.error;

@@ -18,7 +18,7 @@ export async function backchannelLogoutRoute(req: AuthRequest, providerId: strin
   if (!adapter?.findProviderSessionUsers || !adapter.useLogoutToken) {
     return json(req, { error: 'unsupported', error_description: 'Back-channel logout needs an adapter with findProviderSessionUsers and useLogoutToken.' }, 501, { noCache: true });
   }
-  const settled = await runBackchannelLogout(req, provider, req.body.logout_token, []);
+  const settled = await runBackchannelLogout(req, provider, req.body.logout_token);
   if (settled.kind === 'done') return json(req, {}, 200, { noCache: true });
   const error = settled.kind === 'failed' ? settled.error : new InvalidCheck('The logout did not settle.');
   req.config.logger.error(error);
@@ -26,8 +26,8 @@ export async function backchannelLogoutRoute(req: AuthRequest, providerId: strin
   return json(req, { error: 'temporarily_unavailable' }, error instanceof AuthError && error.type === 'AdapterError' ? 503 : 400, { noCache: true });
 }
 
-/** Runs the back-channel logout machine for one logout token; its transitions go to `trace`. */
-export function runBackchannelLogout(req: AuthRequest, provider: AuthRequest['config']['providers'][number], token: unknown, trace: TraceEntry[]) {
+/** Runs the back-channel logout machine for one logout token; its transitions go to `trace` when one is given. */
+export function runBackchannelLogout(req: AuthRequest, provider: AuthRequest['config']['providers'][number], token: unknown, trace?: TraceEntry[]) {
   const deps = { req, provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps), now: () => Date.now(), maxAgeSeconds: 300 };
-  return settleMachine(backchannelLogoutMachine, { deps }, { type: 'LOGOUT_TOKEN', token } as EventObject, undefined, trace, []);
+  return settleMachine(backchannelLogoutMachine, { deps }, { type: 'LOGOUT_TOKEN', token } as EventObject, undefined, trace ?? [], [], { keepTrace: trace !== undefined });
 }

@@ -64,7 +64,7 @@ async function play(path: ModelPath): Promise<TraceEntry[]> {
   const deps = { req, provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps), userId };
   const startedAt = Date.now();
   const trace: TraceEntry[] = [];
-  const first = await settleMachine(rpLogoutMachine, { deps, callbackUrl: 'http://localhost:3000/bye', startedAt }, { type: 'SIGN_OUT' }, undefined, trace, []);
+  const first = await settleMachine(rpLogoutMachine, { deps, callbackUrl: 'http://localhost:3000/bye', startedAt }, { type: 'SIGN_OUT' }, undefined, trace, [], { keepTrace: true });
   const ret = path.events.find((e) => e.type === 'RETURN') as Labelled | undefined;
   if (!ret) return trace;
   expect(first.kind).toBe('paused');
@@ -72,7 +72,7 @@ async function play(path: ModelPath): Promise<TraceEntry[]> {
   expect(first.response).toMatchObject({ kind: 'redirect' });
   const sent = (first.paused.context as { state: string }).state;
   const event = { type: 'RETURN', state: ret.branch === 'another state' ? 'another state' : sent, now: ret.branch === 'too late' ? startedAt + RP_LOGOUT_TTL_MS + 1 : Date.now() };
-  await settleMachine(rpLogoutMachine, { deps }, event, first.paused, trace, []);
+  await settleMachine(rpLogoutMachine, { deps }, event, first.paused, trace, [], { keepTrace: true });
   return trace;
 }
 
