@@ -24,6 +24,9 @@ export type WrappedAdapter = {
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
   getSessionsValidAfter?(userId: string): Promise<Date | null>;
   setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Promise<void>;
+  setFlowValue?(key: string, value: string, expires: Date): Promise<void>;
+  getFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
+  takeFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -150,7 +153,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'setFlowValue', 'getFlowValue', 'takeFlowValue'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

@@ -15,6 +15,8 @@ import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
 import { resolveThrottle, type ResolvedThrottle } from './throttle/options.js';
+import { resolveFlowStore } from './flow-store/resolve.js';
+import type { FlowStore } from './flow-store/store.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -46,6 +48,8 @@ export interface InternalConfig {
   migrateFrom?: 'authjs';
   /** Sign-in limits; undefined when throttling is off (the default outside production). */
   throttle?: ResolvedThrottle;
+  /** Where flows keep state across requests (`deps.store`): the configured store, the adapter's, or memory. */
+  flowStore: FlowStore;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
@@ -146,10 +150,11 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     logger.warn('trust-host-any', 'trustHost is true without AUTH_URL: any Host or X-Forwarded-Host is believed, and it names the links in sign-in mails. List your hosts instead: trustHost: ["app.example.com"] or AUTH_TRUST_HOST=app.example.com.');
   }
 
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger) : undefined;
   return {
     providers,
     providersById,
-    adapter: config.adapter ? wrapAdapter(config.adapter, logger) : undefined,
+    adapter,
     basePath,
     secrets,
     session: {
@@ -175,6 +180,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     migrateFrom: migrateFromOf(config.migrateFrom),
     throttle: resolveThrottle(config.throttle, production),
+    flowStore: resolveFlowStore(config.flowStore, adapter),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },

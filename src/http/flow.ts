@@ -5,6 +5,7 @@ import { UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
+import { flowDeps } from '../flows/runtime/deps.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { FlowResult } from '../flows/runtime/flow.js';
@@ -84,7 +85,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const gate = req.config.throttle ? await (await loadThrottle()).throttleSignIn(req, provider, route) : undefined;
   if (gate instanceof Response) return gate;
   const callbackUrl = await resolveCallbackUrl(req);
-  const deps: FlowDeps = { req, provider, callbackUrl };
+  const deps: FlowDeps = flowDeps(req, provider, callbackUrl);
   const slot: FlowSlot = { provider: provider.id };
   const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
   if (!entry) {

@@ -145,6 +145,15 @@ export const migrations: readonly Migration[] = [
     // The cookies keep working: authchart now looks a cookie up as `sha256:` and its SHA-256, which this writes.
     statements: [`UPDATE sessions SET session_token = 'sha256:' || session_token WHERE session_token ~ '^[0-9a-f]{64}$'`],
   },
+  {
+    version: 9,
+    description: 'the flow store: short-lived JSON entries a flow keeps across requests and instances (deps.store)',
+    // Keys are namespaced by the flow store (`flow:<provider>:...`); expired rows go at the next prune.
+    statements: [
+      `CREATE TABLE flow_store (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires TIMESTAMPTZ NOT NULL)`,
+      `CREATE INDEX flow_store_expires_idx ON flow_store (expires)`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

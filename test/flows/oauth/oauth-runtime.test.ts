@@ -1,5 +1,6 @@
 // The runtime contract on the real OAuth machine: a paused flow expires by guard (timers are not restored), and a
 // paused flow takes only the event it waits for. Driven through runFlow with the flow's own entries, no network.
+import { flowDeps } from '../../../src/flows/runtime/deps.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../../src/core/config.js';
 import type { AuthConfig } from '../../../src/core/options.js';
@@ -15,7 +16,7 @@ import { ORIGIN, TEST_SECRET } from '../../support/auth-app.js';
 async function depsFor(provider: ResolvedProvider, route: FlowRoute): Promise<FlowDeps> {
   const config = resolveConfig({ secret: TEST_SECRET, trustHost: true, providers: [provider] } as AuthConfig, { env: {} });
   const req = await createAuthRequest(new Request(`${ORIGIN}/auth/${route}/${provider.id}`, { method: 'POST' }), config);
-  return { req, provider, callbackUrl: `${ORIGIN}/` };
+  return flowDeps(req, provider, `${ORIGIN}/`);
 }
 
 function expectPaused(result: FlowResult): Extract<FlowResult, { status: 'paused' }> {
