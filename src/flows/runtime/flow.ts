@@ -76,6 +76,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   };
   const first = await settleMachine(flow.machine, input, entry.event, paused, trace, flowEmitted, options);
   if (first.kind === 'failed') return failed(first.error, trace, first.state);
+  if (first.kind === 'refused') return { status: 'refused', error: first.error, state: first.state, trace };
   if (first.kind === 'paused') return { status: 'paused', paused: first.paused, response: first.response, trace };
   const out = outputOf(first.output, deps);
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
@@ -90,7 +91,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   const tailEmitted: EventObject[] = [];
   const tail = await stage(stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
-  if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
+  if (tail.kind === 'failed' || tail.kind === 'refused') return failed(tail.error, trace, tail.state);
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
   const resolved = tail.output as { outcome: string; url?: string } & Omit<PendingSignIn, 'providerId'>;
   if (resolved.outcome === 'redirected') return { status: 'redirected', url: String(resolved.url), trace };
@@ -133,6 +134,7 @@ async function assure(
   const settled = await stage(flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
   await dispatchEmitted(deps, emitted);
   if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
+  if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
   if (settled.kind === 'paused') {
     if (pending) settled.paused.carry = { signIn: pending };
     return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'assurance' };

@@ -2,7 +2,7 @@
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
 import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
-import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
+import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck, InvalidRequest } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
 import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './contract.js';
@@ -31,6 +31,11 @@ export type SettledFlow =
       /** The second-factor machine paused, not the provider's flow: sealed in its own cookie slot. */
       slot?: 'assurance';
     }
+  /**
+   * The paused machine does not take the event this request brought (a stray POST, a replayed form of another
+   * step): an InvalidRequest, and the paused flow is kept as it was (its cookie stays; nothing ran).
+   */
+  | { status: 'refused'; error: AuthError; state?: string; trace: TraceEntry[] }
   /** A signed-in user's second-factor request ended: its output, for the route to apply. */
   | { status: 'assured'; output: unknown; trace: TraceEntry[] };
 
@@ -84,6 +89,8 @@ function errorFromState(type: string, context: FlowContextBase, state: string, e
 type Settlement =
   | { kind: 'done'; output: unknown; context: FlowContextBase; state: string }
   | { kind: 'failed'; error: AuthError; state: string }
+  /** The paused machine does not take the event: nothing ran, the paused flow stands. */
+  | { kind: 'refused'; error: AuthError; state: string }
   | { kind: 'paused'; paused: PausedFlow; response: FlowResponse };
 
 function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string): Settlement {
@@ -146,7 +153,7 @@ export async function settleMachine(
     }
     const state = statePath(snapshot.value);
     if (!snapshot.hasTag(AWAITING)) return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state that cannot be resumed.', { actual: paused.value }), state };
-    if (!snapshot.can(event)) return { kind: 'failed', error: new InvalidCheck(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
+    if (!snapshot.can(event)) return { kind: 'refused', error: new InvalidRequest(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
   }
   const settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const actor = createActor(machine, {

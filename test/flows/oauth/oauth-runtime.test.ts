@@ -54,12 +54,16 @@ describe('the OAuth flow on the runtime', () => {
     expect(result.trace.map((e) => `${e.from} --${e.event} [${e.guard}]--> ${e.to}`)).toEqual(['awaitingCallback --CALLBACK [flowExpired]--> failed.invalidCheck']);
   });
 
-  it('refuses a START sent to a paused flow: InvalidCheck naming the state and the event', async () => {
+  it('refuses a START sent to a paused flow: InvalidRequest naming the state and the event, and nothing runs', async () => {
     const deps = await depsFor(github, 'signin');
     const start = oauthFlow.entry('signin', deps, false)!;
     const { paused } = expectPaused(await runFlow(oauthFlow, deps, start));
     const wrongEvent = await runFlow(oauthFlow, deps, { ...start, resume: true }, paused);
-    expect(expectFailed(wrongEvent, 'InvalidCheck').error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+    expect(wrongEvent.status).toBe('refused');
+    const refused = wrongEvent as Extract<FlowResult, { status: 'refused' }>;
+    expect(refused.error.type).toBe('InvalidRequest');
+    expect(refused.error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+    expect(refused.trace).toEqual([]);
   });
 
   it('seals no deps, response or failure, and no authorization parameters: only what the callback needs', async () => {
