@@ -125,6 +125,17 @@ export type FlowOutput =
       profile?: Profile;
       /** Credentials flows: the submitted form, for the signIn callback. */
       credentials?: Record<string, unknown>;
+      /**
+       * `true`: the flow has proved which **existing** user this is, named by `user.id` (a registered key, an
+       * approval by that user). The tail looks the id up through the adapter and applies the signIn callback; an id
+       * with no user is an AccountNotLinked failure, never a new user. Nothing is linked or created.
+       */
+      existingUser?: true;
+      /**
+       * How the flow verified the user (RFC 8176 names authchart knows: `pwd`, `otp`, `hwk`, `email`, `oauth`), recorded
+       * in the session as the flow's claim. Absent: `oauth` for a custom flow. An unknown name fails the flow.
+       */
+      amr?: AuthMethod[];
     }
   | { outcome: 'redirected'; url: string };
 

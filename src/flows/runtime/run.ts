@@ -7,6 +7,7 @@ import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
 import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './contract.js';
 import type { FlowContextBase } from './context.js';
+import { knownMethods } from '../../session/verification.js';
 import { traceEntriesFromMicrostep, type TraceEntry } from './trace.js';
 
 /** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
@@ -223,6 +224,10 @@ export function outputOf(value: unknown, deps: FlowDeps): FlowOutput | undefined
   const { user, account } = out;
   if (!user || typeof user !== 'object' || !account || typeof account !== 'object') return undefined;
   if (typeof account.providerAccountId !== 'string' || !account.providerAccountId || typeof account.type !== 'string') return undefined;
+  // An existing user is named by a plain id; anything else (`false`, a string) is a malformed output, not "new user".
+  if (out.existingUser !== undefined && (out.existingUser !== true || typeof user.id !== 'string' || user.id === '' || user.id.length > 255)) return undefined;
+  // amr: known method names only, at least one; an unknown one fails the flow rather than being dropped in silence.
+  if (out.amr !== undefined && (!Array.isArray(out.amr) || out.amr.length === 0 || out.amr.length > 5 || knownMethods(out.amr).length !== new Set(out.amr).size)) return undefined;
   // The account is always this provider's: a flow cannot sign someone in as another provider's account.
   return { ...out, account: { ...account, provider: deps.provider.id } };
 }
