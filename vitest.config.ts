@@ -9,6 +9,7 @@ export default defineConfig({
     // and their tests import 'authchart', 'authchart/devtools', ... exactly as a user would, without a build.
     alias: [
       { find: /^authchart$/, replacement: src('index.ts') },
+      { find: /^authchart\/(flow|jwt)$/, replacement: src('$1.ts') },
       { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres)$/, replacement: src('$1/index.ts') },
     ],
   },
