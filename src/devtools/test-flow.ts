@@ -35,6 +35,8 @@ export interface FlowDriver {
   readonly traces: TraceEntry[][];
   /** Whether this browser holds a paused flow of the provider. */
   readonly paused: boolean;
+  /** Puts a cookie in this browser (e.g. a session token made with `encode` from authchart/jwt, for `deps.session()`). */
+  setCookie(name: string, value: string): void;
   /** Another browser on the same configuration (same stores, same adapter), with no cookies. */
   browser(): FlowDriver;
   /** The resolved configuration (its `flowStore`, its adapter). */
@@ -119,6 +121,7 @@ function driver(config: InternalConfig, provider: ResolvedProvider): FlowDriver 
     get paused() {
       return paused !== undefined;
     },
+    setCookie: (name, value) => void jar.set(name, value),
     browser: () => driver(config, provider),
     config,
   };
