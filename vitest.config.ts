@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^authchart$/, replacement: src('index.ts') },
       { find: /^authchart\/node$/, replacement: src('node.ts') },
+      { find: /^authchart\/(flow|jwt)$/, replacement: src('$1.ts') },
       { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres|client)$/, replacement: src('$1/index.ts') },
     ],
   },

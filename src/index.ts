@@ -41,6 +41,11 @@ export {
 } from './core/throttle/options.js';
 export { memoryThrottleStore, redisThrottleStore, type ThrottleStore, type ThrottleCounter, type RedisThrottleStoreOptions } from './core/throttle/store.js';
 export { redisSessionsValidAfter, type RedisSessionsValidAfterOptions } from './session/valid-after-redis.js';
+// Where flows keep state across requests and instances (`flowStore` option, `deps.store`).
+export {
+  memoryFlowStore, redisFlowStore, adapterFlowStore, type FlowStore, type FlowStoreEntry, type MemoryFlowStoreOptions, type RedisFlowStoreOptions,
+  type FlowStoreAdapterMethods,
+} from './core/flow-store/store.js';
 // Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
 export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
@@ -54,7 +59,9 @@ export type { RequestContext } from './core/request-context.js';
 export {
   AWAITING, defineFlow, finalOutput,
   type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
+  type FlowSession,
 } from './flows/runtime/contract.js';
+export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
 export { checkSignIn, type SignInDecision } from './flows/signin/check.js';

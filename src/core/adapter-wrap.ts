@@ -32,6 +32,9 @@ export type WrappedAdapter = {
   finishTokenRefresh?(...args: Parameters<NonNullable<Adapter['finishTokenRefresh']>>): Promise<void>;
   findProviderSessionUsers?(provider: string, match: { sid?: string; sub?: string }): Promise<string[]>;
   useLogoutToken?(issuer: string, jti: string, expires: Date): Promise<boolean>;
+  setFlowValue?(key: string, value: string, expires: Date): Promise<void>;
+  getFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
+  takeFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -162,7 +165,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

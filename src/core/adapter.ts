@@ -204,6 +204,21 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * it was already used (a replay), atomically across instances.
    */
   useLogoutToken?(issuer: string, jti: string, expires: Date): Awaitable<boolean>;
+  /**
+   * authchart extension (the flow store, `deps.store`): stores or replaces `value` under `key` until `expires`.
+   * With all three flow-store methods, authchart keeps flow state in the database by itself (shared by instances).
+   *
+   * @example
+   * await adapter.setFlowValue?.('flow:device:ABCD', '{"approved":false}', new Date(Date.now() + 600_000));
+   */
+  setFlowValue?(key: string, value: string, expires: Date): Awaitable<void>;
+  /** authchart extension (the flow store): the entry under `key`, expired or not, or null. */
+  getFlowValue?(key: string): Awaitable<{ value: string; expires: Date } | null>;
+  /**
+   * authchart extension (the flow store): returns **and deletes** the entry under `key`, or null. Must be atomic:
+   * of two concurrent calls, at most one gets the entry.
+   */
+  takeFlowValue?(key: string): Awaitable<{ value: string; expires: Date } | null>;
 }
 
 /** An account and the state of its provider-token refresh, as {@link Adapter.readTokenRefresh} returns it. */
@@ -243,10 +258,12 @@ export interface PruneResult {
   factorChallenges?: number;
   /** "Sessions valid after" times past their `keepUntil` (every token they could end has expired). */
   sessionsValidAfter?: number;
+  /** Expired flow store entries. */
+  flowStore?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -17,6 +17,8 @@ import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';
+import { resolveFlowStore } from './flow-store/resolve.js';
+import type { FlowStore } from './flow-store/store.js';
 
 export interface InternalConfig {
   providers: ResolvedProvider[];
@@ -56,6 +58,8 @@ export interface InternalConfig {
    * store when one is configured (Redis, PostgreSQL: shared by every instance), else in this process's memory.
    */
   singleUse: ThrottleCounter;
+  /** Where flows keep state across requests (`deps.store`): the configured store, the adapter's, or memory. */
+  flowStore: FlowStore;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
@@ -197,10 +201,11 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     logger.warn('trust-host-any', 'trustHost is true without AUTH_URL: any Host or X-Forwarded-Host is believed, and it names the links in sign-in mails. List your hosts instead: trustHost: ["app.example.com"] or AUTH_TRUST_HOST=app.example.com.');
   }
 
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger) : undefined;
   return {
     providers,
     providersById,
-    adapter: config.adapter ? wrapAdapter(config.adapter, logger) : undefined,
+    adapter,
     basePath,
     secrets,
     session: {
@@ -230,6 +235,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     // Made even when throttling is off: single use is not a limit one may switch off. Ten minutes is far longer
     // than any race between confirmations; the adapter's own delete keeps the token used after that.
     singleUse: (config.throttle?.store ?? memoryThrottleStore()).counter('single-use', { points: 1, duration: 600 }),
+    flowStore: resolveFlowStore(config.flowStore, adapter),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },

@@ -6,6 +6,7 @@ import type { Theme } from './theme.js';
 import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, SessionVerification, User } from './types.js';
 import type { AnyProvider } from './provider.js';
 import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
+import type { FlowStore } from './flow-store/store.js';
 
 /** Passing this as `skipCSRFCheck` disables the CSRF check. A named opt-out, never a boolean. */
 export const skipCSRFCheck: unique symbol = Symbol('skip-csrf-check');
@@ -238,6 +239,15 @@ export interface AuthConfig {
    * throttle: { store: redisThrottleStore(redis), rules: { emailAddress: { points: 3, duration: 900 } } }
    */
   throttle?: ThrottleOptions;
+  /**
+   * Where flows keep state across requests and instances (`deps.store`): by default the adapter's database when the
+   * adapter has the flow-store methods (PostgresAdapter does), else this process's memory (one instance only).
+   * Give `redisFlowStore(client)` to share it through Redis.
+   *
+   * @example
+   * flowStore: redisFlowStore(new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false }))
+   */
+  flowStore?: FlowStore;
   /**
    * Second factors (authenticator-app codes, backup codes): a user who has one passes it after any first-factor
    * sign-in before a session is issued. Needs an adapter with the factor methods (PostgresAdapter has them).

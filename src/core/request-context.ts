@@ -20,6 +20,10 @@ export interface RequestContext {
   cookieOptions: CookiesOptions;
   /** Cookies to write on the response, in order. */
   setCookies: CookieToSet[];
+  /**
+   * The headers of this request's **response** (what authchart will send back), not the request's: read the
+   * request's own (`Accept`, `User-Agent`) from `request.headers`.
+   */
   headers: Headers;
   /** The nonce of the page this response carries (the HTTP layer makes it); the page's security policy names it. */
   nonce?: string;

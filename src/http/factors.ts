@@ -9,14 +9,14 @@ import { lazy } from '../core/lazy.js';
 import { loadFactorAccount } from '../flows/second-factor/account.js';
 import type { AssuranceOutput, AssurancePurpose } from '../flows/second-factor/machine.js';
 import { assuranceStage } from '../flows/registry.js';
-import { clearFlow, openFlow, sealFlow, type FlowSlot } from '../flows/runtime/cookie.js';
+import { clearFlow, keepFlow, openFlow, sealFlow, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { FlowDeps } from '../flows/runtime/contract.js';
 import type { FlowResult } from '../flows/runtime/flow.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import { recordFactorCheck } from '../session/factor-check.js';
 import { sessionGate } from '../session/gate.js';
 import { csrf, requireCsrf } from './csrf.js';
-import { finished, pausedResponse } from './flow.js';
+import { finished, pausedResponse, refusedAnswer } from './flow.js';
 import { flowBrowser } from './inspect-trace.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
@@ -127,6 +127,11 @@ export async function secondFactorRoute(req: AuthRequest): Promise<Response> {
   const { runAssurance } = await loadRuntime();
   const result = await runAssurance(flow, { req, callbackUrl }, event, paused, { browser: flowBrowser(req, { mint: false }) });
   await throttled?.settle(result.status === 'signedIn' || result.status === 'assured');
+  if (result.status === 'refused') {
+    // Nothing ran: the pending check stands, its cookie kept.
+    keepFlow(req, SLOT);
+    return refusedAnswer(req, result.error);
+  }
   return answer(req, result);
 }
 
@@ -147,6 +152,8 @@ async function answer(req: AuthRequest, result: FlowResult): Promise<Response> {
       return errorRedirect(req, result.error);
     case 'assured':
       return applied(req, result.output as AssuranceOutput);
+    case 'refused':
+      return refusedAnswer(req, result.error);
     default:
       return finished(req, result);
   }

@@ -4,7 +4,9 @@
 import { UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
+import type { AuthError } from '../core/errors.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
+import { flowDeps } from '../flows/runtime/deps.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { FlowResult } from '../flows/runtime/flow.js';
@@ -84,7 +86,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const gate = req.config.throttle ? await (await loadThrottle()).throttleSignIn(req, provider, route) : undefined;
   if (gate instanceof Response) return gate;
   const callbackUrl = await resolveCallbackUrl(req);
-  const deps: FlowDeps = { req, provider, callbackUrl };
+  const deps: FlowDeps = flowDeps(req, provider, callbackUrl);
   const slot: FlowSlot = { provider: provider.id };
   const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
   if (!entry) {
@@ -108,6 +110,8 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const result = await runFlow(flow, deps, entry, paused, { browser, stages: await signInStages(req.config) });
   // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
   await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.slot === 'assurance'));
+  // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
+  if (result.status === 'refused') return refusedAnswer(req, result.error, provider.id);
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
   // cookie is cleared; another provider's paused flow (another tab) is left alone.
   clearFlow(req, slot);
@@ -126,8 +130,24 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   return finished(req, result, provider.id);
 }
 
+/** Whether the client asked for JSON (fetch with `Accept: application/json`, the client library) rather than a page. */
+export function wantsJson(req: AuthRequest): boolean {
+  const accept = req.request.headers.get('accept') ?? '';
+  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
+}
+
+/**
+ * The answer to a request the paused flow does not take: 400 `{ error: 'InvalidRequest' }` for JSON, the error page
+ * (InvalidRequest, 400) for a browser. The paused flow is left as it was.
+ */
+export function refusedAnswer(req: AuthRequest, error: AuthError, providerId?: string): Response {
+  if (!wantsJson(req)) return errorRedirect(req, error, providerId);
+  req.config.logger.error(error);
+  return json(req, { error: 'InvalidRequest', message: error.message }, 400, { noCache: true });
+}
+
 /** The answer to a run that ended: the session's redirect (or the new-user page), a redirect, or the error page. */
-export function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' | 'assured' }>, providerId?: string): Response {
+export function finished(req: AuthRequest, result: Exclude<FlowResult, { status: 'paused' | 'assured' | 'refused' }>, providerId?: string): Response {
   switch (result.status) {
     case 'signedIn':
       forgetReturnAddress(req);

@@ -3,6 +3,7 @@
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { strategyFor, type SignInResult } from './strategy.js';
 import { signInMethods } from './verification.js';
+import type { AuthMethod } from '../core/types.js';
 
 /**
  * Writes the session (JWT cookie or database row) for the signed-in user, verified now by the first factor of the
@@ -12,7 +13,7 @@ import { signInMethods } from './verification.js';
  * @example
  * await issueSession(req, { user, account, isNewUser: false }, 'otp')
  */
-export async function issueSession(req: AuthRequest, result: Omit<SignInResult, 'verification'>, secondFactor?: string): Promise<void> {
-  const amr = signInMethods(result.account?.type, secondFactor);
+export async function issueSession(req: AuthRequest, result: Omit<SignInResult, 'verification'>, secondFactor?: string, firstFactor?: readonly AuthMethod[]): Promise<void> {
+  const amr = signInMethods(result.account?.type, secondFactor, firstFactor);
   await strategyFor(req).issue(req, { ...result, verification: { authTime: new Date(), amr } });
 }

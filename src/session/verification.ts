@@ -34,9 +34,13 @@ function firstFactorMethod(type: Account['type'] | undefined): AuthMethod {
   return 'oauth';
 }
 
-/** The `amr` of a sign-in: its first factor, and the second factor that passed (a code or a backup code: `otp`; a passkey: `hwk`). */
-export function signInMethods(accountType: Account['type'] | undefined, secondFactor?: string): AuthMethod[] {
-  const amr: AuthMethod[] = [firstFactorMethod(accountType)];
+/**
+ * The `amr` of a sign-in: its first factor (what a custom flow claimed in its output, else by the kind of account),
+ * and the second factor that passed (a code or a backup code: `otp`; a passkey: `hwk`).
+ */
+export function signInMethods(accountType: Account['type'] | undefined, secondFactor?: string, firstFactor?: readonly AuthMethod[]): AuthMethod[] {
+  const claimed = knownMethods(firstFactor);
+  const amr: AuthMethod[] = claimed.length > 0 ? claimed : [firstFactorMethod(accountType)];
   if (secondFactor) amr.push(secondFactor === 'passkey' ? 'hwk' : 'otp');
   return knownMethods(amr);
 }

@@ -43,6 +43,7 @@ import type { RequestContext } from '../../src/core/request-context.js';
 import type { Account, User } from '../../src/core/types.js';
 import { exchangeCode, oauthProviderFor, prepareAuthorization, readProfile, validateCallback } from '../../src/flows/oauth/steps.js';
 import type { FlowDeps } from '../../src/flows/runtime/contract.js';
+import { flowDeps } from '../../src/flows/runtime/deps.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../../src/providers/oauth.js';
 import { clearDiscoveryCache } from '../../src/providers/oauth-server.js';
 
@@ -273,11 +274,11 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
   if (config.type === 'oidc' && issuer) addDiscovery(fake, a, c, { ...real, issuer: real.issuer ?? real.defaultIssuer }, alg);
 
   const callbackUrl = `https://app.test/auth/callback/${id}`;
-  const deps = {
-    req: { authUrl: 'https://app.test/auth', config: { env: {} }, method: 'GET', query: {}, body: {} } as unknown as RequestContext,
-    provider: config as unknown as ResolvedProvider,
-    callbackUrl: 'https://app.test/',
-  } satisfies FlowDeps;
+  const deps: FlowDeps = flowDeps(
+    { authUrl: 'https://app.test/auth', config: { env: {} }, method: 'GET', query: {}, body: {} } as unknown as RequestContext,
+    config as unknown as ResolvedProvider,
+    'https://app.test/',
+  );
   const provider = oauthProviderFor(deps);
 
   try {

@@ -31,6 +31,9 @@ async function seed(tag: string): Promise<void> {
   const throttle = new Throttle(resolveThrottle({ enabled: true, rules: { signIn: { points: 5, duration: 1 } } }, false)!, PostgresThrottleStore(db), 's'.repeat(32), { warn: () => {} });
   await throttle.hit('signIn', `client-${tag}`);
   await db.query(`UPDATE authchart_throttle SET expire = $1`, [Date.now() - HOUR]);
+  // Flow store entries, through the adapter: one expired, one live.
+  await pglite.adapter.setFlowValue(`flow:t:old-${tag}`, '1', past);
+  await pglite.adapter.setFlowValue(`flow:t:live-${tag}`, '1', future);
 }
 
 async function counts(tag: string) {
@@ -41,6 +44,7 @@ async function counts(tag: string) {
     throttle: await one(`SELECT count(*)::int AS n FROM authchart_throttle`, []),
     challenges: await one(`SELECT count(*)::int AS n FROM factor_challenges WHERE id LIKE $1`, [`%-${tag}`]),
     validAfter: await one(`SELECT count(*)::int AS n FROM sessions_valid_after WHERE user_id LIKE $1`, [`%-${tag}`]),
+    flowStore: await one(`SELECT count(*)::int AS n FROM flow_store WHERE key LIKE $1`, [`%-${tag}`]),
   };
 }
 
@@ -49,13 +53,13 @@ afterEach(() => vi.useRealTimers());
 describe('prune', () => {
   it('deletes every expired row and keeps the live ones', async () => {
     await seed('p1');
-    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3 });
+    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3, flowStore: 2 });
     const deleted = await prune(pglite.db);
-    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1 });
-    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2 });
+    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1, flowStore: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1 });
     expect(await pglite.adapter.getSessionsValidAfter('old-p1')).toBeNull();
     expect(await pglite.adapter.getSessionsValidAfter('live-p1')).toBeInstanceOf(Date);
-    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0 });
+    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0, flowStore: 0 });
   });
 });
 
@@ -79,7 +83,7 @@ describe('the sweep', () => {
     await post();
     expect(spy).toHaveBeenCalledTimes(1);
     vi.useRealTimers();
-    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2 }));
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1 }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(start + 2 * SWEEP_INTERVAL_MS);
     await post();

@@ -84,6 +84,11 @@ export interface PostgresAdapterInstance extends Adapter {
   /** Back-channel logout (migration 9): see {@link Adapter.findProviderSessionUsers}. */
   findProviderSessionUsers: NonNullable<Adapter['findProviderSessionUsers']>;
   useLogoutToken: NonNullable<Adapter['useLogoutToken']>;
+  /** The flow store (`deps.store`): one upsert. */
+  setFlowValue(key: string, value: string, expires: Date): Promise<void>;
+  getFlowValue(key: string): Promise<{ value: string; expires: Date } | null>;
+  /** Single statement `DELETE … RETURNING`: of concurrent takes of one key, exactly one gets it. */
+  takeFlowValue(key: string): Promise<{ value: string; expires: Date } | null>;
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -148,6 +153,8 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
   credentialBackedUp: r.credential_backed_up as boolean,
   transports: r.transports as string | null,
 });
+
+const toFlowEntry = (r: Row) => ({ value: r.value as string, expires: new Date(r.expires as Date | string) });
 
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
@@ -295,6 +302,18 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
         [String(userId), at, keepUntil ?? null],
       );
     },
+
+    async setFlowValue(key, value, expires) {
+      await query(
+        `INSERT INTO flow_store (key, value, expires) VALUES ($1, $2, $3)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires`,
+        [key, value, expires],
+      );
+    },
+
+    getFlowValue: (key) => one(toFlowEntry, `SELECT value, expires FROM flow_store WHERE key = $1`, [key]),
+
+    takeFlowValue: (key) => one(toFlowEntry, `DELETE FROM flow_store WHERE key = $1 RETURNING value, expires`, [key]),
 
     deleteSession: (sessionToken) =>
       one(toSession, `DELETE FROM sessions WHERE session_token = $1 RETURNING *`, [sessionToken]),

@@ -1,6 +1,7 @@
 // Deleting rows that can never be used again, so tables do not grow forever: magic-link tokens and WebAuthn
 // challenge rows (both in verification_token) an hour past expiry, expired sessions, throttle counters whose window has passed, and the
-// attempt counts of second-factor checks past their 10 minutes, and "sessions valid after" times that can end no token.
+// attempt counts of second-factor checks past their 10 minutes, "sessions valid after" times that can end no token,
+// and expired flow store entries.
 import type { PruneResult } from '../../core/adapter.js';
 import { toQueryable, type Database } from './client.js';
 import { throttleTable } from './throttle-store.js';
@@ -24,5 +25,6 @@ export async function prune(db: Database, now: Date = new Date()): Promise<Prune
   const throttle = await q.query(`DELETE FROM ${throttleTable} WHERE expire IS NOT NULL AND expire <= $1`, [now.getTime()]);
   const challenges = await q.query(`DELETE FROM factor_challenges WHERE expires <= $1`, [now]);
   const validAfter = await q.query(`DELETE FROM sessions_valid_after WHERE keep_until <= $1`, [now]);
-  return { verificationTokens: tokens.rowCount, sessions: sessions.rowCount, throttle: throttle.rowCount, factorChallenges: challenges.rowCount, sessionsValidAfter: validAfter.rowCount };
+  const flowStore = await q.query(`DELETE FROM flow_store WHERE expires <= $1`, [now]);
+  return { verificationTokens: tokens.rowCount, sessions: sessions.rowCount, throttle: throttle.rowCount, factorChallenges: challenges.rowCount, sessionsValidAfter: validAfter.rowCount, flowStore: flowStore.rowCount };
 }

@@ -174,6 +174,15 @@ export const migrations: readonly Migration[] = [
       `CREATE TABLE logout_token_jti (issuer TEXT NOT NULL, jti TEXT NOT NULL, expires TIMESTAMPTZ NOT NULL, PRIMARY KEY (issuer, jti))`,
     ],
   },
+  {
+    version: 10,
+    description: 'the flow store: short-lived JSON entries a flow keeps across requests and instances (deps.store)',
+    // Keys are namespaced by the flow store (`flow:<provider>:...`); expired rows go at the next prune.
+    statements: [
+      `CREATE TABLE flow_store (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires TIMESTAMPTZ NOT NULL)`,
+      `CREATE INDEX flow_store_expires_idx ON flow_store (expires)`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

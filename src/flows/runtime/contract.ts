@@ -1,7 +1,8 @@
 // The public contract of a sign-in flow: what a machine gets, how routes enter it, how it pauses and how it ends.
 // The built-in flows are written against exactly this; so is any custom provider's flow.
 import type { AnyStateMachine, EventObject } from 'xstate';
-import type { Account, Profile, User } from '../../core/types.js';
+import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
+import type { FlowKeyValueStore } from '../../core/flow-store/scoped.js';
 import type { RequestContext } from '../../core/request-context.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { InvalidProvider } from '../../core/errors.js';
@@ -20,6 +21,24 @@ export interface FlowDeps {
   provider: ResolvedProvider;
   /** The validated destination after sign-in. */
   callbackUrl: string;
+  /**
+   * This provider's part of the flow store: JSON values with a time to live and an atomic `take`, shared by every
+   * instance (the adapter's database, Redis, or memory in development). Keys are namespaced per provider.
+   */
+  store: FlowKeyValueStore;
+  /**
+   * The signed-in user of this request, read through the session gate (expiry, revocation), or null. For a flow
+   * that acts for a signed-in user (approving another device, adding a factor). Read once per request.
+   */
+  session(): Promise<FlowSession | null>;
+}
+
+/** The signed-in session as a flow sees it ({@link FlowDeps.session}). */
+export interface FlowSession {
+  userId: string;
+  /** How the session was verified (`pwd`, `otp`, ...); empty for a session from before authchart recorded it. */
+  amr: readonly AuthMethod[];
+  authTime: Date | null;
 }
 
 /** The input every flow machine is created with (plus whatever the flow's own `input` adds). */
@@ -106,6 +125,17 @@ export type FlowOutput =
       profile?: Profile;
       /** Credentials flows: the submitted form, for the signIn callback. */
       credentials?: Record<string, unknown>;
+      /**
+       * `true`: the flow has proved which **existing** user this is, named by `user.id` (a registered key, an
+       * approval by that user). The tail looks the id up through the adapter and applies the signIn callback; an id
+       * with no user is an AccountNotLinked failure, never a new user. Nothing is linked or created.
+       */
+      existingUser?: true;
+      /**
+       * How the flow verified the user (RFC 8176 names authchart knows: `pwd`, `otp`, `hwk`, `email`, `oauth`), recorded
+       * in the session as the flow's claim. Absent: `oauth` for a custom flow. An unknown name fails the flow.
+       */
+      amr?: AuthMethod[];
     }
   | { outcome: 'redirected'; url: string };
 

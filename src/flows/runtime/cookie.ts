@@ -133,6 +133,12 @@ export function clearFlow(req: AuthRequest, slot: FlowSlot): void {
   if (req.cookies[name] !== undefined) clearCookie(req, name, options);
 }
 
+/** Undoes a queued {@link clearFlow} of `slot`: the browser keeps the paused flow it sent (a refused stray event). */
+export function keepFlow(req: AuthRequest, slot: FlowSlot): void {
+  const { name } = slotCookie(req, slot);
+  req.setCookies = req.setCookies.filter((c) => c.name !== name);
+}
+
 /**
  * The expiry sealed inside a flow cookie (seconds), or -Infinity when it does not open (expired, tampered, or
  * sealed with a secret no longer configured). Read from the authenticated claims, never from anything a client

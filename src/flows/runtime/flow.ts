@@ -6,7 +6,7 @@ import type { AnyStateMachine, EventObject } from 'xstate';
 import { AccessDenied, AdapterError, AuthError, CallbackRouteError } from '../../core/errors.js';
 import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
-import type { Account, Profile, User } from '../../core/types.js';
+import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import { issueSession } from '../../session/issue.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
 import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
@@ -48,6 +48,8 @@ interface PendingSignIn {
   profile?: Profile;
   isNewUser: boolean;
   redirect: string;
+  /** The first factor's methods as the flow claimed them (`amr` in its output); absent: by the account's kind. */
+  amr?: AuthMethod[];
 }
 
 function failed(error: AuthError, trace: TraceEntry[], state?: string): SettledFlow {
@@ -76,12 +78,13 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   };
   const first = await settleMachine(flow.machine, input, entry.event, paused, trace, flowEmitted, options);
   if (first.kind === 'failed') return failed(first.error, trace, first.state);
+  if (first.kind === 'refused') return { status: 'refused', error: first.error, state: first.state, trace };
   if (first.kind === 'paused') return { status: 'paused', paused: first.paused, response: first.response, trace };
   const out = outputOf(first.output, deps);
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
   if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
   // Proven: the standard tail decides whether this becomes a session.
-  const { outcome: _outcome, ...identity } = out;
+  const { outcome: _outcome, amr, ...identity } = out;
   // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
   // form_post) carries no callback-url cookie, so this request's own would be the default.
   const chosen = first.context?.callbackUrl;
@@ -90,7 +93,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   const tailEmitted: EventObject[] = [];
   const tail = await stage(stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
-  if (tail.kind === 'failed') return failed(tail.error, trace, tail.state);
+  if (tail.kind === 'failed' || tail.kind === 'refused') return failed(tail.error, trace, tail.state);
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
   const resolved = tail.output as { outcome: string; url?: string } & Omit<PendingSignIn, 'providerId'>;
   if (resolved.outcome === 'redirected') return { status: 'redirected', url: String(resolved.url), trace };
@@ -101,6 +104,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
     ...(resolved.profile ? { profile: resolved.profile } : {}),
     isNewUser: resolved.isNewUser === true,
     redirect: resolved.redirect,
+    ...(amr ? { amr } : {}),
   };
   if (!stages.assurance) return signIn(deps, pending, undefined, trace);
   const start = { type: 'START', purpose: 'signIn', userId: String(pending.user.id), user: pending.user, account: pending.account };
@@ -133,6 +137,7 @@ async function assure(
   const settled = await stage(flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
   await dispatchEmitted(deps, emitted);
   if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
+  if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
   if (settled.kind === 'paused') {
     if (pending) settled.paused.carry = { signIn: pending };
     return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'assurance' };
@@ -147,7 +152,7 @@ async function assure(
 async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, method: string | undefined, trace: TraceEntry[]): Promise<SettledFlow> {
   const { user, account, profile, isNewUser } = pending;
   try {
-    await issueSession(deps.req, { user, account, profile, isNewUser }, method);
+    await issueSession(deps.req, { user, account, profile, isNewUser }, method, pending.amr);
   } catch (err) {
     if (err instanceof AccessDenied || err instanceof AdapterError) return failed(err, trace, 'issuingSession');
     return failed(new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'issuingSession' }), trace, 'issuingSession');

@@ -8,7 +8,7 @@ import type { TraceEntry } from './trace.js';
 export { isFlowId, newFlowId } from './flow-id.js';
 
 /** How a flow run ended: the `status` of its FlowResult. */
-export type FlowStatus = 'signedIn' | 'redirected' | 'failed' | 'paused' | 'assured';
+export type FlowStatus = 'signedIn' | 'redirected' | 'failed' | 'refused' | 'paused' | 'assured';
 
 /** Why a flow failed, in plain JSON: the error's type and message and the evidence the machine recorded. */
 export interface FlowErrorEvidence {

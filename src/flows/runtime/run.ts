@@ -2,12 +2,13 @@
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
 import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
-import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck } from '../../core/errors.js';
+import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck, InvalidRequest } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
 import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './contract.js';
 import type { FlowContextBase } from './context.js';
 import { recordsRead } from './log.js';
+import { knownMethods } from '../../session/verification.js';
 import { createTraceRecorder, type TraceEntry } from './trace.js';
 
 /** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
@@ -32,6 +33,11 @@ export type SettledFlow =
       /** The second-factor machine paused, not the provider's flow: sealed in its own cookie slot. */
       slot?: 'assurance';
     }
+  /**
+   * The paused machine does not take the event this request brought (a stray POST, a replayed form of another
+   * step): an InvalidRequest, and the paused flow is kept as it was (its cookie stays; nothing ran).
+   */
+  | { status: 'refused'; error: AuthError; state?: string; trace: TraceEntry[] }
   /** A signed-in user's second-factor request ended: its output, for the route to apply. */
   | { status: 'assured'; output: unknown; trace: TraceEntry[] };
 
@@ -87,6 +93,8 @@ function errorFromState(type: string, context: FlowContextBase, state: string, e
 type Settlement =
   | { kind: 'done'; output: unknown; context: FlowContextBase; state: string }
   | { kind: 'failed'; error: AuthError; state: string }
+  /** The paused machine does not take the event: nothing ran, the paused flow stands. */
+  | { kind: 'refused'; error: AuthError; state: string }
   | { kind: 'paused'; paused: PausedFlow; response: FlowResponse };
 
 function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string, sent?: string): Settlement {
@@ -156,7 +164,7 @@ export async function settleMachine(
     }
     const state = statePath(snapshot.value);
     if (!snapshot.hasTag(AWAITING)) return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state that cannot be resumed.', { actual: paused.value }), state };
-    if (!snapshot.can(event)) return { kind: 'failed', error: new InvalidCheck(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
+    if (!snapshot.can(event)) return { kind: 'refused', error: new InvalidRequest(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
   }
   const settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const actor = createActor(machine, {
@@ -224,6 +232,10 @@ export function outputOf(value: unknown, deps: FlowDeps): FlowOutput | undefined
   const { user, account } = out;
   if (!user || typeof user !== 'object' || !account || typeof account !== 'object') return undefined;
   if (typeof account.providerAccountId !== 'string' || !account.providerAccountId || typeof account.type !== 'string') return undefined;
+  // An existing user is named by a plain id; anything else (`false`, a string) is a malformed output, not "new user".
+  if (out.existingUser !== undefined && (out.existingUser !== true || typeof user.id !== 'string' || user.id === '' || user.id.length > 255)) return undefined;
+  // amr: known method names only, at least one; an unknown one fails the flow rather than being dropped in silence.
+  if (out.amr !== undefined && (!Array.isArray(out.amr) || out.amr.length === 0 || out.amr.length > 5 || knownMethods(out.amr).length !== new Set(out.amr).size)) return undefined;
   // The account is always this provider's: a flow cannot sign someone in as another provider's account.
   return { ...out, account: { ...account, provider: deps.provider.id } };
 }

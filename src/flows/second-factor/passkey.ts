@@ -6,6 +6,7 @@ import { InvalidCheck, WebAuthnVerificationError } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import type { Account, AdapterAuthenticator } from '../../core/types.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { flowDeps } from '../runtime/deps.js';
 import { authenticationOptions, findAuthenticator, updateCounter, verifyAuthentication } from '../webauthn/steps.js';
 import { settleAttempt, type CodeCheck } from './steps.js';
 
@@ -21,7 +22,7 @@ function webauthnProvider(deps: Pick<FlowDeps, 'req'>): ResolvedProvider | undef
 }
 
 function asWebAuthn(deps: Pick<FlowDeps, 'req'>, provider: ResolvedProvider): FlowDeps {
-  return { req: deps.req, provider, callbackUrl: '' };
+  return flowDeps(deps.req, provider, '');
 }
 
 async function authenticatorsOf(deps: Pick<FlowDeps, 'req'>, userId: string): Promise<AdapterAuthenticator[]> {

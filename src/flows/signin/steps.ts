@@ -2,6 +2,7 @@
 // what the signIn callback says, and which user the sign-in resolves to (the linking rules).
 import type { Account, AdapterUser, Profile, User } from '../../core/types.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { AccountNotLinked } from '../../core/errors.js';
 import { resolveCredentialsUser } from './credentials-user.js';
 import { findAccountOwner, linkAccount } from './linking.js';
 import { resolveEmailUser, resolvePasskeyUser, type NewPasskey, type Resolution } from './resolve.js';
@@ -19,12 +20,15 @@ export interface Identity {
   credentials?: Record<string, unknown>;
   /** WebAuthn registration: the verified new passkey to store with the account. */
   passkey?: NewPasskey;
+  /** The flow proved which existing user this is (`user.id`): looked up, never created or linked. */
+  existingUser?: true;
 }
 
 /** The stored user this identity already belongs to, if an adapter knows one (by address for e-mail sign-ins). */
 export async function findOwner(deps: FlowDeps, identity: Identity): Promise<AdapterUser | null> {
   const { adapter } = deps.req.config;
   if (!adapter) return null;
+  if (identity.existingUser) return (await adapter.getUser(String(identity.user.id))) as AdapterUser | null;
   switch (identity.account.type) {
     // Found by its own rules, in resolveUser: authorize's user is what the signIn callback sees.
     case 'credentials':
@@ -44,6 +48,11 @@ export async function findOwner(deps: FlowDeps, identity: Identity): Promise<Ada
 /** Applies the linking rules of the identity's kind of account and returns the user the session is for. */
 export async function resolveUser(deps: FlowDeps, identity: Identity, owner: AdapterUser | null): Promise<Resolution> {
   const none = { created: false, linked: false, updated: false };
+  if (identity.existingUser) {
+    // Named by the flow, so it must exist: a missing user is refused, never made (no adapter: nobody can be found).
+    if (!owner) throw new AccountNotLinked('The flow named a user who does not exist.', { actual: identity.user.id ?? null });
+    return { ...none, user: owner, isNewUser: false };
+  }
   switch (identity.account.type) {
     case 'credentials': {
       const r = await resolveCredentialsUser(deps, identity.user);

@@ -1,5 +1,6 @@
 // The runtime contract on the real OAuth machine: a paused flow expires by guard (timers are not restored), and a
 // paused flow takes only the event it waits for. Driven through runFlow with the flow's own entries, no network.
+import { flowDeps } from '../../../src/flows/runtime/deps.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../../src/core/config.js';
 import type { AuthConfig } from '../../../src/core/options.js';
@@ -16,7 +17,7 @@ async function depsFor(provider: ResolvedProvider, route: FlowRoute): Promise<Fl
   // A debug reader, so the runtime keeps the trace these tests read (without one it inspects nothing).
   const config = resolveConfig({ secret: TEST_SECRET, trustHost: true, providers: [provider], logger: { debug: () => {} } } as AuthConfig, { env: {} });
   const req = await createAuthRequest(new Request(`${ORIGIN}/auth/${route}/${provider.id}`, { method: 'POST' }), config);
-  return { req, provider, callbackUrl: `${ORIGIN}/` };
+  return flowDeps(req, provider, `${ORIGIN}/`);
 }
 
 function expectPaused(result: FlowResult): Extract<FlowResult, { status: 'paused' }> {
@@ -54,12 +55,16 @@ describe('the OAuth flow on the runtime', () => {
     expect(result.trace.map((e) => `${e.from} --${e.event} [${e.guard}]--> ${e.to}`)).toEqual(['awaitingCallback --CALLBACK [flowExpired]--> failed.invalidCheck']);
   });
 
-  it('refuses a START sent to a paused flow: InvalidCheck naming the state and the event', async () => {
+  it('refuses a START sent to a paused flow: InvalidRequest naming the state and the event, and nothing runs', async () => {
     const deps = await depsFor(github, 'signin');
     const start = oauthFlow.entry('signin', deps, false)!;
     const { paused } = expectPaused(await runFlow(oauthFlow, deps, start));
     const wrongEvent = await runFlow(oauthFlow, deps, { ...start, resume: true }, paused);
-    expect(expectFailed(wrongEvent, 'InvalidCheck').error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+    expect(wrongEvent.status).toBe('refused');
+    const refused = wrongEvent as Extract<FlowResult, { status: 'refused' }>;
+    expect(refused.error.type).toBe('InvalidRequest');
+    expect(refused.error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+    expect(refused.trace).toEqual([]);
   });
 
   it('seals no deps, response or failure, and no authorization parameters: only what the callback needs', async () => {

@@ -210,10 +210,11 @@ describe('restoring: a snapshot is untrusted input', () => {
     expect(probe).toMatchObject({ prepared: 1, finished: 0 });
   });
 
-  it('refuses an event the paused state does not take: InvalidCheck naming the state and the event', async () => {
-    const { flow, deps, paused } = await pausedFixture();
-    const { error } = expectFailed(await runFlow(flow, deps, START, paused), 'InvalidCheck');
-    expect(error.cause).toMatchObject({ state: 'awaitingCallback', event: 'START' });
+  it('refuses an event the paused state does not take: InvalidRequest naming the state and the event, nothing run', async () => {
+    const { flow, deps, paused, probe } = await pausedFixture();
+    const result = await runFlow(flow, deps, START, paused);
+    expect(result).toMatchObject({ status: 'refused', error: { type: 'InvalidRequest', cause: { state: 'awaitingCallback', event: 'START' } }, trace: [] });
+    expect(probe.finished).toBe(0);
   });
 
   it('takes the deps of this request, never any a snapshot claims to carry', async () => {

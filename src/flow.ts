@@ -1,0 +1,15 @@
+// authchart/flow: the kit for writing a sign-in flow of your own — defineFlow and the contract's types, the context
+// helpers, the flow store's types, and testFlow, the in-process driver whose traces feed createCoverage.
+export {
+  AWAITING, defineFlow, finalOutput,
+  type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
+  type FlowSession,
+} from './flows/runtime/contract.js';
+export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
+export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
+export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
+export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
+export type { Identity } from './flows/signin/steps.js';
+export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
+export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
+export { testFlow, type FlowDriver, type TestFlowResult } from './devtools/test-flow.js';

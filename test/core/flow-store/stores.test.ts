@@ -1,0 +1,124 @@
+// The flow store on each backend: memory, Redis (ioredis and node-redis) and PostgreSQL (a real server, through
+// the adapter). Values live their TTL and no longer; `take` hands one entry to exactly one of many concurrent
+// takers; two instances' store objects on one backend see each other's entries.
+import { createClient } from 'redis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
+import { wrapAdapter } from '../../../src/core/adapter-wrap.js';
+import { resolveFlowStore } from '../../../src/core/flow-store/resolve.js';
+import { scopedFlowStore } from '../../../src/core/flow-store/scoped.js';
+import { adapterFlowStore, memoryFlowStore, redisFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
+import { DATABASE_URL, REDIS_URL, reachable, runId, useSharedStores } from '../../support/shared-stores.js';
+
+const stores = useSharedStores();
+const redisUp = await reachable(REDIS_URL);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A backend: each call of what it resolves to is one more instance's store object on it. */
+type StoreCase = [name: string, backend: () => Promise<() => FlowStore>, shared: boolean];
+const nodeRedisClients: ReturnType<typeof createClient>[] = [];
+afterAll(async () => {
+  for (const client of nodeRedisClients) await client.quit().catch(() => {});
+});
+
+const cases: StoreCase[] = [['memory', async () => { const one = memoryFlowStore(); return () => one; }, false]];
+if (redisUp) {
+  cases.push(['Redis (ioredis)', async () => {
+    const client = await stores.redis();
+    return () => redisFlowStore(client, { prefix: stores.redisPrefix });
+  }, true]);
+  cases.push(['Redis (node-redis)', async () => {
+    const client = createClient({ url: REDIS_URL });
+    client.on('error', () => {});
+    await client.connect();
+    nodeRedisClients.push(client);
+    return () => redisFlowStore(client, { prefix: `${stores.redisPrefix}node-redis:` });
+  }, true]);
+}
+if (DATABASE_URL) cases.push(['PostgreSQL server', async () => {
+  const schema = await stores.schema();
+  return () => resolveFlowStore(undefined, wrapAdapter(PostgresAdapter(stores.pool(schema)), { debug() {} }));
+}, true]);
+
+it('runs against the shared peers it was asked for', () => {
+  // Without a peer these cases silently vanish; CI sets both, so a missing one is a failure there.
+  if (process.env.CI) expect(cases.map(([n]) => n)).toEqual(expect.arrayContaining(['Redis (ioredis)', 'PostgreSQL server']));
+});
+
+describe.each(cases)('flow store on %s', (name, backend, shared) => {
+  const make = async () => (await backend())();
+
+  it('keeps a value for its time to live, then answers null', async () => {
+    const store = await make();
+    const key = `ttl-${runId()}`;
+    await store.set(key, '{"a":1}', 0.4);
+    expect(await store.get(key)).toBe('{"a":1}');
+    expect(await store.get(key)).toBe('{"a":1}'); // get does not consume
+    await sleep(600);
+    expect(await store.get(key)).toBeNull();
+    expect(await store.take(key)).toBeNull();
+  });
+
+  it('take returns the value once and deletes it', async () => {
+    const store = await make();
+    const key = `take-${runId()}`;
+    await store.set(key, '"v"', 60);
+    expect(await store.take(key)).toBe('"v"');
+    expect(await store.take(key)).toBeNull();
+    expect(await store.get(key)).toBeNull();
+  });
+
+  it('hands an entry to exactly one of 30 concurrent takers', async () => {
+    const store = await make();
+    const key = `race-${runId()}`;
+    await store.set(key, '"prize"', 60);
+    const got = await Promise.all(Array.from({ length: 30 }, () => store.take(key)));
+    expect(got.filter((v) => v !== null)).toEqual(['"prize"']);
+  });
+
+  it('set replaces the value and its expiry', async () => {
+    const store = await make();
+    const key = `replace-${runId()}`;
+    await store.set(key, '1', 0.3);
+    await store.set(key, '2', 60);
+    await sleep(500);
+    expect(await store.get(key)).toBe('2');
+  });
+
+  it.runIf(shared)('is shared: what one instance sets, another gets and takes', async () => {
+    const open = await backend();
+    const [a, b] = [open(), open()];
+    const key = `shared-${runId()}`;
+    await a.set(key, '{"approved":true}', 60);
+    expect(await b.get(key)).toBe('{"approved":true}');
+    expect(await b.take(key)).toBe('{"approved":true}');
+    expect(await a.take(key)).toBeNull();
+  });
+
+  it(`keeps namespaces apart and values JSON (${name})`, async () => {
+    const store = await make();
+    const ns = runId();
+    const one = scopedFlowStore(store, `flow:one-${ns}:`);
+    const two = scopedFlowStore(store, `flow:two-${ns}:`);
+    await one.set('k', { n: 1, list: ['x'] }, 60);
+    expect(await two.get('k')).toBeNull();
+    expect(await two.take('k')).toBeNull();
+    expect(await one.get<{ n: number }>('k')).toEqual({ n: 1, list: ['x'] });
+    expect(await one.take('k')).toEqual({ n: 1, list: ['x'] });
+  });
+});
+
+describe('flow store chosen by configuration', () => {
+  it('is memory without an adapter that has the flow-store methods, the database with one, and the configured one first', async () => {
+    expect(resolveFlowStore(undefined, undefined).kind).toBe('memory');
+    const pg = PostgresAdapter({ query: async () => ({ rows: [], rowCount: 0 }) } as never);
+    expect(resolveFlowStore(undefined, wrapAdapter(pg, { debug() {} })).kind).toBe('database');
+    const redis = memoryFlowStore();
+    expect(resolveFlowStore(redis, wrapAdapter(pg, { debug() {} }))).toBe(redis);
+    expect(() => resolveFlowStore({ kind: 'x' } as never, undefined)).toThrow(/flowStore/);
+    // The database store on an adapter's entry past its expiry: null, even before the row is pruned.
+    const stale = adapterFlowStore({ setFlowValue: async () => {}, getFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }), takeFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }) });
+    expect(await stale.get('k')).toBeNull();
+    expect(await stale.take('k')).toBeNull();
+  });
+});
