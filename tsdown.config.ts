@@ -7,6 +7,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     node: 'src/node.ts',
+    flow: 'src/flow.ts',
+    jwt: 'src/jwt.ts',
     'providers/index': 'src/providers/index.ts',
     'adapters/index': 'src/adapters/index.ts',
     'adapters/postgres/index': 'src/adapters/postgres/index.ts',

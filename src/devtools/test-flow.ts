@@ -89,7 +89,7 @@ function driver(config: InternalConfig, provider: ResolvedProvider): FlowDriver 
       traces.push([]);
       return { status: 'unknownAction', trace: [] };
     }
-    const result = await runFlow(flow, deps, entry, from, { stages: await signInStages(config) });
+    const result = await runFlow(flow, deps, entry, from, { stages: await signInStages(config), keepTrace: true });
     for (const c of req.setCookies) {
       if (c.options.maxAge === 0) jar.delete(c.name);
       else jar.set(c.name, c.value);

@@ -101,6 +101,6 @@ describe('the packed package', () => {
 
   it('the installed package.json points every subpath at a file that exists', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './node', './package.json', './providers']);
+    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers']);
   });
 });

@@ -27,7 +27,9 @@ export function pack(): { tarball: string; files: string[] } {
   if (owner) {
     try {
       const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-      const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+      // npm's JSON is the array that starts on a line of its own; the prepack build may print lines starting with `[`.
+      const start = out.search(/^\[\s*$/m);
+      const [info] = JSON.parse(out.slice(start)) as { filename: string; files: { path: string }[] }[];
       writeFileSync(done, JSON.stringify({ tarball: join(dir, info.filename), files: info.files.map((f) => `package/${f.path}`) }));
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });

@@ -131,7 +131,10 @@ describe('a credentials user of its own', () => {
     const colliding = Credentials({ authorize: async () => ({ id: victimId, email: 'someone-else@example.com' }) });
     const t = app([colliding]);
     const { res } = await credentialsSignIn(t);
-    expect(res.location?.href).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`);
+    // authorize's id is never looked up as the store's: the new user it would make collides with the stored one, and
+    // the sign-in is refused as the server's problem (the app's ids overlap the store's), never a session as the victim.
+    expect(res.location?.href).toBe(`${ORIGIN}/auth/error?error=Configuration`);
     expect(writes(res)).toEqual([]);
+    expect(await d.sql('SELECT email FROM users WHERE id = $1', [victimId])).toEqual([{ email }]);
   });
 });

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import type pg from 'pg';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { FACTOR_TTL_MS } from '../../src/flows/second-factor/steps.js';
-import { signInMachine } from '../../src/flows/signin/machine.js';
+import { assuranceFlow, assuranceMachine } from '../../src/flows/second-factor/machine.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { encryptJwe } from '../../src/session/jwe.js';
 import { decodeSync } from '../../src/session/jwt.js';
@@ -280,23 +280,23 @@ describe.runIf(DATABASE_URL)('attacks on the second-factor stage', () => {
       return encryptJwe(Buffer.from(JSON.stringify(claims)), deriveSessionKey(TEST_SECRET, STAGE_COOKIE).key);
     }
 
-    it('sealed by an older release of the tail (version 1): InvalidCheck, even with the right code', async () => {
+    it('sealed by another release of the second-factor machine (another version): InvalidCheck, even with the right code', async () => {
       const t = app();
       const who = await person();
       const csrf = await password(t, who);
       const genuine = t.client.cookies.get(STAGE_COOKIE)!;
-      expect((decodeSync({ token: genuine, secret: [TEST_SECRET], salt: STAGE_COOKIE }) as { m: string; v: number }).m).toBe(signInMachine.id);
-      t.client.cookies.set(STAGE_COOKIE, resealed(genuine, (c) => (c.v = 1)), ORIGIN);
+      expect((decodeSync({ token: genuine, secret: [TEST_SECRET], salt: STAGE_COOKIE }) as { m: string; v: number }).m).toBe(assuranceMachine.id);
+      t.client.cookies.set(STAGE_COOKIE, resealed(genuine, (c) => (c.v = assuranceFlow.version + 1)), ORIGIN);
       await expectRefused(t, await submit(t.client, csrf, codeNow(who.key)), { error: 'Configuration', logged: 'InvalidCheck' });
       expect(await sessionRows(who)).toBe(0);
     });
 
-    it('sealed at a state past the stage (issuingSession, done): InvalidCheck', async () => {
+    it('sealed at a state past the check (passed, choosing, a state that does not wait, one that no longer exists): InvalidCheck', async () => {
       const t = app();
       const who = await person();
       const csrf = await password(t, who);
       const genuine = t.client.cookies.get(STAGE_COOKIE)!;
-      for (const state of ['issuingSession', 'done', 'verifyingCode']) {
+      for (const state of ['passed', 'choosing', 'verifyingCode', 'issuingSession']) {
         t.client.cookies.set(STAGE_COOKIE, resealed(genuine, (c) => (c.s = state)), ORIGIN);
         await expectRefused(t, await submit(t.client, csrf, otherCode(codeNow(who.key))), { error: 'Configuration', logged: 'InvalidCheck' });
       }

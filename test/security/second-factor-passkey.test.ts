@@ -155,7 +155,9 @@ describe.runIf(DATABASE_URL)('attacks on a passkey as the second factor', () => 
     const browser = t.newClient();
     const token = await password(t, u, browser);
     const once = u.device.authenticate(await stageOptions(browser), { counter: 0 });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => post(copyOf(t, browser), token, once)));
+    // Five copies: the four that lose the challenge count as misses, one short of the limit (maxAttempts 5), so the
+    // winner is never refused for misses its own copies made; what this proves is that only one wins.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(copyOf(t, browser), token, once)));
     expect(answers.filter(signedIn)).toHaveLength(1);
     for (const res of answers) expect(res.status).toBeLessThan(500);
     expect(await sessionRows(u)).toBe(1);
