@@ -235,7 +235,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     // Made even when throttling is off: single use is not a limit one may switch off. Ten minutes is far longer
     // than any race between confirmations; the adapter's own delete keeps the token used after that.
     singleUse: (config.throttle?.store ?? memoryThrottleStore()).counter('single-use', { points: 1, duration: 600 }),
-    flowStore: resolveFlowStore(config.flowStore, adapter),
+    flowStore: resolveFlowStore(config.flowStore, adapter, { production, logger }),
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },

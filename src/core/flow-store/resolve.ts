@@ -4,13 +4,24 @@ import type { WrappedAdapter } from '../adapter-wrap.js';
 import { UnsupportedStrategy } from '../errors.js';
 import { adapterFlowStore, hasFlowStoreMethods, memoryFlowStore, type FlowStore } from './store.js';
 
+/** Where the warning about an implicit memory store goes (the configuration's logger). */
+interface Warn {
+  warn(code: string, message?: string): void;
+}
+
 /**
  * The flow store of a configuration (once per configuration object: a memory store is this configuration's own).
+ * In production a memory store nobody chose warns once, when a flow first writes to it: a second instance would
+ * never see what this one kept (a pending approval, a challenge), and nothing else would tell the operator.
  *
  * @example
- * const store = resolveFlowStore(config.flowStore, wrappedAdapter)
+ * const store = resolveFlowStore(config.flowStore, wrappedAdapter, { production, logger })
  */
-export function resolveFlowStore(configured: FlowStore | undefined, adapter: WrappedAdapter | undefined): FlowStore {
+export function resolveFlowStore(
+  configured: FlowStore | undefined,
+  adapter: WrappedAdapter | undefined,
+  context: { production: boolean; logger: Warn },
+): FlowStore {
   if (configured !== undefined) {
     const s = configured as Partial<FlowStore> | null;
     if (typeof s?.set !== 'function' || typeof s.get !== 'function' || typeof s.take !== 'function') {
@@ -19,5 +30,20 @@ export function resolveFlowStore(configured: FlowStore | undefined, adapter: Wra
     return configured;
   }
   if (hasFlowStoreMethods(adapter)) return adapterFlowStore(adapter);
-  return memoryFlowStore();
+  const memory = memoryFlowStore();
+  if (!context.production) return memory;
+  let warned = false;
+  return {
+    ...memory,
+    async set(key, value, ttlSeconds) {
+      if (!warned) {
+        warned = true;
+        context.logger.warn(
+          'flow-store-memory',
+          'A flow keeps state in this process\'s memory (no `flowStore` is configured and the adapter has no flow-store methods): another instance of the app will not see it. With several instances set `flowStore: redisFlowStore(client)` or use an adapter with the flow-store methods (PostgresAdapter); set `flowStore: memoryFlowStore()` to say one instance is meant.',
+        );
+      }
+      return memory.set(key, value, ttlSeconds);
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { adapterFlowStore, memoryFlowStore, redisFlowStore, type FlowStore } fro
 import { DATABASE_URL, REDIS_URL, reachable, runId, useSharedStores } from '../../support/shared-stores.js';
 
 const stores = useSharedStores();
+const quiet = { production: false, logger: { warn() {} } };
 const redisUp = await reachable(REDIS_URL);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,7 +38,7 @@ if (redisUp) {
 }
 if (DATABASE_URL) cases.push(['PostgreSQL server', async () => {
   const schema = await stores.schema();
-  return () => resolveFlowStore(undefined, wrapAdapter(PostgresAdapter(stores.pool(schema)), { debug() {} }));
+  return () => resolveFlowStore(undefined, wrapAdapter(PostgresAdapter(stores.pool(schema)), { debug() {} }), quiet);
 }, true]);
 
 it('runs against the shared peers it was asked for', () => {
@@ -110,13 +111,32 @@ describe.each(cases)('flow store on %s', (name, backend, shared) => {
 });
 
 describe('flow store chosen by configuration', () => {
+  it('warns once in production when flows fall back to a memory store nobody chose, never when one was chosen', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (code: string) => void warnings.push(code) };
+    const implicit = resolveFlowStore(undefined, undefined, { production: true, logger });
+    expect(implicit.kind).toBe('memory');
+    expect(await implicit.get('k')).toBeNull();
+    expect(warnings).toEqual([]); // reading an empty store relies on nothing shared
+    await implicit.set('k', 'v', 60);
+    await implicit.set('k2', 'v', 60);
+    expect(warnings).toEqual(['flow-store-memory']);
+    expect(await implicit.take('k')).toBe('v');
+
+    const chosen = resolveFlowStore(memoryFlowStore(), undefined, { production: true, logger });
+    await chosen.set('k', 'v', 60);
+    const development = resolveFlowStore(undefined, undefined, { production: false, logger });
+    await development.set('k', 'v', 60);
+    expect(warnings).toEqual(['flow-store-memory']);
+  });
+
   it('is memory without an adapter that has the flow-store methods, the database with one, and the configured one first', async () => {
-    expect(resolveFlowStore(undefined, undefined).kind).toBe('memory');
+    expect(resolveFlowStore(undefined, undefined, quiet).kind).toBe('memory');
     const pg = PostgresAdapter({ query: async () => ({ rows: [], rowCount: 0 }) } as never);
-    expect(resolveFlowStore(undefined, wrapAdapter(pg, { debug() {} })).kind).toBe('database');
+    expect(resolveFlowStore(undefined, wrapAdapter(pg, { debug() {} }), quiet).kind).toBe('database');
     const redis = memoryFlowStore();
-    expect(resolveFlowStore(redis, wrapAdapter(pg, { debug() {} }))).toBe(redis);
-    expect(() => resolveFlowStore({ kind: 'x' } as never, undefined)).toThrow(/flowStore/);
+    expect(resolveFlowStore(redis, wrapAdapter(pg, { debug() {} }), quiet)).toBe(redis);
+    expect(() => resolveFlowStore({ kind: 'x' } as never, undefined, quiet)).toThrow(/flowStore/);
     // The database store on an adapter's entry past its expiry: null, even before the row is pruned.
     const stale = adapterFlowStore({ setFlowValue: async () => {}, getFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }), takeFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }) });
     expect(await stale.get('k')).toBeNull();
