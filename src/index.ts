@@ -49,22 +49,11 @@ export {
 // Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
 export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
-export { encode, decode, type JWTEncodeParams, type JWTDecodeParams } from './session/jwt.js';
-export { getToken, type GetTokenParams, type TokenRequest } from './session/get-token.js';
 export type { Adapter } from './core/adapter.js';
 export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKind } from './core/factors.js';
 export type { RequestContext } from './core/request-context.js';
-
-// Writing a flow of your own: the contract, the standard sign-in tail every flow ends through, the context helpers.
-export {
-  AWAITING, defineFlow, finalOutput,
-  type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
-  type FlowSession,
-} from './flows/runtime/contract.js';
-export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
-export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
-export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
-export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
-export type { Identity } from './flows/signin/steps.js';
+// What `logger.debug` hands an app for each flow (also in `authchart/flow`).
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
+// Writing a flow of your own: `authchart/flow` (defineFlow, the context helpers, testFlow). The session JWT codec and
+// getToken: `authchart/jwt`.

@@ -3,7 +3,7 @@
 // (once, server-side) and compares the code -> authenticated: the standard sign-in tail issues the session.
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { assign, fromPromise, setup } from 'xstate';
-import { AWAITING, baseContext, defineFlow, evidenceFrom, type FlowContextBase, type FlowDeps, type FlowInput, type FlowOutput, type FlowResponse } from 'authchart';
+import { AWAITING, baseContext, defineFlow, evidenceFrom, type FlowContextBase, type FlowDeps, type FlowInput, type FlowOutput, type FlowResponse } from 'authchart/flow';
 
 export const CODE_TTL_MS = 10 * 60_000;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');

@@ -5,12 +5,22 @@ import * as root from '../../src/index.js';
 import * as devtools from '../../src/devtools/index.js';
 import * as adapters from '../../src/adapters/index.js';
 import * as node from '../../src/node.js';
+import * as flow from '../../src/flow.js';
+import * as jwt from '../../src/jwt.js';
 
 describe('authchart (root entry)', () => {
-  it('exports the integrations, the flow contract and the errors', () => {
-    for (const name of ['AuthInit', 'createAuthHandler', 'getSession', 'createAuth', 'defineFlow', 'finalOutput', 'AWAITING', 'AuthError', 'InvalidCheck', 'Credentials', 'encode', 'decode']) {
+  it('exports the integrations, the session helpers and the errors', () => {
+    for (const name of ['AuthInit', 'createAuthHandler', 'getSession', 'createAuth', 'getAccessToken', 'AuthError', 'InvalidCheck', 'Credentials', 'memoryFlowStore']) {
       expect(root, name).toHaveProperty(name);
     }
+  });
+
+  it('leaves the flow kit to authchart/flow and the JWT codec to authchart/jwt', () => {
+    for (const name of ['defineFlow', 'finalOutput', 'AWAITING', 'baseContext', 'checkSignIn', 'testFlow', 'encode', 'decode', 'getToken']) {
+      expect(root, name).not.toHaveProperty(name);
+    }
+    for (const name of ['defineFlow', 'finalOutput', 'AWAITING', 'baseContext', 'evidenceFrom', 'checkSignIn', 'testFlow', 'FLOW_STORE_LIMITS']) expect(flow, name).toHaveProperty(name);
+    for (const name of ['encode', 'decode', 'getToken']) expect(jwt, name).toHaveProperty(name);
   });
 
   it('keeps internals inside', () => {

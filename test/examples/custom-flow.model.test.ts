@@ -5,7 +5,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject } from 'xstate';
-import { decode, defineFlow, type Adapter, type AnyProvider, type FlowRecord, type TraceEntry } from 'authchart';
+import { type Adapter, type AnyProvider } from 'authchart';
+import { defineFlow, type FlowRecord, type TraceEntry } from 'authchart/flow';
+import { decode } from 'authchart/jwt';
 import { createCoverage, modelPaths, type ModelPath } from 'authchart/devtools';
 import { CODE_TTL_MS, emailCodeFlow, emailCodeMachine } from '../../examples/custom-flow/machine.js';
 import { EmailCode } from '../../examples/custom-flow/provider.js';

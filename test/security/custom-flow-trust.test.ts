@@ -1,6 +1,6 @@
 // A custom flow is code the app trusts, but not a door around the standard tail: whatever its machine outputs or
 // emits, the browser is sent only where the redirect callback allows, and only the tail announces a sign-in.
-import { baseContext, defineFlow, type FlowInput, type FlowOutput } from 'authchart';
+import { baseContext, defineFlow, type FlowInput, type FlowOutput } from 'authchart/flow';
 import { describe, expect, it } from 'vitest';
 import { assign, emit, setup } from 'xstate';
 import { ORIGIN, testAuth } from '../support/auth-app.js';

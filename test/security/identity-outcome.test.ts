@@ -3,7 +3,8 @@
 // method names are recorded (an unknown one fails the flow, no session).
 import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { baseContext, defineFlow, type AuthConfig, type FlowInput, type FlowOutput } from '../../src/index.js';
+import { type AuthConfig } from '../../src/index.js';
+import { baseContext, defineFlow, type FlowInput, type FlowOutput } from '../../src/flow.js';
 import { testAuth } from '../support/auth-app.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 

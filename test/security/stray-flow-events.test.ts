@@ -3,7 +3,7 @@
 // paused flow as it was: its cookie is kept, nothing ran, and the real answer still completes the sign-in.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { AWAITING, baseContext, defineFlow, type FlowContextBase, type FlowInput, type FlowOutput } from '../../src/index.js';
+import { AWAITING, baseContext, defineFlow, type FlowContextBase, type FlowInput, type FlowOutput } from '../../src/flow.js';
 import { testAuth } from '../support/auth-app.js';
 
 const FLOW_COOKIE = 'authchart.flow.confirm';

@@ -2,21 +2,8 @@
 // ('authchart') signs in through the standard tail and its session, or fails with a typed error, never a session
 // and never a 500. Its flow cookie is bound to its provider and version; a flow not made with defineFlow is
 // refused; a custom provider may have any `type`.
-import {
-  AWAITING,
-  baseContext,
-  defineFlow,
-  evidenceFrom,
-  type AuthConfig,
-  type CommonProviderOptions,
-  type FlowContextBase,
-  type FlowDefinition,
-  type FlowDeps,
-  type FlowInput,
-  type FlowOutput,
-  type SignInCallbackParams,
-  type User,
-} from 'authchart';
+import { type AuthConfig, type CommonProviderOptions, type SignInCallbackParams, type User } from 'authchart';
+import { AWAITING, baseContext, defineFlow, evidenceFrom, type FlowContextBase, type FlowDefinition, type FlowDeps, type FlowInput, type FlowOutput } from 'authchart/flow';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, fromPromise, setup } from 'xstate';
 import { resolveConfig } from '../../../src/core/config.js';

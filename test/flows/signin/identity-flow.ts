@@ -1,7 +1,8 @@
 // A custom flow that proves the identity its provider carries, in one request: the carrier the sign-in tail's
 // model test uses for account types whose built-in flows it does not drive (oauth, email, webauthn). Written
 // against the package entry only, as any custom provider's flow is.
-import { defineFlow, type Account, type CommonProviderOptions, type FlowDeps, type FlowInput, type FlowOutput, type Identity, type Profile, type User } from 'authchart';
+import { type Account, type CommonProviderOptions, type Profile, type User } from 'authchart';
+import { defineFlow, type FlowDeps, type FlowInput, type FlowOutput, type Identity } from 'authchart/flow';
 import { assign, fromPromise, setup } from 'xstate';
 
 /** What the flow proves: a flow's `authenticated` output without `outcome` (plus a new passkey, as WebAuthn hands one). */
