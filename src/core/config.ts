@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
+import { resolveI18n, type I18nConfig } from './messages/config.js';
 import type { CookiesConfig } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
@@ -35,6 +36,8 @@ export interface InternalConfig {
   useSecureCookies?: boolean;
   pages: Partial<PagesOptions>;
   theme: Theme;
+  /** The languages of pages and mails (`locale`, `messages`, `defaultLocale`). */
+  i18n: I18nConfig;
   logger: Logger;
   debug: boolean;
   /** Whose flows the development inspector and error-page trace show (`debug: { inspector }`). */
@@ -222,6 +225,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     useSecureCookies: config.useSecureCookies,
     pages: config.pages ?? {},
     theme: config.theme ?? {},
+    i18n: resolveI18n(config),
     logger,
     debug: Boolean(config.debug),
     inspector: typeof config.debug === 'object' && config.debug?.inspector === 'shared' ? 'shared' : 'own',

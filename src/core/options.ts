@@ -3,6 +3,7 @@ import type { SecondFactorOptions } from './factors.js';
 import type { Adapter } from './adapter.js';
 import type { CookiesConfig } from './cookies.js';
 import type { Theme } from './theme.js';
+import type { Messages } from './messages/en.js';
 import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodeParams, JWTEncodeParams, Profile, Session, SessionVerification, User } from './types.js';
 import type { AnyProvider } from './provider.js';
 import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
@@ -174,6 +175,24 @@ export interface AuthConfig {
   useSecureCookies?: boolean;
   pages?: Partial<PagesOptions>;
   theme?: Theme;
+  /**
+   * The language of the built-in pages and mails for a request: a locale tag (`'fr'`, `'pt-BR'`), or nothing to use
+   * the browser's `Accept-Language`. A tag with no messages falls back the same way. Shipped: en, de, fr, es, ja, ar.
+   *
+   * @example
+   * locale: (request) => new URL(request.url).searchParams.get('lang')
+   */
+  locale?: (request: Request) => Awaitable<string | null | undefined>;
+  /**
+   * Text by locale, type-checked against the English message ids: a new locale (missing ids fall back to its
+   * language's shipped text, then English), or single messages of a shipped one replaced.
+   *
+   * @example
+   * messages: { pt: { 'signin.title': 'Entrar' }, en: { 'signin.title': 'Log in' } }
+   */
+  messages?: Readonly<Record<string, Partial<Messages>>>;
+  /** The locale when neither `locale` nor `Accept-Language` names one that is available (default `'en'`). */
+  defaultLocale?: string;
   logger?: Partial<LoggerInstance>;
   /**
    * Debug output: `logger.debug` gets every adapter call and every flow record. Outside production it also opens

@@ -3,6 +3,7 @@
 // authenticator app, new backup codes, removing one; GET /factors/verify is the step-up check requireRecentSignIn
 // sends the browser to. `/second-factor` (and its older name `/factors/code`) carries the browser's answer (a code, a
 // passkey) back to a paused check, a sign-in's or a signed-in user's. Signed out: 401 (JSON) or the sign-in page.
+import { messagesFor } from '../core/messages/request.js';
 import { InvalidRequest, publicErrorType, UnknownAction } from '../core/errors.js';
 import { applyRedirectCallback } from '../core/redirect.js';
 import { lazy } from '../core/lazy.js';
@@ -62,7 +63,7 @@ export async function listFactorsRoute(req: AuthRequest): Promise<Response> {
   const verifiedAt = gate.verification?.authTime.toISOString() ?? null;
   if (wantsJson(req)) return json(req, { factors, verifiedAt, amr: gate.verification?.amr ?? [] }, 200, { noCache: true });
   const callbackUrl = await returnUrl(req);
-  return html(req, renderFactorsPage({ theme: req.config.theme, authUrl: req.authUrl, csrfToken: csrf(req).token, factors, callbackUrl, nonce: pageNonce(req) }));
+  return html(req, renderFactorsPage({ theme: req.config.theme, authUrl: req.authUrl, csrfToken: csrf(req).token, factors, callbackUrl, nonce: pageNonce(req), i18n: await messagesFor(req) }));
 }
 
 const purposes: Record<string, AssurancePurpose> = { totp: 'enrolTotp', 'backup-codes': 'backupCodes', remove: 'remove', verify: 'stepUp' };
@@ -165,7 +166,7 @@ async function applied(req: AuthRequest, out: AssuranceOutput): Promise<Response
   await recordFactorCheck(req, { method: out.method, changed: out.outcome === 'codes' || out.changed });
   if (out.outcome === 'codes') {
     if (wantsJson(req)) return json(req, { codes: out.codes }, 200, { noCache: true });
-    return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, nonce: pageNonce(req) }));
+    return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, nonce: pageNonce(req), i18n: await messagesFor(req) }));
   }
   return redirect(req, out.redirect);
 }

@@ -1,6 +1,7 @@
 // Enters a provider's flow from an HTTP route and turns what the flow settled into a response: seal and answer
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
+import { messagesFor } from '../core/messages/request.js';
 import { UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
@@ -42,7 +43,7 @@ function newUserUrl(req: AuthRequest, callbackUrl: string): string {
 }
 
 /** What a paused flow answers: its redirect, JSON or HTML, or a built-in page (confirm e-mail, a form) rendered here. */
-export function pausedResponse(req: AuthRequest, formAction: string, response: FlowResponse): Response {
+export async function pausedResponse(req: AuthRequest, formAction: string, response: FlowResponse): Promise<Response> {
   switch (response.kind) {
     case 'redirect':
       return redirect(req, response.url);
@@ -58,6 +59,7 @@ export function pausedResponse(req: AuthRequest, formAction: string, response: F
           hiddenFields: { csrfToken: csrf(req).token },
           page: response.data,
           nonce: pageNonce(req),
+          i18n: await messagesFor(req),
           passkeyScript: `${req.authUrl}/webauthn-script.js`,
         });
         return html(req, page, response.status ?? 200);
@@ -70,6 +72,7 @@ export function pausedResponse(req: AuthRequest, formAction: string, response: F
           hiddenFields: { csrfToken: csrf(req).token },
           email: response.data.email || undefined,
           nonce: pageNonce(req),
+          i18n: await messagesFor(req),
         }),
         response.status ?? 200,
       );

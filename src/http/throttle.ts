@@ -1,6 +1,7 @@
 // The throttle at the door of every sign-in route: before a flow runs, count this request against the limits it
 // falls under (the client's sign-in requests; failed passwords per account and client; magic links per address and
 // client; WebAuthn ceremonies per client); over a limit, answer 429 with Retry-After and run nothing.
+import { messagesFor } from '../core/messages/request.js';
 import { clientAddress as requestClientAddress, addressUnit } from '../core/client-address.js';
 import type { InternalConfig } from '../core/config.js';
 import { accountKey, identifierField, submittedIdentifier, type IdentifiedProvider } from '../core/credentials-identifier.js';
@@ -93,7 +94,7 @@ async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: Thro
   if (wantsJson(req, route)) {
     return json(req, { error: RateLimited.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
   }
-  const page = (await loadPages()).renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req) });
+  const page = (await loadPages()).renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
   return html(req, page.html, status);
 }
 

@@ -6,6 +6,7 @@ import type { Awaitable } from '../core/types.js';
 import { escapeHtml } from '../core/html-escape.js';
 import { readableTextOn, safeColor } from '../core/color.js';
 import type { Theme } from '../core/theme.js';
+import { english, type Translator } from '../core/messages/translator.js';
 import type { CommonProviderOptions } from '../core/provider.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
@@ -24,6 +25,10 @@ export interface SendVerificationRequestParams {
   provider: EmailConfig & { from: string };
   theme: Theme;
   request: Request;
+  /** The language of the request that asked for the mail (BCP 47), chosen as for the pages. */
+  locale: string;
+  /** The built-in messages in that language (`messages.t('mail.subject', { host })`), for a mail of your own. */
+  messages: Translator;
 }
 
 export interface EmailConfig extends CommonProviderOptions {
@@ -135,24 +140,29 @@ export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: st
 }
 
 /** The subject, text and HTML of the default sign-in mail. Every value is escaped in the HTML. */
-export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme }): { subject: string; text: string; html: string } {
+export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme; messages?: Translator }): { subject: string; text: string; html: string } {
   const { url, host, expires } = params;
+  const i18n = params.messages ?? english;
   const brand = safeColor(params.theme.brandColor) ?? '#346df1';
   const buttonText = safeColor(params.theme.buttonText) ?? readableTextOn(brand);
-  const until = expires.toUTCString();
-  const subject = `Sign in to ${host}`;
-  const text = `Sign in to ${host}\n\nOpen this link to sign in:\n${url}\n\nThe link works once and expires ${until}.\nIf you did not ask to sign in, you can ignore this e-mail.\n`;
+  const until = i18n.dateTime(expires);
+  const subject = i18n.t('mail.subject', { host });
+  const expiry = i18n.t('mail.expires', { date: until });
+  const ignore = i18n.t('mail.ignore');
+  const text = `${i18n.t('mail.heading', { host })}\n\n${i18n.t('mail.open')}\n${url}\n\n${expiry}\n${ignore}\n`;
   const h = escapeHtml;
+  // The heading with the host in bold: the message's own text escaped, the host put in as markup.
+  const heading = i18n.t('mail.heading', { host: '\u0000' }).split('\u0000').map(h).join(`<strong>${h(host)}</strong>`);
   const html = `<!doctype html>
-<html lang="en">
+<html lang="${h(i18n.locale)}" dir="${i18n.dir}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${h(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#111418">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px">
-<tr><td style="padding:24px;text-align:center;font-size:20px">Sign in to <strong>${h(host)}</strong></td></tr>
+<tr><td style="padding:24px;text-align:center;font-size:20px">${heading}</td></tr>
 <tr><td style="padding:8px 24px;text-align:center">
-<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">Sign in</a>
+<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">${h(i18n.t('mail.button'))}</a>
 </td></tr>
-<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">The link works once and expires ${h(until)}.<br>If you did not ask to sign in, you can ignore this e-mail.</td></tr>
+<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">${h(expiry)}<br>${h(ignore)}</td></tr>
 </table>
 </body>
 </html>
@@ -200,10 +210,10 @@ async function transportFor(server: EmailServer): Promise<MailTransport> {
  * Email({ sendVerificationRequest: (params) => (isTest ? log(params.url) : sendMagicLinkMail(params)) })
  */
 export async function sendMagicLinkMail(params: SendVerificationRequestParams): Promise<void> {
-  const { identifier, url, expires, provider, theme } = params;
+  const { identifier, url, expires, provider, theme, messages } = params;
   if (!provider.server) throw new Error(`The e-mail provider "${provider.id}" has no \`server\`; set it or AUTH_EMAIL_SERVER.`);
   const transport = await transportFor(provider.server);
-  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme });
+  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme, messages });
   const result = await transport.sendMail({ to: identifier, from: provider.from, ...message });
   const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
   if (failed.length > 0) throw new Error(`The mail server did not accept the sign-in mail for ${failed.map(String).join(', ')}.`);

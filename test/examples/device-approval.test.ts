@@ -33,7 +33,7 @@ const step = async (run: Promise<TestFlowResult>) => {
   coverage.record(r.trace);
   return r;
 };
-const codeOf = (r: TestFlowResult) => (r.status === 'paused' && r.response.kind === 'page' && r.response.page === 'form' ? /enter ([A-Z]{8})/.exec(r.response.data.message ?? '')![1] : '');
+const codeOf = (r: TestFlowResult) => (r.status === 'paused' && r.response.kind === 'page' && r.response.page === 'form' ? /enter ([A-Z]{8})/.exec(String(r.response.data.message ?? ''))![1] : '');
 const typeOf = (r: TestFlowResult) => (r.status === 'failed' ? r.error.type : r.status);
 
 async function signedIn(driver: FlowDriver, userId: string): Promise<FlowDriver> {

@@ -1,6 +1,7 @@
 // The e-mail flow's I/O, as plain async functions its machine invokes: normalising the address, finding its
 // recipient, storing, sending, looking up, consuming and revoking magic-link tokens. Tokens are stored only as an
 // HMAC of the raw token. Who the link signs in (a new or a verified user) is the standard sign-in tail's business.
+import { messagesFor } from '../../core/messages/request.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { asciiEmailDomain } from '../../core/email-address.js';
@@ -83,6 +84,7 @@ export function magicLink(deps: FlowDeps, email: string, token: string): string 
 export async function sendLink(deps: FlowDeps, input: { email: string; token: string; expires: number }): Promise<void> {
   const provider = resolveEmailProvider(emailProviderOf(deps), deps.req.config.env, deps.req.origin);
   const send = provider.sendVerificationRequest ?? sendMagicLinkMail;
+  const messages = await messagesFor(deps.req);
   await send({
     identifier: input.email,
     url: magicLink(deps, input.email, input.token),
@@ -91,6 +93,8 @@ export async function sendLink(deps: FlowDeps, input: { email: string; token: st
     provider,
     theme: deps.req.config.theme,
     request: deps.req.request,
+    locale: messages.locale,
+    messages,
   });
 }
 

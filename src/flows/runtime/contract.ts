@@ -1,5 +1,6 @@
 // The public contract of a sign-in flow: what a machine gets, how routes enter it, how it pauses and how it ends.
 // The built-in flows are written against exactly this; so is any custom provider's flow.
+import type { MessageId } from '../../core/messages/en.js';
 import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import type { FlowKeyValueStore } from '../../core/flow-store/scoped.js';
@@ -71,10 +72,16 @@ export type FlowResponse =
    */
   | { kind: 'page'; page: 'form'; data: FlowFormPage; status?: number };
 
+/**
+ * Text on a built-in form page: as written (a custom flow's own words), or a built-in message id, shown in the
+ * reader's language.
+ */
+export type FlowText = string | { message: MessageId; values?: Readonly<Record<string, string | number>> };
+
 /** One input of a {@link FlowFormPage}. */
 export interface FlowFormField {
   name: string;
-  label: string;
+  label: FlowText;
   /** `text` (default), `password`, `email`, `tel`, `number`. */
   type?: 'text' | 'password' | 'email' | 'tel' | 'number';
   autocomplete?: string;
@@ -94,22 +101,22 @@ export interface FlowFormField {
  *   fields: [{ name: 'code', label: 'Code', inputmode: 'numeric', autocomplete: 'one-time-code' }], submit: 'Sign in' } }
  */
 export interface FlowFormPage {
-  title: string;
-  message?: string;
+  title: FlowText;
+  message?: FlowText;
   /** Shown above the form as an alert (e.g. "That code did not match."). */
-  error?: string;
+  error?: FlowText;
   fields: FlowFormField[];
   /** The button's label; `Continue` by default. */
-  submit?: string;
+  submit?: FlowText;
   /** A picture above the form (an `https:` or `data:image/svg+xml` URL, e.g. a QR code rendered on the server). */
-  image?: { src: string; alt: string };
+  image?: { src: string; alt: FlowText };
   /** A link under the message (`https:`, or an app link such as `otpauth://`). */
-  link?: { href: string; text: string };
+  link?: { href: string; text: FlowText };
   /**
    * A passkey button under the form (built-in pages load the passkey script for it): it asks for assertion options
    * with `GET <form action>?action=authenticate` and posts the assertion to the form action (`action`, `data`).
    */
-  passkey?: { label: string };
+  passkey?: { label: FlowText };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The only code that drives a flow machine: restore -> send -> settle -> persist. A run ends settled: in a final
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
+import { en } from '../../core/messages/en.js';
 import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck, InvalidRequest } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
@@ -117,6 +118,13 @@ function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, tr
   return { kind: 'paused', paused: { machine: machine.id, value: snapshot.value, context: persisted }, response };
 }
 
+/** Text a page can show: a flow's own words, or the id of a built-in message (never an unknown id, shown raw). */
+function isFlowText(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  const id = (value as { message?: unknown } | null | undefined)?.message;
+  return typeof id === 'string' && Object.hasOwn(en, id);
+}
+
 /** A custom flow's `context.response` is checked like its output: an unknown kind would answer nothing. */
 function isFlowResponse(value: unknown): value is FlowResponse {
   const r = value as FlowResponse | undefined;
@@ -129,7 +137,7 @@ function isFlowResponse(value: unknown): value is FlowResponse {
     case 'html':
       return typeof r.body === 'string';
     case 'page':
-      if (r.page === 'form') return typeof r.data?.title === 'string' && Array.isArray(r.data.fields);
+      if (r.page === 'form') return isFlowText(r.data?.title) && Array.isArray(r.data.fields);
       return r.page === 'confirmEmail' && typeof r.data?.provider === 'string';
     default:
       return false;

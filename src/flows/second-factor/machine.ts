@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { Account, User } from '../../core/types.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowFormPage, type FlowResponse, finalOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowFormPage, type FlowResponse, type FlowText, finalOutput } from '../runtime/contract.js';
 import { doneOutput as output, errorIs, recordFailure, type FailureEvidence } from '../runtime/context.js';
 import { hasActiveFactor, removeFactor, replaceBackupCodes } from './account.js';
 import { checkPasskeyFactor, passkeyAssertionOptions, type PendingAssertion } from './passkey.js';
@@ -92,9 +92,10 @@ type Emitted =
   | { type: 'factorRemoved'; user: User; factor: { id?: string; kind: string } }
   | { type: 'secondFactorFailed'; user: User; attempts: number; locked: boolean };
 
-const WRONG_CODE = 'That code did not match. Try again.';
-const WRONG_PASSKEY = 'That passkey could not be verified. Try again, or enter a code.';
-const WRONG_FIRST_CODE = 'That code did not match. Check the time on your phone and try the next code.';
+// What the pages say, by message id (shown in the reader's language).
+const WRONG_CODE = { message: 'factor.check.wrongCode' } as const;
+const WRONG_PASSKEY = { message: 'factor.check.wrongPasskey' } as const;
+const WRONG_FIRST_CODE = { message: 'factor.enrol.wrongCode' } as const;
 
 /** The purposes that always ask for a check when the user has a factor; the others only when the last one is stale. */
 const ALWAYS_CHECKED: ReadonlySet<AssurancePurpose> = new Set(['signIn', 'stepUp', 'remove']);
@@ -182,7 +183,7 @@ export const assuranceMachine = /* @__PURE__ */ setup({
       check: ({ event }) => ({ challengeId: randomUUID(), expiresAt: Date.now() + FACTOR_TTL_MS, ...(stateOf(event)?.passkey ? { passkey: true } : {}) }),
     }),
     askForCode: assign({
-      response: ({ context }, params: { error?: string }) => ({ kind: 'page' as const, page: 'form' as const, data: codePage(context.purpose, params?.error, context.check?.passkey) }),
+      response: ({ context }, params: { error?: FlowText }) => ({ kind: 'page' as const, page: 'form' as const, data: codePage(context.purpose, params?.error, context.check?.passkey) }),
     }),
     // The options go to the page's script; their challenge is sealed with the pending check (a newer one replaces it).
     offerPasskey: assign(({ context, event }) => {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { AdapterFactor } from '../../core/factors.js';
 import type { Account, User } from '../../core/types.js';
-import type { FlowDeps, FlowFormPage } from '../runtime/contract.js';
+import type { FlowDeps, FlowFormPage, FlowText } from '../runtime/contract.js';
 import { hashBackupCode, looksLikeBackupCode } from './backup-codes.js';
 import { openFactorKey, sealFactorKey } from './secret-box.js';
 import { base32Key, matchingStep, newTotpKey, qrSvg, totpUri } from './totp.js';
@@ -66,14 +66,14 @@ export async function settleAttempt(deps: StageDeps, params: { challengeId: stri
 }
 
 /** The page that asks for a code (and offers a passkey instead, when the user has one). */
-export function codePage(purpose: string, error?: string, passkey = false): FlowFormPage {
+export function codePage(purpose: string, error?: FlowText, passkey = false): FlowFormPage {
   return {
-    title: purpose === 'signIn' ? 'Two-step verification' : 'Confirm it is you',
-    message: 'Enter the 6-digit code from your authenticator app, or one of your backup codes.',
+    title: { message: purpose === 'signIn' ? 'factor.check.title' : 'factor.check.titleConfirm' },
+    message: { message: 'factor.check.message' },
     ...(error ? { error } : {}),
-    fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'text', maxlength: 11 }],
-    submit: 'Verify',
-    ...(passkey ? { passkey: { label: 'Use a passkey instead' } } : {}),
+    fields: [{ name: 'code', label: { message: 'factor.code' }, autocomplete: 'one-time-code', inputmode: 'text', maxlength: 11 }],
+    submit: { message: 'factor.verify' },
+    ...(passkey ? { passkey: { label: { message: 'factor.usePasskey' } } } : {}),
   };
 }
 
@@ -98,23 +98,23 @@ export async function startTotpEnrolment(deps: StageDeps, user: User): Promise<{
 }
 
 /** The enrolment page of a factor waiting for its first code (again, after a wrong one). */
-export async function enrolmentPageFor(deps: StageDeps, user: User, factorId: string, error?: string): Promise<FlowFormPage> {
+export async function enrolmentPageFor(deps: StageDeps, user: User, factorId: string, error?: FlowText): Promise<FlowFormPage> {
   const factor = (await adapterOf(deps).listFactors(String(user.id))).find((f) => f.id === factorId);
   if (!factor) throw new Error('The factor being enrolled is gone.');
   return enrolmentPage(deps, user, openFactorKey(deps.req.config.secrets, factor.secret), error);
 }
 
-async function enrolmentPage(deps: StageDeps, user: User, key: Uint8Array, error?: string): Promise<FlowFormPage> {
+async function enrolmentPage(deps: StageDeps, user: User, key: Uint8Array, error?: FlowText): Promise<FlowFormPage> {
   const issuer = deps.req.config.secondFactor?.issuer ?? 'authchart';
   const uri = totpUri(issuer, user.email ?? String(user.id), key);
   return {
-    title: 'Set up two-step verification',
-    message: `Scan the code with an authenticator app, or type this key: ${base32Key(key)}. Then enter the 6-digit code it shows.`,
-    image: { src: `data:image/svg+xml;base64,${Buffer.from(await qrSvg(uri)).toString('base64')}`, alt: `QR code for ${uri.split('?')[0]}` },
-    link: { href: uri, text: 'Open in an authenticator app' },
+    title: { message: 'factor.enrol.title' },
+    message: { message: 'factor.enrol.message', values: { key: base32Key(key) } },
+    image: { src: `data:image/svg+xml;base64,${Buffer.from(await qrSvg(uri)).toString('base64')}`, alt: { message: 'factor.enrol.qrAlt', values: { account: uri.split('?')[0]! } } },
+    link: { href: uri, text: { message: 'factor.enrol.openApp' } },
     ...(error ? { error } : {}),
-    fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9]{6}', maxlength: 6 }],
-    submit: 'Turn on',
+    fields: [{ name: 'code', label: { message: 'factor.code' }, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9]{6}', maxlength: 6 }],
+    submit: { message: 'factor.enrol.submit' },
   };
 }
 

@@ -3,6 +3,8 @@
 // when the flow found a stored token for it: the address in a link is whatever its writer put there.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderConfirmEmail}. */
@@ -16,6 +18,8 @@ export interface ConfirmEmailPageParams {
   email?: string;
   /** The response's Content-Security-Policy nonce, put on the page's style. */
   nonce?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 /**
@@ -27,19 +31,20 @@ export interface ConfirmEmailPageParams {
  */
 export function renderConfirmEmail(params: ConfirmEmailPageParams): string {
   const action = safeUrl(params.actionUrl);
+  const i18n = params.i18n ?? english;
   const hidden = Object.entries(params.hiddenFields).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
   );
-  const heading = params.email ? html`Sign in as <span class="email">${params.email}</span>?` : 'Continue signing in?';
+  const heading = params.email ? rich(i18n, 'confirm.heading', { email: html`<span class="email">${params.email}</span>` }) : i18n.t('confirm.headingAnonymous');
   const body = html`<h1>${heading}</h1>
-<p class="muted center">Confirm to finish signing in. If you did not ask to sign in, you can close this page.</p>
+<p class="muted center">${i18n.t('confirm.note')}</p>
 ${
   action
     ? html`<form method="post"${attr('action', action)}>
 ${hidden}
-<button type="submit" class="button">Sign in</button>
+<button type="submit" class="button">${i18n.t('common.signIn')}</button>
 </form>`
-    : html`<p class="muted center">This sign-in link cannot be used. Request a new one.</p>`
+    : html`<p class="muted center">${i18n.t('confirm.unusable')}</p>`
 }`;
-  return layout({ title: 'Confirm sign in', theme: params.theme, body, css: '.email{overflow-wrap:anywhere}', nonce: params.nonce });
+  return layout({ title: i18n.t('confirm.title'), theme: params.theme, body, css: '.email{overflow-wrap:anywhere}', nonce: params.nonce, i18n });
 }

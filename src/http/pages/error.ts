@@ -2,7 +2,10 @@
 // and in debug mode the flow trace that explains why a sign-in failed.
 
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
-import { signInErrorMessages } from './signin.js';
+import type { MessageId } from '../../core/messages/en.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { signInErrorIds } from './signin.js';
+import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
 import { homeLinkText } from './verify-request.js';
 
@@ -18,33 +21,27 @@ export interface ErrorPageParams {
   trace?: string;
   /** The response's Content-Security-Policy nonce, put on the page's style. */
   nonce?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 interface Entry {
-  heading: string;
-  message: string;
+  heading: MessageId;
+  message: MessageId;
   /** Which link helps the user on: trying again, or leaving. */
   link: 'signin' | 'home';
 }
 
 const pages: Readonly<Record<string, Entry>> = {
-  Configuration: {
-    heading: 'Server error',
-    message: 'There is a problem with the server configuration. Check the server logs for more information.',
-    link: 'home',
-  },
-  AccessDenied: { heading: 'Access denied', message: 'You do not have permission to sign in.', link: 'signin' },
+  Configuration: { heading: 'error.Configuration.heading', message: 'error.Configuration.message', link: 'home' },
+  AccessDenied: { heading: 'error.AccessDenied.heading', message: 'error.AccessDenied.message', link: 'signin' },
   // A request the browser should never have sent (a tampered form, a factor that is not the user's): say so, blame
   // no server configuration.
-  InvalidRequest: { heading: 'Request not valid', message: 'This request could not be carried out. Go back and try again.', link: 'home' },
-  Verification: {
-    heading: 'Unable to sign in',
-    message: 'The sign in link is no longer valid. It may have been used already or it may have expired.',
-    link: 'signin',
-  },
+  InvalidRequest: { heading: 'error.InvalidRequest.heading', message: 'error.InvalidRequest.message', link: 'home' },
+  Verification: { heading: 'error.Verification.heading', message: 'error.Verification.message', link: 'signin' },
 };
 
-const fallback: Entry = { heading: 'Something went wrong', message: 'An unexpected error occurred while signing in.', link: 'home' };
+const fallback: Entry = { heading: 'error.fallback.heading', message: 'error.fallback.message', link: 'home' };
 
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
@@ -63,8 +60,8 @@ export function errorPageStatus(error: string): number {
 function entryFor(error: string): { entry: Entry; known: boolean } {
   if (Object.hasOwn(pages, error)) return { entry: pages[error], known: true };
   // Sign-in errors normally land on the sign-in page; if one is routed here, say the same thing.
-  if (Object.hasOwn(signInErrorMessages, error)) {
-    return { entry: { heading: 'Unable to sign in', message: signInErrorMessages[error], link: 'signin' }, known: true };
+  if (Object.hasOwn(signInErrorIds, error)) {
+    return { entry: { heading: 'error.signIn.heading', message: signInErrorIds[error]!, link: 'signin' }, known: true };
   }
   return { entry: fallback, known: false };
 }
@@ -77,19 +74,21 @@ function entryFor(error: string): { entry: Entry; known: boolean } {
  */
 export function renderError(params: ErrorPageParams): { html: string; status: number } {
   const { entry, known } = entryFor(params.error);
-  const code = !known && codeLike.test(params.error) ? html`<p class="muted center"><code>Error code: ${params.error}</code></p>` : '';
+  const i18n = params.i18n ?? english;
+  const code = !known && codeLike.test(params.error) ? html`<p class="muted center"><code>${rich(i18n, 'error.code', { code: params.error })}</code></p>` : '';
   const signin = safeUrl(params.signinUrl);
   const home = safeUrl(params.homeUrl);
   let link: SafeHtml | string = '';
-  if (entry.link === 'signin' && signin) link = html`<a class="button"${attr('href', signin)}>Sign in</a>`;
-  else if (home) link = html`<p class="center"><a${attr('href', home)}>${homeLinkText(params.homeUrl)}</a></p>`;
+  if (entry.link === 'signin' && signin) link = html`<a class="button"${attr('href', signin)}>${i18n.t('common.signIn')}</a>`;
+  else if (home) link = html`<p class="center"><a${attr('href', home)}>${homeLinkText(params.homeUrl, i18n)}</a></p>`;
   const trace = params.trace
-    ? html`<details><summary>Debug trace</summary><pre>${params.trace}</pre></details>`
+    ? html`<details><summary>${i18n.t('error.trace')}</summary><pre>${params.trace}</pre></details>`
     : '';
-  const body = html`<h1>${entry.heading}</h1>
-<p class="muted center">${entry.message}</p>
+  const heading = i18n.t(entry.heading);
+  const body = html`<h1>${heading}</h1>
+<p class="muted center">${i18n.t(entry.message)}</p>
 ${code}
 ${link}
 ${trace}`;
-  return { html: layout({ title: entry.heading, theme: params.theme, body, nonce: params.nonce }), status: errorPageStatus(params.error) };
+  return { html: layout({ title: heading, theme: params.theme, body, nonce: params.nonce, i18n }), status: errorPageStatus(params.error) };
 }

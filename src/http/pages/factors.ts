@@ -3,6 +3,8 @@
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
 import type { FactorSummary } from '../../flows/second-factor/account.js';
+import type { MessageId } from '../../core/messages/en.js';
+import { english, type Translator } from '../../core/messages/translator.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderFactorsPage}. */
@@ -15,13 +17,16 @@ export interface FactorsPageParams {
   /** Where each action returns to. */
   callbackUrl: string;
   nonce?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 const css = '.factors{list-style:none;padding:0;margin:0 0 1rem}.factors li{display:flex;justify-content:space-between;align-items:center;gap:.5rem;padding:.5rem 0;border-bottom:1px solid var(--border)}.factors form{margin:0}.codes{font-family:ui-monospace,monospace;font-size:1.05rem;columns:2;list-style:none;padding:0;text-align:center}.actions form{margin:.5rem 0}';
 
-function action(params: FactorsPageParams, path: string, label: string, extra: Record<string, string> = {}) {
+function action(params: FactorsPageParams, path: string, label: MessageId, extra: Record<string, string> = {}) {
+  const i18n = params.i18n ?? english;
   const fields = { csrfToken: params.csrfToken, callbackUrl: params.callbackUrl, ...extra };
-  return html`<form method="post"${attr('action', safeUrl(`${params.authUrl}/factors/${path}`))}>${Object.entries(fields).map(([n, v]) => html`<input type="hidden" name="${n}" value="${v}">`)}<button type="submit" class="button">${label}</button></form>`;
+  return html`<form method="post"${attr('action', safeUrl(`${params.authUrl}/factors/${path}`))}>${Object.entries(fields).map(([n, v]) => html`<input type="hidden" name="${n}" value="${v}">`)}<button type="submit" class="button">${i18n.t(label)}</button></form>`;
 }
 
 /**
@@ -31,19 +36,21 @@ function action(params: FactorsPageParams, path: string, label: string, extra: R
  * renderFactorsPage({ theme: {}, authUrl: 'https://example.com/auth', csrfToken, factors, callbackUrl: 'https://example.com/auth/factors' })
  */
 export function renderFactorsPage(params: FactorsPageParams): string {
+  const i18n = params.i18n ?? english;
   const apps = params.factors.filter((f) => f.kind === 'totp' && f.activatedAt);
   const codes = params.factors.filter((f) => f.kind === 'backup');
   const rows = [
-    ...apps.map((f) => html`<li><span>${f.label ?? 'Authenticator app'}<br><small class="muted">added ${f.createdAt.slice(0, 10)}</small></span>${action(params, 'remove', 'Remove', { id: f.id })}</li>`),
-    ...(codes.length ? [html`<li><span>Backup codes<br><small class="muted">${String(codes.length)} left</small></span>${action(params, 'remove', 'Remove', { id: codes[0].id })}</li>`] : []),
+    // The stored label of an app is the app's default name, written in English when it was made: shown in the reader's language.
+    ...apps.map((f) => html`<li><span>${!f.label || f.label === english.text('factors.app') ? i18n.t('factors.app') : f.label}<br><small class="muted">${i18n.t('factors.added', { date: i18n.date(f.createdAt) })}</small></span>${action(params, 'remove', 'factors.remove', { id: f.id })}</li>`),
+    ...(codes.length ? [html`<li><span>${i18n.t('factors.backupCodes')}<br><small class="muted">${i18n.t('factors.codesLeft', { count: codes.length })}</small></span>${action(params, 'remove', 'factors.remove', { id: codes[0].id })}</li>`] : []),
   ];
-  const body = html`<h1>Two-step verification</h1>
-${rows.length ? html`<ul class="factors">${rows}</ul>` : html`<p class="muted center">No second factor yet: a password alone signs you in.</p>`}
+  const body = html`<h1>${i18n.t('factors.title')}</h1>
+${rows.length ? html`<ul class="factors">${rows}</ul>` : html`<p class="muted center">${i18n.t('factors.none')}</p>`}
 <div class="actions">
-${action(params, 'totp', apps.length ? 'Add another authenticator app' : 'Set up an authenticator app')}
-${action(params, 'backup-codes', codes.length ? 'New backup codes' : 'Make backup codes')}
+${action(params, 'totp', apps.length ? 'factors.addAnotherApp' : 'factors.addApp')}
+${action(params, 'backup-codes', codes.length ? 'factors.newCodes' : 'factors.makeCodes')}
 </div>`;
-  return layout({ title: 'Two-step verification', theme: params.theme, body, css, nonce: params.nonce });
+  return layout({ title: i18n.t('factors.title'), theme: params.theme, body, css, nonce: params.nonce, i18n });
 }
 
 /** Input of {@link renderBackupCodesPage}. */
@@ -53,6 +60,8 @@ export interface BackupCodesPageParams {
   /** Where "Done" goes. */
   continueUrl: string;
   nonce?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 /**
@@ -63,9 +72,10 @@ export interface BackupCodesPageParams {
  */
 export function renderBackupCodesPage(params: BackupCodesPageParams): string {
   const next = safeUrl(params.continueUrl);
-  const body = html`<h1>Your backup codes</h1>
-<p class="muted center">Each code signs you in once when your authenticator app is not at hand. Keep them somewhere safe: they are not shown again, and any earlier codes no longer work.</p>
-<ul class="codes" data-backup-codes>${params.codes.map((c) => html`<li>${c}</li>`)}</ul>
-${next ? html`<p class="center"><a class="button"${attr('href', next)}>Done</a></p>` : ''}`;
-  return layout({ title: 'Your backup codes', theme: params.theme, body, css, nonce: params.nonce });
+  const i18n = params.i18n ?? english;
+  const body = html`<h1>${i18n.t('codes.title')}</h1>
+<p class="muted center">${i18n.t('codes.note')}</p>
+<ul class="codes" data-backup-codes dir="ltr">${params.codes.map((c) => html`<li>${c}</li>`)}</ul>
+${next ? html`<p class="center"><a class="button"${attr('href', next)}>${i18n.t('codes.done')}</a></p>` : ''}`;
+  return layout({ title: i18n.t('codes.title'), theme: params.theme, body, css, nonce: params.nonce, i18n });
 }

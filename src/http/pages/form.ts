@@ -2,7 +2,8 @@
 // and theme, the browser's CSRF token, and inputs described as data, so a custom flow never writes HTML itself.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import type { FlowFormField, FlowFormPage } from '../../flows/runtime/contract.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import type { FlowFormField, FlowFormPage, FlowText } from '../../flows/runtime/contract.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderFormPage}. */
@@ -17,22 +18,29 @@ export interface FormPageParams {
   nonce?: string;
   /** The passkey script's URL ({basePath}/webauthn-script.js), for a page that offers a passkey. */
   passkeyScript?: string;
+  /** The page's language (for built-in message ids); English when absent. */
+  i18n?: Translator;
+}
+
+/** A flow's text: its own words as written, a message id in the reader's language. */
+function say(text: FlowText, i18n: Translator): string {
+  return typeof text === 'string' ? text : i18n.t(text.message, text.values);
 }
 
 const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number']);
 
-function input(field: FlowFormField, i: number, autofocus: boolean) {
+function input(field: FlowFormField, i: number, autofocus: boolean, i18n: Translator) {
   const id = `field-${i}`;
   const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
-  return html`<div><label for="${id}">${field.label}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
+  return html`<div><label for="${id}">${say(field.label, i18n)}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
 }
 
 /** A passkey button driven by the built-in passkey script: options from, and the assertion posted to, `action`. */
-function passkeySection(action: string, csrfToken: string, label: string, script: string, nonce?: string) {
+function passkeySection(action: string, csrfToken: string, label: string, script: string, i18n: Translator, nonce?: string) {
   const src = safeUrl(script);
   return html`<div class="section" data-webauthn${attr('data-options-url', action)}${attr('data-callback-url', action)}${attr('data-csrf-token', csrfToken)}>
 <button type="button" class="button secondary" data-action="authenticate">${label}</button>
-<noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>
+<noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript>
 </div>
 ${src ? html`<script${attr('src', src)}${attr('nonce', nonce)} defer></script>` : ''}`;
 }
@@ -46,25 +54,27 @@ ${src ? html`<script${attr('src', src)}${attr('nonce', nonce)} defer></script>` 
  */
 export function renderFormPage(params: FormPageParams): string {
   const { page } = params;
+  const i18n = params.i18n ?? english;
+  const title = say(page.title, i18n);
   const action = safeUrl(params.actionUrl);
   const image = page.image && safeUrl(page.image.src, { allowSvgData: true });
   // An app link (otpauth://) is the one scheme besides http(s) a flow may link to.
   const link = page.link && (/^otpauth:\/\/[a-z]+\//i.test(page.link.href) ? page.link.href : safeUrl(page.link.href));
   const hidden = Object.entries(params.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-  const body = html`<h1>${page.title}</h1>
-${page.error ? html`<div class="alert" role="alert">${page.error}</div>` : ''}
-${image ? html`<img class="figure"${attr('src', image)} alt="${page.image!.alt}">` : ''}
-${page.message ? html`<p class="muted center message">${page.message}</p>` : ''}
-${link ? html`<p class="center"><a${attr('href', link)}>${page.link!.text}</a></p>` : ''}
+  const body = html`<h1>${title}</h1>
+${page.error ? html`<div class="alert" role="alert">${say(page.error, i18n)}</div>` : ''}
+${image ? html`<img class="figure"${attr('src', image)} alt="${say(page.image!.alt, i18n)}">` : ''}
+${page.message ? html`<p class="muted center message">${say(page.message, i18n)}</p>` : ''}
+${link ? html`<p class="center"><a${attr('href', link)}>${say(page.link!.text, i18n)}</a></p>` : ''}
 ${
   action
     ? html`<form method="post"${attr('action', action)}>
 ${hidden}
-${page.fields.map((field, i) => input(field, i, i === 0))}
-<button type="submit" class="button">${page.submit ?? 'Continue'}</button>
+${page.fields.map((field, i) => input(field, i, i === 0, i18n))}
+<button type="submit" class="button">${page.submit === undefined ? i18n.t('common.continue') : say(page.submit, i18n)}</button>
 </form>`
     : ''
 }
-${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', page.passkey.label, params.passkeyScript, params.nonce) : ''}`;
-  return layout({ title: page.title, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
+  return layout({ title, i18n, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

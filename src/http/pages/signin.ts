@@ -5,6 +5,9 @@
 import type { ProviderType } from '../../core/types.js';
 import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
+import type { MessageId } from '../../core/messages/en.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
 /** An input a custom provider asks for on the sign-in page (posted to signin/:id with the form). */
@@ -55,51 +58,51 @@ export interface SignInPageParams {
   signedInAs?: string;
   /** The page the visitor was sent here from (a path, when not the home page): the page says why they are here. */
   requestedPage?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
-const defaultMessage = 'Unable to sign in. Try again, or choose a different way to sign in.';
-
-/** Sentence shown on the sign-in page per error type (including the legacy codes older apps still send). */
-export const signInErrorMessages: Readonly<Record<string, string>> = {
-  CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
-  OAuthAccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
-  AccountNotLinked: 'This account is already linked to another user. Sign in with the account you used originally.',
-  MissingCSRF: 'This sign-in form has expired. Reload the page and try again.',
-  OAuthCallbackError: 'The sign-in provider reported a problem. Try again, or choose a different way to sign in.',
-  OAuthSignInError: 'Sign in with that provider could not be started. Try again, or choose a different way to sign in.',
-  AccessDenied: 'You do not have permission to sign in.',
-  Verification: 'That sign-in link is no longer valid. It may have been used already or it may have expired. Request a new one below.',
-  EmailSignInError: 'The sign-in e-mail could not be sent. Check your address and try again.',
-  RateLimited: 'Too many sign-in attempts. Wait a few minutes, then try again.',
-  WebAuthnVerificationError: 'Your passkey could not be verified. Try again, or choose a different way to sign in.',
-  Configuration: 'Sign in is unavailable right now because of a server problem. Please try again later.',
-  SessionRequired: 'Please sign in to view this page.',
-  OAuthSignin: 'Sign in with that provider could not be started. Try again, or choose a different way to sign in.',
-  OAuthCallback: 'The sign-in provider reported a problem. Try again, or choose a different way to sign in.',
-  OAuthCreateAccount: 'Your account could not be created. Try again, or choose a different way to sign in.',
-  EmailCreateAccount: 'Your account could not be created. Try again, or choose a different way to sign in.',
-  Callback: defaultMessage,
-  EmailSignin: 'The sign-in e-mail could not be sent. Check your address and try again.',
+/** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
+export const signInErrorIds: Readonly<Record<string, MessageId>> = {
+  CredentialsSignin: 'signin.error.CredentialsSignin',
+  OAuthAccountNotLinked: 'signin.error.OAuthAccountNotLinked',
+  AccountNotLinked: 'signin.error.AccountNotLinked',
+  MissingCSRF: 'signin.error.MissingCSRF',
+  OAuthCallbackError: 'signin.error.OAuthCallbackError',
+  OAuthSignInError: 'signin.error.OAuthSignInError',
+  AccessDenied: 'signin.error.AccessDenied',
+  Verification: 'signin.error.Verification',
+  EmailSignInError: 'signin.error.EmailSignInError',
+  RateLimited: 'signin.error.RateLimited',
+  WebAuthnVerificationError: 'signin.error.WebAuthnVerificationError',
+  Configuration: 'signin.error.Configuration',
+  SessionRequired: 'signin.error.SessionRequired',
+  OAuthSignin: 'signin.error.OAuthSignInError',
+  OAuthCallback: 'signin.error.OAuthCallbackError',
+  OAuthCreateAccount: 'signin.error.CreateAccount',
+  EmailCreateAccount: 'signin.error.CreateAccount',
+  Callback: 'signin.error.default',
+  EmailSignin: 'signin.error.EmailSignInError',
 };
+
+/** The English sentence of each error type on the sign-in page. */
+export const signInErrorMessages: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(signInErrorIds).map(([type, id]) => [type, english.text(id)]));
 
 // Only identifier-like codes are shown for unknown types, so a crafted `?error=` cannot put a sentence on the page.
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-/** A passkey refused for the account signed in: only an account's owner, signed in to it, adds a passkey to it. */
-const passkeyNotLinked =
-  'That passkey is for a different account than the one signed in here. To add a passkey to an account, sign in to that account first, then add the passkey from its account page. To use this passkey, sign out first.';
-
 /** A message only this error, code and provider have: a cancelled provider sign-in names the provider (one the page lists, never a name from the URL). */
-function specificMessage(params: SignInPageParams): string | undefined {
-  if (params.error === 'AccountNotLinked' && params.providers.some((p) => p.type === 'webauthn' && p.id === params.errorProvider)) return passkeyNotLinked;
+function specificMessage(params: SignInPageParams, i18n: Translator): string | undefined {
+  // A passkey refused for the account signed in: only an account's owner, signed in to it, adds a passkey to it.
+  if (params.error === 'AccountNotLinked' && params.providers.some((p) => p.type === 'webauthn' && p.id === params.errorProvider)) return i18n.t('signin.error.passkeyNotLinked');
   if (params.errorCode !== 'access_denied' || !['OAuthCallbackError', 'OAuthCallback', 'AccessDenied'].includes(params.error ?? '')) return undefined;
   const provider = params.providers.find((p) => p.id === params.errorProvider);
-  return provider ? `Signing in with ${provider.name} was cancelled. Try again, or choose a different way to sign in.` : 'The sign-in was cancelled. Try again, or choose a different way to sign in.';
+  return provider ? i18n.t('signin.error.cancelledWith', { provider: provider.name }) : i18n.t('signin.error.cancelled');
 }
 
-function errorBox(error: string, params: SignInPageParams): SafeHtml {
-  const known = Object.hasOwn(signInErrorMessages, error);
-  const message = specificMessage(params) ?? (known ? signInErrorMessages[error] : defaultMessage);
+function errorBox(error: string, params: SignInPageParams, i18n: Translator): SafeHtml {
+  const known = Object.hasOwn(signInErrorIds, error);
+  const message = specificMessage(params, i18n) ?? i18n.t(known ? signInErrorIds[error]! : 'signin.error.default');
   const code = !known && codeLike.test(error) ? html` <code>(${error})</code>` : '';
   return html`<div class="alert" role="alert">${message}${code}</div>`;
 }
@@ -129,6 +132,7 @@ interface Ctx {
   primary: boolean;
   /** Someone is signed in: a passkey created here is added to their account. */
   signedIn: boolean;
+  i18n: Translator;
 }
 
 /** The first password form's button is the page's one primary action; every other form's is outlined. */
@@ -142,12 +146,12 @@ function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undef
   const action = safeUrl(p.signinUrl);
   if (!action) return undefined;
   const logo = safeUrl(p.style?.logo, { allowSvgData: true });
-  return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}<button type="submit" class="button provider p-${index}">${logo ? html`<img${attr('src', logo)} alt="" width="20" height="20">` : ''}<span>Sign in with ${p.name}</span></button></form>`;
+  return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}<button type="submit" class="button provider p-${index}">${logo ? html`<img${attr('src', logo)} alt="" width="20" height="20">` : ''}<span>${ctx.i18n.t('signin.with', { provider: p.name })}</span></button></form>`;
 }
 
 /** The address field the e-mail link and passkeys share; `webauthn` in autocomplete offers passkeys in autofill. */
 function addressField(id: string, ctx: Ctx, options: { webauthn: boolean; required: boolean }): SafeHtml {
-  return html`<div><label for="${id}">Email address</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false"${options.required ? html` required` : ''} placeholder="name@example.com"${attr('value', ctx.email)}></div>`;
+  return html`<div><label for="${id}">${ctx.i18n.t('signin.emailLabel')}</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false"${options.required ? html` required` : ''} placeholder="${ctx.i18n.t('signin.emailPlaceholder')}"${attr('value', ctx.email)}></div>`;
 }
 
 function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
@@ -155,7 +159,7 @@ function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefin
   if (!action) return undefined;
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${addressField(`email-${index}`, ctx, { webauthn: false, required: true })}
-<button type="submit" class="button secondary">Email me a sign-in link</button></form>`;
+<button type="submit" class="button secondary">${ctx.i18n.t('signin.emailLink')}</button></form>`;
 }
 
 const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number', 'url', 'search']);
@@ -191,7 +195,7 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | u
   const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined }, true);
   return html`<form method="post" data-credentials${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
-<button type="submit" class="${buttonClass(ctx)}">Sign in with ${p.name}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
 }
 
 /** A custom provider: its flow starts at POST signin/:id, with the CSRF token and whatever fields it declares. */
@@ -200,7 +204,7 @@ function customForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefi
   if (!action) return undefined;
   return html`<form method="post"${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${inputFields(p.formFields ?? {}, 'custom', index, ctx)}
-<button type="submit" class="${buttonClass(ctx)}">Sign in with ${p.name}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
 }
 
 /**
@@ -215,18 +219,20 @@ function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageP
   const hook = html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}`;
   const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
   // Passkey buttons are type="button": the ceremony needs the script, and without it they must submit nothing.
-  const passkeys = html`<button type="button" class="button secondary" data-action="authenticate">Sign in with a passkey</button>
+  const { i18n } = ctx;
+  const register = (id: MessageId) => html`<button type="button" class="link" data-action="register">${i18n.t(id)}</button>`;
+  const passkeys = html`<button type="button" class="button secondary" data-action="authenticate">${i18n.t('signin.passkey')}</button>
 ${
     ctx.signedIn
-      ? html`<p class="muted small center"><button type="button" class="link" data-action="register">Add a passkey</button> to the account signed in now.</p>`
-      : html`<p class="muted small center">New here? <button type="button" class="link" data-action="register">Create a passkey</button> for this address.</p>`
+      ? html`<p class="muted small center">${rich(i18n, 'signin.passkeyAddNote', { button: register('signin.passkeyAdd') })}</p>`
+      : html`<p class="muted small center">${rich(i18n, 'signin.passkeyCreateNote', { button: register('signin.passkeyCreate') })}</p>`
   }
-<noscript><p class="muted center">Passkeys need JavaScript to be enabled.</p></noscript>`;
+<noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript>`;
   if (emailAction) {
     return html`<form method="post" class="section"${attr('action', emailAction)} ${hook}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
-<h2 class="section-title">Without a password</h2>
+<h2 class="section-title">${i18n.t('signin.withoutPassword')}</h2>
 ${field}
-<button type="submit" class="button secondary">Email me a sign-in link</button>
+<button type="submit" class="button secondary">${ctx.i18n.t('signin.emailLink')}</button>
 ${passkeys}
 </form>`;
   }
@@ -236,14 +242,14 @@ ${passkeys}
 </div>`;
 }
 
-const divider = html`<div class="divider" role="separator" aria-label="or">or</div>`;
+const divider = (i18n: Translator) => html`<div class="divider" role="separator"${attr('aria-label', i18n.t('common.or'))}>${i18n.t('common.or')}</div>`;
 
 /** "You are signed in as ...": continue where they were going, or pick another account below. */
-function signedInBox(who: string, callbackUrl: string): SafeHtml {
+function signedInBox(who: string, callbackUrl: string, i18n: Translator): SafeHtml {
   const next = safeUrl(callbackUrl) ?? '/';
-  return html`<div class="notice" role="status"><p>You are signed in as <strong>${breakable(who)}</strong>.</p>
-<a class="button primary"${attr('href', next)}>Continue</a>
-<p class="muted small">To use another account, sign in with it below.</p></div>`;
+  return html`<div class="notice" role="status"><p>${rich(i18n, 'signin.signedInAs', { who: html`<strong>${breakable(who)}</strong>` })}</p>
+<a class="button primary"${attr('href', next)}>${i18n.t('common.continue')}</a>
+<p class="muted small">${i18n.t('signin.otherAccount')}</p></div>`;
 }
 
 /**
@@ -255,7 +261,9 @@ function signedInBox(who: string, callbackUrl: string): SafeHtml {
  * renderSignIn({ providers, csrfToken, callbackUrl: '/', theme: {}, basePath: '/auth', error: 'CredentialsSignin' })
  */
 export function renderSignIn(params: SignInPageParams): string {
+  const i18n = params.i18n ?? english;
   const ctx: Ctx = {
+    i18n,
     csrfToken: params.csrfToken,
     callbackUrl: params.callbackUrl,
     basePath: params.basePath,
@@ -297,12 +305,12 @@ export function renderSignIn(params: SignInPageParams): string {
   const sections = [...(buttons.length ? [html`<div class="providers">${buttons}</div>`] : []), ...forms, ...passwordless];
 
   const script = params.providers.some((p) => p.type === 'webauthn') ? safeUrl(`${params.basePath}/webauthn-script.js`) : undefined;
-  const why = params.requestedPage && !params.signedInAs && !params.error ? html`<p class="notice" role="status">Sign in to see that page (${breakable(params.requestedPage)}).</p>` : '';
-  const body = html`<h1>Sign in</h1>
-${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl) : ''}
+  const why = params.requestedPage && !params.signedInAs && !params.error ? html`<p class="notice" role="status">${rich(i18n, 'signin.why', { page: breakable(params.requestedPage) })}</p>` : '';
+  const body = html`<h1>${i18n.t('signin.title')}</h1>
+${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl, i18n) : ''}
 ${why}
-${params.error ? errorBox(params.error, params) : ''}
-${sections.length ? sections.map((s, i) => (i ? html`${divider}${s}` : s)) : html`<p class="muted center">No sign-in methods are configured.</p>`}
+${params.error ? errorBox(params.error, params, i18n) : ''}
+${sections.length ? sections.map((s, i) => (i ? html`${divider(i18n)}${s}` : s)) : html`<p class="muted center">${i18n.t('signin.none')}</p>`}
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;
-  return layout({ title: 'Sign in', theme: params.theme, body, css, nonce: params.nonce });
+  return layout({ title: i18n.t('signin.title'), theme: params.theme, body, css, nonce: params.nonce, i18n });
 }

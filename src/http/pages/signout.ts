@@ -2,6 +2,8 @@
 // visitor who is not signed in is told so instead of being asked.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
 /** Input of {@link renderSignOut}. */
@@ -19,6 +21,8 @@ export interface SignOutPageParams {
   signedInAs?: string | null;
   /** Where a visitor who is not signed in goes on (the sign-in page). */
   signinUrl?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 /**
@@ -30,22 +34,24 @@ export interface SignOutPageParams {
 export function renderSignOut(params: SignOutPageParams): string {
   // A dropped action would post to the page itself, which is harmless; the route re-checks CSRF anyway.
   const action = safeUrl(params.signoutUrl);
+  const i18n = params.i18n ?? english;
+  const title = i18n.t('signout.title');
   if (params.signedInAs === null) {
     const signin = safeUrl(params.signinUrl ?? `${params.basePath}/signin`);
     const next = safeUrl(params.callbackUrl);
-    const body = html`<h1>Sign out</h1>
-<p class="muted center">You are not signed in, so there is nothing to sign out of.</p>
-${signin ? html`<a class="button primary"${attr('href', signin)}>Sign in</a>` : ''}
-${next ? html`<p class="center"><a${attr('href', next)}>Continue without signing in</a></p>` : ''}`;
-    return layout({ title: 'Sign out', theme: params.theme, body, nonce: params.nonce });
+    const body = html`<h1>${title}</h1>
+<p class="muted center">${i18n.t('signout.notSignedIn')}</p>
+${signin ? html`<a class="button primary"${attr('href', signin)}>${i18n.t('common.signIn')}</a>` : ''}
+${next ? html`<p class="center"><a${attr('href', next)}>${i18n.t('signout.continueWithout')}</a></p>` : ''}`;
+    return layout({ title, theme: params.theme, body, nonce: params.nonce, i18n });
   }
-  const who = params.signedInAs ? html`<p class="center">Signed in as <strong>${breakable(params.signedInAs)}</strong>.</p>` : '';
-  const body = html`<h1>Sign out</h1>
+  const who = params.signedInAs ? html`<p class="center">${rich(i18n, 'signout.signedInAs', { who: html`<strong>${breakable(params.signedInAs)}</strong>` })}</p>` : '';
+  const body = html`<h1>${title}</h1>
 ${who}
-<p class="muted center">Are you sure you want to sign out?</p>
+<p class="muted center">${i18n.t('signout.question')}</p>
 <form method="post"${attr('action', action)}>
 <input type="hidden" name="csrfToken" value="${params.csrfToken}"><input type="hidden" name="callbackUrl" value="${params.callbackUrl}">
-<button type="submit" class="button primary">Sign out</button>
+<button type="submit" class="button primary">${i18n.t('signout.button')}</button>
 </form>`;
-  return layout({ title: 'Sign out', theme: params.theme, body, nonce: params.nonce });
+  return layout({ title, theme: params.theme, body, nonce: params.nonce, i18n });
 }

@@ -4,6 +4,7 @@
 
 import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, raw, safeUrl, type SafeHtml } from '../../core/html-escape.js';
+import { english, type Translator } from '../../core/messages/translator.js';
 
 export type { Theme } from '../../core/theme.js';
 import type { Theme } from '../../core/theme.js';
@@ -18,6 +19,8 @@ export interface LayoutParams {
   css?: string;
   /** The response's Content-Security-Policy nonce, put on the page's `<style>`. */
   nonce?: string;
+  /** The page's language and direction (`<html lang dir>`); English when absent. */
+  i18n?: Translator;
 }
 
 // `input-border` and `focus` keep 3:1 against the card, text colours 4.5:1 (WCAG AA); `link` is the accent made
@@ -134,13 +137,13 @@ export function breakable(text: string): SafeHtml {
  * @example
  * layout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
  */
-export function layout({ title, theme, body, css = '', nonce }: LayoutParams): string {
+export function layout({ title, theme, body, css = '', nonce, i18n = english }: LayoutParams): string {
   const logo = safeUrl(theme.logo, { allowSvgData: true });
   // `<` is the only character that could end the <style> element early; escape it for CSS.
   const sheet = `${themeCss(theme)}\n${baseCss}\n${css}`.replace(/</g, '\\3c ');
   const scheme = theme.colorScheme === 'dark' || theme.colorScheme === 'light' ? theme.colorScheme : 'light dark';
   return html`<!doctype html>
-<html lang="en">
+<html lang="${i18n.locale}" dir="${i18n.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

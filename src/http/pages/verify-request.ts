@@ -2,6 +2,8 @@
 // use another address.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
 /** Input of {@link renderVerifyRequest}. */
@@ -18,14 +20,16 @@ export interface VerifyRequestPageParams {
   resend?: { actionUrl: string; csrfToken: string; callbackUrl: string };
   /** The sign-in page, to use another address. */
   changeUrl?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
 
 /** "Back to example.com" reads better than a bare link, when the host can be read from the URL. */
-export function homeLinkText(homeUrl: string): string {
+export function homeLinkText(homeUrl: string, i18n: Translator = english): string {
   try {
-    return `Back to ${new URL(homeUrl).host}`;
+    return i18n.t('common.backTo', { host: new URL(homeUrl).host });
   } catch {
-    return 'Back to the home page';
+    return i18n.t('common.backHome');
   }
 }
 
@@ -36,21 +40,22 @@ export function homeLinkText(homeUrl: string): string {
  * renderVerifyRequest({ theme: {}, basePath: '/auth', homeUrl: 'https://example.com', email: 'ada@example.com' })
  */
 export function renderVerifyRequest(params: VerifyRequestPageParams): string {
+  const i18n = params.i18n ?? english;
   const home = safeUrl(params.homeUrl);
-  const sentTo = params.email ? html`<strong>${breakable(params.email)}</strong>` : 'your email address';
+  const sentTo = params.email ? html`<strong>${breakable(params.email)}</strong>` : i18n.t('verify.yourAddress');
   const resend = params.email && params.resend ? safeUrl(params.resend.actionUrl) : undefined;
   const change = safeUrl(params.changeUrl);
-  const body = html`<h1>Check your email</h1>
-<p class="center">A sign in link has been sent to ${sentTo}.</p>
-<p class="muted center">Open the link in that email to finish signing in. You can close this page.</p>
+  const body = html`<h1>${i18n.t('verify.title')}</h1>
+<p class="center">${rich(i18n, 'verify.sentTo', { address: sentTo })}</p>
+<p class="muted center">${i18n.t('verify.open')}</p>
 ${
   resend && params.resend
     ? html`<form method="post"${attr('action', resend)}><input type="hidden" name="csrfToken" value="${params.resend.csrfToken}"><input type="hidden" name="callbackUrl" value="${params.resend.callbackUrl}"><input type="hidden" name="email" value="${params.email}">
-<p class="muted small center">No email after a few minutes? Check your spam folder, or</p>
-<button type="submit" class="button secondary">Resend the link</button></form>`
+<p class="muted small center">${i18n.t('verify.noMail')}</p>
+<button type="submit" class="button secondary">${i18n.t('verify.resend')}</button></form>`
     : ''
 }
-${change ? html`<p class="center small"><a${attr('href', change)}>${params.email ? 'Use a different address' : 'Back to sign in'}</a></p>` : ''}
-${home ? html`<p class="center small"><a${attr('href', home)}>${homeLinkText(params.homeUrl)}</a></p>` : ''}`;
-  return layout({ title: 'Check your email', theme: params.theme, body, nonce: params.nonce });
+${change ? html`<p class="center small"><a${attr('href', change)}>${i18n.t(params.email ? 'verify.change' : 'verify.back')}</a></p>` : ''}
+${home ? html`<p class="center small"><a${attr('href', home)}>${homeLinkText(params.homeUrl, i18n)}</a></p>` : ''}`;
+  return layout({ title: i18n.t('verify.title'), theme: params.theme, body, nonce: params.nonce, i18n });
 }

@@ -1,4 +1,5 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
+import { messagesFor } from '../../core/messages/request.js';
 import { failedFlowTrace } from '../inspect-trace.js';
 import { loadPages } from '../pages/load.js';
 import { resolveCallbackUrl } from '../callback-url.js';
@@ -19,7 +20,7 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req) });
+  const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req), i18n: await messagesFor(req) });
   return html(req, page.html, page.status);
 }
 
@@ -37,5 +38,5 @@ export async function verifyRequestPage(req: AuthRequest): Promise<Response> {
       ? { actionUrl: `${req.authUrl}/signin/${encodeURIComponent(provider.id)}`, csrfToken: csrf(req).token, callbackUrl: await resolveCallbackUrl(req) }
       : undefined;
   const changeUrl = `${req.authUrl}/signin${email ? `?${new URLSearchParams({ email })}` : ''}`;
-  return html(req, (await loadPages()).renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req) }));
+  return html(req, (await loadPages()).renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req), i18n: await messagesFor(req) }));
 }

@@ -1,5 +1,6 @@
 // GET {basePath}/signin shows the sign-in page (or redirects to pages.signIn);
 // POST {basePath}/signin/:provider starts the provider's flow.
+import { messagesFor } from '../../core/messages/request.js';
 import { InvalidProvider } from '../../core/errors.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
@@ -49,7 +50,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     theme: req.config.theme,
     basePath: req.config.basePath,
     email: req.query.email,
-    nonce: pageNonce(req),
+    nonce: pageNonce(req), i18n: await messagesFor(req),
     errorCode: req.query.code,
     errorProvider: req.query.provider,
     typedIdentifier: takeTypedIdentifier(req),

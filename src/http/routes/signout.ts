@@ -1,4 +1,5 @@
 // GET {basePath}/signout asks for confirmation; POST {basePath}/signout (CSRF required) ends the session.
+import { messagesFor } from '../../core/messages/request.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
 import { loadPages } from '../pages/load.js';
@@ -19,7 +20,7 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
   const visitor = await readVisitor(req);
   return html(
     req,
-    (await loadPages()).renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
+    (await loadPages()).renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), i18n: await messagesFor(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
   );
 }
 

@@ -114,7 +114,7 @@ export function requireApiKey(params: SendVerificationRequestParams, vendor: str
 
 /** The standard sign-in mail (subject, text, HTML) for a send, the same one the SMTP sender writes. */
 export function signInMail(params: SendVerificationRequestParams): { subject: string; text: string; html: string } {
-  return magicLinkMessage({ url: params.url, host: new URL(params.url).host, expires: params.expires, theme: params.theme });
+  return magicLinkMessage({ url: params.url, host: new URL(params.url).host, expires: params.expires, theme: params.theme, messages: params.messages });
 }
 
 /** `https://api.example.com/` + `/v3/send` without doubling or losing the slash; a proxy path prefix is kept. */

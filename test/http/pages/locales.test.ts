@@ -1,0 +1,89 @@
+// Every built-in page and the sign-in mail, rendered in every shipped locale: the document says its language and
+// direction, the text is that locale's (its own title, not English), and no raw message id or unfilled `{slot}` shows.
+import { describe, expect, it } from 'vitest';
+import { shippedLocales } from '../../../src/core/messages/catalog.js';
+import { en } from '../../../src/core/messages/en.js';
+import { translatorFor } from '../../../src/core/messages/request.js';
+import type { Translator } from '../../../src/core/messages/translator.js';
+import { renderConfirmEmail, renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageProvider } from '../../../src/http/pages/index.js';
+import { renderBackupCodesPage, renderFactorsPage } from '../../../src/http/pages/factors.js';
+import { renderFormPage } from '../../../src/http/pages/form.js';
+import { codePage } from '../../../src/flows/second-factor/steps.js';
+import { magicLinkMessage } from '../../../src/providers/email.js';
+import { text } from './dom.js';
+
+const origin = 'https://app.example';
+const providers: PageProvider[] = [
+  { id: 'github', name: 'GitHub', type: 'oauth', signinUrl: `${origin}/auth/signin/github`, callbackUrl: `${origin}/auth/callback/github` },
+  { id: 'email', name: 'Email', type: 'email', signinUrl: `${origin}/auth/signin/email`, callbackUrl: `${origin}/auth/callback/email` },
+  { id: 'credentials', name: 'Password', type: 'credentials', signinUrl: `${origin}/auth/signin/credentials`, callbackUrl: `${origin}/auth/callback/credentials`, credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } } },
+  { id: 'passkey', name: 'Passkey', type: 'webauthn', signinUrl: `${origin}/auth/signin/passkey`, callbackUrl: `${origin}/auth/callback/passkey` },
+];
+
+/** Each page, as the routes render it, in the given language. */
+function pages(i18n: Translator): Record<string, string> {
+  const common = { theme: {}, nonce: 'n', i18n };
+  return {
+    signin: renderSignIn({ ...common, providers, csrfToken: 'c', callbackUrl: '/', basePath: '/auth', error: 'CredentialsSignin', requestedPage: '/reports' }),
+    signedIn: renderSignIn({ ...common, providers, csrfToken: 'c', callbackUrl: '/', basePath: '/auth', signedInAs: 'ada@example.com' }),
+    cancelled: renderSignIn({ ...common, providers, csrfToken: 'c', callbackUrl: '/', basePath: '/auth', error: 'OAuthCallbackError', errorCode: 'access_denied', errorProvider: 'github' }),
+    signout: renderSignOut({ ...common, csrfToken: 'c', callbackUrl: '/', basePath: '/auth', signoutUrl: `${origin}/auth/signout`, signedInAs: 'ada@example.com' }),
+    signedOut: renderSignOut({ ...common, csrfToken: 'c', callbackUrl: '/', basePath: '/auth', signoutUrl: `${origin}/auth/signout`, signedInAs: null }),
+    error: renderError({ ...common, error: 'Verification', basePath: '/auth', signinUrl: `${origin}/auth/signin`, homeUrl: origin }).html,
+    unknownError: renderError({ ...common, error: 'Weird', basePath: '/auth', signinUrl: `${origin}/auth/signin`, homeUrl: origin, trace: 't' }).html,
+    verify: renderVerifyRequest({ ...common, basePath: '/auth', homeUrl: origin, email: 'ada@example.com', resend: { actionUrl: `${origin}/auth/signin/email`, csrfToken: 'c', callbackUrl: '/' }, changeUrl: `${origin}/auth/signin` }),
+    confirm: renderConfirmEmail({ ...common, actionUrl: `${origin}/auth/callback/email`, hiddenFields: { token: 't' }, email: 'ada@example.com' }),
+    factors: renderFactorsPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', callbackUrl: '/', factors: [
+      { id: 'f1', kind: 'totp', label: 'Authenticator app', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
+      { id: 'f2', kind: 'backup', label: 'Backup code', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
+    ] }),
+    codes: renderBackupCodesPage({ ...common, codes: ['ABCD-EFGH'], continueUrl: `${origin}/account` }),
+    check: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: codePage('stepUp', { message: 'factor.check.wrongCode' }, true), passkeyScript: `${origin}/auth/webauthn-script.js` }),
+  };
+}
+
+// A message id looks like `signin.error.default`: words joined by dots, the first one a known prefix.
+const prefixes = [...new Set(Object.keys(en).map((id) => id.split('.')[0]))];
+const rawId = new RegExp(`\\b(?:${prefixes.join('|')})\\.[A-Za-z]+(?:\\.[A-Za-z]+)*\\b`);
+
+describe.each(shippedLocales)('in %s', (locale) => {
+  it('every page declares its language and direction, speaks it, and shows no raw id or empty slot', async () => {
+    const i18n = await translatorFor(locale, {});
+    for (const [name, page] of Object.entries(pages(i18n))) {
+      expect(page, name).toContain(`<html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">`);
+      const shown = text(page);
+      expect(shown, name).not.toMatch(rawId);
+      expect(shown, name).not.toMatch(/\{[A-Za-z]+\}/);
+    }
+    const all = pages(i18n);
+    expect(text(all.signin)).toContain(i18n.t('signin.title'));
+    expect(text(all.signin)).toContain(i18n.t('signin.error.CredentialsSignin'));
+    expect(text(all.signin)).toContain(i18n.t('signin.with', { provider: 'GitHub' }));
+    expect(text(all.cancelled)).toContain(i18n.t('signin.error.cancelledWith', { provider: 'GitHub' }));
+    expect(text(all.signout)).toContain(i18n.t('signout.question'));
+    expect(text(all.error)).toContain(i18n.t('error.Verification.message'));
+    expect(text(all.verify)).toContain(i18n.t('verify.open'));
+    expect(text(all.confirm)).toContain(i18n.t('confirm.note'));
+    expect(text(all.factors)).toContain(i18n.t('factors.added', { date: i18n.date('2026-11-25T10:00:00.000Z') }));
+    expect(text(all.codes)).toContain(i18n.t('codes.note'));
+    expect(text(all.check)).toContain(i18n.t('factor.check.titleConfirm'));
+    expect(text(all.check)).toContain(i18n.t('factor.check.wrongCode'));
+    if (locale !== 'en') {
+      // Not English: the English sentences are gone.
+      expect(text(all.signin)).not.toContain(en['signin.error.CredentialsSignin']);
+      expect(text(all.factors)).not.toContain(en['factors.none']);
+    }
+  });
+
+  it('the sign-in mail is in the language, with the expiry as a local date', async () => {
+    const i18n = await translatorFor(locale, {});
+    const expires = new Date('2030-01-02T03:04:05Z');
+    const mail = magicLinkMessage({ url: `${origin}/auth/callback/email?token=t`, host: 'app.example', expires, theme: {}, messages: i18n });
+    expect(mail.subject).toBe(i18n.t('mail.subject', { host: 'app.example' }));
+    expect(mail.text).toContain(i18n.t('mail.expires', { date: i18n.dateTime(expires) }));
+    expect(mail.html).toContain(`<html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">`);
+    expect(mail.html).toContain('<strong>app.example</strong>');
+    expect(mail.text + mail.html).not.toMatch(rawId);
+    expect(i18n.dateTime(expires)).toMatch(/2030/);
+  });
+});
