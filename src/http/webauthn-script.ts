@@ -28,6 +28,11 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
     box.textContent = text;
   }
 
+  // The page's words for each status, in its language (data-text-* on the section), English when absent.
+  function say(section, key, english) {
+    return section.getAttribute('data-text-' + key) || english;
+  }
+
   function setBusy(section, busy) {
     Array.prototype.forEach.call(section.querySelectorAll('button[data-action]'), function (button) {
       button.disabled = busy;
@@ -97,16 +102,16 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
     return navigator.credentials.get(request);
   }
 
-  function explain(error) {
+  function explain(section, error) {
     switch (error && error.name) {
       case 'NotAllowedError':
-        return 'The passkey request was cancelled or timed out.';
+        return say(section, 'cancelled', 'The passkey request was cancelled or timed out.');
       case 'InvalidStateError':
-        return 'This device already holds a passkey for this account.';
+        return say(section, 'exists', 'This device already holds a passkey for this account.');
       case 'SecurityError':
-        return 'Passkeys cannot be used on this address.';
+        return say(section, 'insecure', 'Passkeys cannot be used on this address.');
       default:
-        return 'The passkey could not be used: ' + ((error && error.message) || String(error));
+        return say(section, 'failed', 'The passkey could not be used:') + ' ' + ((error && error.message) || String(error));
     }
   }
 
@@ -154,7 +159,7 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
       .catch(function (error) {
         if (conditional === pending) conditional = null;
         if (pending.controller.signal.aborted || (error && error.name === 'AbortError')) return;
-        status(section, explain(error));
+        status(section, explain(section, error));
       });
   }
 
@@ -163,12 +168,12 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
     var email = input ? input.value.trim() : '';
     // A signed-in page (data-signed-in) adds the passkey to the account signed in: no address needed.
     if (action === 'register' && !email && !('signedIn' in section.dataset)) {
-      status(section, 'Enter your email address to register a passkey.');
+      status(section, say(section, 'need-email', 'Enter your email address to register a passkey.'));
       if (input) input.focus();
       return;
     }
     setBusy(section, true);
-    status(section, 'Continue in your browser\u2019s passkey dialog\u2026');
+    status(section, say(section, 'dialog', 'Continue in your browser\u2019s passkey dialog\u2026'));
     stopConditional()
       .then(function () {
         // The address only labels a new passkey; signing in uses the passkeys the device offers.
@@ -182,7 +187,7 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
       })
       .catch(function (error) {
         setBusy(section, false);
-        status(section, explain(error));
+        status(section, explain(section, error));
         if (conditionalSection) startConditional(conditionalSection);
       });
   }
@@ -199,7 +204,7 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
         Array.prototype.forEach.call(buttons, function (button) {
           button.disabled = true;
         });
-        status(section, 'This browser does not support passkeys.');
+        status(section, say(section, 'unsupported', 'This browser does not support passkeys.'));
         return;
       }
       Array.prototype.forEach.call(buttons, function (button) {

@@ -25,6 +25,14 @@ export const de: Messages = {
   'signin.why': 'Melden Sie sich an, um diese Seite zu sehen ({page}).',
   'signin.none': 'Es sind keine Anmeldemethoden eingerichtet.',
 
+  'passkey.cancelled': 'Die Passkey-Anfrage wurde abgebrochen oder ist abgelaufen.',
+  'passkey.exists': 'Dieses Gerät hat bereits einen Passkey für dieses Konto.',
+  'passkey.insecure': 'Passkeys können unter dieser Adresse nicht verwendet werden.',
+  'passkey.failed': 'Der Passkey konnte nicht verwendet werden:',
+  'passkey.needEmail': 'Geben Sie Ihre E-Mail-Adresse ein, um einen Passkey zu registrieren.',
+  'passkey.dialog': 'Fahren Sie im Passkey-Dialog Ihres Browsers fort…',
+  'passkey.unsupported': 'Dieser Browser unterstützt keine Passkeys.',
+
   'signin.error.default': 'Die Anmeldung ist nicht möglich. Versuchen Sie es erneut oder wählen Sie einen anderen Weg.',
   'signin.error.CredentialsSignin': 'Die Anmeldung ist fehlgeschlagen. Prüfen Sie, ob Ihre Angaben stimmen.',
   'signin.error.OAuthAccountNotLinked': 'Um Ihre Identität zu bestätigen, melden Sie sich mit demselben Konto an wie beim ersten Mal.',

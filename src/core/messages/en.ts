@@ -27,6 +27,15 @@ export const en = {
   'signin.why': 'Sign in to see that page ({page}).',
   'signin.none': 'No sign-in methods are configured.',
 
+  // The passkey script's status lines (passed to it as data-text-* attributes)
+  'passkey.cancelled': 'The passkey request was cancelled or timed out.',
+  'passkey.exists': 'This device already holds a passkey for this account.',
+  'passkey.insecure': 'Passkeys cannot be used on this address.',
+  'passkey.failed': 'The passkey could not be used:',
+  'passkey.needEmail': 'Enter your email address to register a passkey.',
+  'passkey.dialog': 'Continue in your browser’s passkey dialog…',
+  'passkey.unsupported': 'This browser does not support passkeys.',
+
   // Sign-in errors (on the sign-in page, and on the error page for a sign-in error routed there)
   'signin.error.default': 'Unable to sign in. Try again, or choose a different way to sign in.',
   'signin.error.CredentialsSignin': 'Sign in failed. Check the details you provided are correct.',

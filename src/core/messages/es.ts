@@ -25,6 +25,14 @@ export const es: Messages = {
   'signin.why': 'Inicia sesión para ver esa página ({page}).',
   'signin.none': 'No hay ningún método de inicio de sesión configurado.',
 
+  'passkey.cancelled': 'La solicitud de llave de acceso se canceló o caducó.',
+  'passkey.exists': 'Este dispositivo ya tiene una llave de acceso para esta cuenta.',
+  'passkey.insecure': 'Las llaves de acceso no se pueden usar en esta dirección.',
+  'passkey.failed': 'No se ha podido usar la llave de acceso:',
+  'passkey.needEmail': 'Introduce tu correo electrónico para registrar una llave de acceso.',
+  'passkey.dialog': 'Continúa en el diálogo de llaves de acceso del navegador…',
+  'passkey.unsupported': 'Este navegador no admite llaves de acceso.',
+
   'signin.error.default': 'No se puede iniciar sesión. Inténtalo de nuevo o elige otra forma de acceder.',
   'signin.error.CredentialsSignin': 'No se ha podido iniciar sesión. Comprueba que los datos son correctos.',
   'signin.error.OAuthAccountNotLinked': 'Para confirmar tu identidad, inicia sesión con la misma cuenta que usaste la primera vez.',

@@ -25,6 +25,14 @@ export const fr: Messages = {
   'signin.why': 'Connectez-vous pour voir cette page ({page}).',
   'signin.none': 'Aucune méthode de connexion n’est configurée.',
 
+  'passkey.cancelled': 'La demande de clé d’accès a été annulée ou a expiré.',
+  'passkey.exists': 'Cet appareil a déjà une clé d’accès pour ce compte.',
+  'passkey.insecure': 'Les clés d’accès ne peuvent pas être utilisées à cette adresse.',
+  'passkey.failed': 'La clé d’accès n’a pas pu être utilisée :',
+  'passkey.needEmail': 'Saisissez votre adresse e-mail pour enregistrer une clé d’accès.',
+  'passkey.dialog': 'Continuez dans la fenêtre de clé d’accès de votre navigateur…',
+  'passkey.unsupported': 'Ce navigateur ne prend pas en charge les clés d’accès.',
+
   'signin.error.default': 'Connexion impossible. Réessayez ou choisissez un autre moyen de connexion.',
   'signin.error.CredentialsSignin': 'La connexion a échoué. Vérifiez que les informations saisies sont correctes.',
   'signin.error.OAuthAccountNotLinked': 'Pour confirmer votre identité, connectez-vous avec le compte utilisé la première fois.',

@@ -25,6 +25,14 @@ export const ja: Messages = {
   'signin.why': 'このページ ({page}) を見るにはログインしてください。',
   'signin.none': 'ログイン方法が設定されていません。',
 
+  'passkey.cancelled': 'パスキーのリクエストはキャンセルされたか、タイムアウトしました。',
+  'passkey.exists': 'このデバイスには、このアカウントのパスキーが既にあります。',
+  'passkey.insecure': 'このアドレスではパスキーを使用できません。',
+  'passkey.failed': 'パスキーを使用できませんでした:',
+  'passkey.needEmail': 'パスキーを登録するには、メールアドレスを入力してください。',
+  'passkey.dialog': 'ブラウザのパスキーのダイアログで続けてください…',
+  'passkey.unsupported': 'このブラウザはパスキーに対応していません。',
+
   'signin.error.default': 'ログインできません。もう一度試すか、別の方法でログインしてください。',
   'signin.error.CredentialsSignin': 'ログインに失敗しました。入力内容が正しいか確認してください。',
   'signin.error.OAuthAccountNotLinked': '本人確認のため、最初に使ったのと同じアカウントでログインしてください。',

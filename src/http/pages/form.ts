@@ -4,6 +4,7 @@
 import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { english, type Translator } from '../../core/messages/translator.js';
 import type { FlowFormField, FlowFormPage, FlowText } from '../../flows/runtime/contract.js';
+import { passkeyTexts } from './passkey-texts.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderFormPage}. */
@@ -38,7 +39,7 @@ function input(field: FlowFormField, i: number, autofocus: boolean, i18n: Transl
 /** A passkey button driven by the built-in passkey script: options from, and the assertion posted to, `action`. */
 function passkeySection(action: string, csrfToken: string, label: string, script: string, i18n: Translator, nonce?: string) {
   const src = safeUrl(script);
-  return html`<div class="section" data-webauthn${attr('data-options-url', action)}${attr('data-callback-url', action)}${attr('data-csrf-token', csrfToken)}>
+  return html`<div class="section" data-webauthn${attr('data-options-url', action)}${attr('data-callback-url', action)}${attr('data-csrf-token', csrfToken)}${passkeyTexts(i18n)}>
 <button type="button" class="button secondary" data-action="authenticate">${label}</button>
 <noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript>
 </div>

@@ -7,6 +7,7 @@ import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english, type Translator } from '../../core/messages/translator.js';
+import { passkeyTexts } from './passkey-texts.js';
 import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
@@ -216,7 +217,7 @@ function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageP
   const options = safeUrl(`${ctx.basePath}/webauthn-options/${encodeURIComponent(p.id)}`);
   if (!callback || !options) return undefined;
   const emailAction = email ? safeUrl(email.signinUrl) : undefined;
-  const hook = html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}`;
+  const hook = html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}${passkeyTexts(ctx.i18n)}`;
   const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
   // Passkey buttons are type="button": the ceremony needs the script, and without it they must submit nothing.
   const { i18n } = ctx;
