@@ -22,7 +22,7 @@ describe('the code blocks of the documentation', () => {
     expect(DOCS).toContain('README.md');
     const withCode = new Set(ALL.map((b) => b.page));
     for (const page of ['README.md', 'docs/getting-started-h3.md', 'docs/configuration.md', 'docs/custom-flows.md']) expect(withCode).toContain(page);
-    expect(CHECKED.length).toBeGreaterThan(40);
+    expect(CHECKED.length, "the fence pattern finds the blocks").toBeGreaterThanOrEqual(30);
   });
 
   it('skips only blocks that say why, and only a few', () => {
