@@ -1,7 +1,7 @@
 // Every TypeScript block in README.md and docs/*.md compiles against the public API (`authchart`, `authchart/node`,
 // `authchart/providers`, ...), so a reader who copies one gets code that type-checks. New pages are picked up by
 // themselves. The few blocks that are deliberately partial say so with `ts nocheck: <why>`, and stay few.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { codeBlocks, nocheckReason, pages, typecheckBlocks } from './code-blocks.js';
@@ -23,6 +23,14 @@ describe('the code blocks of the documentation', () => {
     const withCode = new Set(ALL.map((b) => b.page));
     for (const page of ['README.md', 'docs/getting-started-h3.md', 'docs/configuration.md', 'docs/custom-flows.md']) expect(withCode).toContain(page);
     expect(CHECKED.length, "the fence pattern finds the blocks").toBeGreaterThanOrEqual(30);
+  });
+
+  it('import authchart only through the entries package.json exports', () => {
+    const { exports } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown> };
+    const entries = new Set(Object.keys(exports).map((k) => (k === '.' ? 'authchart' : `authchart/${k.slice(2)}`)));
+    const used = ALL.flatMap((b) => [...b.code.matchAll(/from '(authchart[^']*)'/g)].map((m) => ({ at: `${b.page}:${b.line}`, entry: m[1] })));
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.filter((u) => !entries.has(u.entry))).toEqual([]);
   });
 
   it('skips only blocks that say why, and only a few', () => {
