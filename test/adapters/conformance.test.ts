@@ -1,8 +1,8 @@
 // Adapter conformance: each real Auth.js adapter (real-adapters.ts), unchanged, on a real store, behind authchart
 // with database sessions, driven over HTTP: credentials, magic link, OpenID Connect with a real OP, sign-out, session
 // refresh, step-up (checkRecentSignIn), one magic link confirmed four times at once, and the keys each adapter method
-// is handed (never one outside the Auth.js contract). Each adapter's results make its row of the README's table
-// (adapter-table.ts); the last test checks the README says what this run saw (UPDATE_ADAPTER_TABLE=1 rewrites it).
+// is handed (never one outside the Auth.js contract). Each adapter's results make its row of docs/adapters.md's table
+// (adapter-table.ts); the last test checks the page says what this run saw (UPDATE_ADAPTER_TABLE=1 rewrites it).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Adapter } from '../../src/core/adapter.js';
 import { assertAdapter } from '../../src/core/adapter-wrap.js';
@@ -18,7 +18,7 @@ import { memoryOutbox, requestLink, signInByLink } from '../support/magic-link.j
 import { passwordProvider, PASSWORD } from '../session/database-harness.js';
 import { startOidcProvider, type OidcProviderHarness } from '../e2e/peers/oidc.js';
 import { adapterCases, type RealAdapter } from './real-adapters.js';
-import { checkReadmeTable, type AdapterFeatures } from './adapter-table.js';
+import { checkDocsTable, type AdapterFeatures } from './adapter-table.js';
 
 /** The keys of the Auth.js contract for the session methods (what `@auth/core` itself passes). */
 const CONTRACT_KEYS: Record<string, readonly string[]> = {
@@ -221,8 +221,8 @@ for (const c of adapterCases) {
   });
 }
 
-describe('the README adapter table', () => {
+describe('the adapter table of docs/adapters.md', () => {
   it('says what this run saw', async () => {
-    await checkReadmeTable(adapterCases.map((c) => ({ name: c.name, features: results[c.name]! })));
+    await checkDocsTable(adapterCases.map((c) => ({ name: c.name, features: results[c.name]! })));
   });
 });

@@ -27,7 +27,7 @@ export interface RealAdapter {
 }
 
 export interface AdapterCase {
-  /** The row of the README table. */
+  /** The row of the table in docs/adapters.md. */
   name: string;
   /** The npm packages it is, as installed. */
   packages: string[];

@@ -1,4 +1,4 @@
-// The account type a custom flow ends with picks the linking rules of the standard tail, as the README says:
+// The account type a custom flow ends with picks the linking rules of the standard tail, as docs/custom-flows.md says:
 // `email` (the flow proved the address) signs the address's owner in; any other type links like OAuth.
 import { baseContext, defineFlow, type FlowInput, type FlowOutput } from 'authchart/flow';
 import { describe, expect, it } from 'vitest';

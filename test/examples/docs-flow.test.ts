@@ -1,21 +1,22 @@
-// The README's "Write your own flow" example, taken from the README as it is and run over HTTP: a reader who
-// copies it gets a flow that pauses on a form, signs in with the right code, and refuses a wrong or replayed one.
+// The "Write your own flow" example of docs/custom-flows.md, taken from the page as it is and run over HTTP: a reader
+// who copies it gets a flow that pauses on a form, signs in with the right code, and refuses a wrong or replayed one.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-// Git-ignored: rewritten from the README on every run.
-const GENERATED = fileURLToPath(new URL('./.generated/readme-flow.ts', import.meta.url));
+const PAGE = fileURLToPath(new URL('../../docs/custom-flows.md', import.meta.url));
+// Git-ignored: rewritten from the page on every run.
+const GENERATED = fileURLToPath(new URL('./.generated/docs-flow.ts', import.meta.url));
 
 /** The first TypeScript block under "## Write your own flow". */
-function readmeExample(): string {
-  const readme = readFileSync(README, 'utf8');
-  const section = readme.slice(readme.indexOf('## Write your own flow'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('The README has no TypeScript example under "Write your own flow".');
+function pageExample(): string {
+  const page = readFileSync(PAGE, 'utf8');
+  const at = page.indexOf('## Write your own flow');
+  if (at < 0) throw new Error('docs/custom-flows.md has no "Write your own flow" section.');
+  const block = /```ts\n([\s\S]*?)```/.exec(page.slice(at));
+  if (!block) throw new Error('docs/custom-flows.md has no TypeScript example under "Write your own flow".');
   return block[1];
 }
 
@@ -25,8 +26,8 @@ const outbox: { email: string; code: string }[] = [];
 let t: TestAuth;
 
 beforeAll(async () => {
-  const source = readmeExample();
-  expect(source.split('\n').length, 'the README promises an example of about 60 lines').toBeLessThanOrEqual(65);
+  const source = pageExample();
+  expect(source.split('\n').length, 'the page promises an example of about 60 lines').toBeLessThanOrEqual(65);
   mkdirSync(fileURLToPath(new URL('./.generated/', import.meta.url)), { recursive: true });
   writeFileSync(GENERATED, source);
   ({ EmailCode } = await import(/* @vite-ignore */ GENERATED));
@@ -40,7 +41,7 @@ async function requestCode(email: string) {
 }
 const sessionOf = async () => (await (await t.client.get('/auth/session')).json()) as { user?: { email?: string } } | null;
 
-describe("the README's custom flow, as written", () => {
+describe('the custom flow of docs/custom-flows.md, as written', () => {
   it('is listed on the sign-in page with its e-mail field', async () => {
     const page = await (await t.client.get('/auth/signin')).text();
     expect(page).toContain('E-mail code');
