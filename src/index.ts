@@ -27,6 +27,9 @@ export type {
   BuiltInProviderType, RedirectableProviderType, OAuthProviderType, OAuthProviderId, CredentialsProviderId, EmailProviderId, WebAuthnProviderId, ProviderId,
 } from './providers/provider-ids.js';
 export type { Theme } from './core/theme.js';
+// The language of pages and mails (`locale`, `messages`, `defaultLocale`).
+export type { Messages, MessageId } from './core/messages/en.js';
+export type { Translator, MessageValues } from './core/messages/translator.js';
 export {
   AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,
   OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, SecondFactorFailed, AdapterError,
