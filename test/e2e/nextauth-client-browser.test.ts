@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { loginAtDemoIdp, startOfflineDemo } from './peers/demo.js';
 
 const CLIENTS = new URL('../../browser-clients/', import.meta.url).pathname;
 
@@ -229,14 +229,7 @@ describe.skipIf(!hasChromium())('next-auth clients in Chromium against authchart
         expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', login_hint: 'alice' });
 
         await Promise.all([page.waitForURL((u) => u.origin !== origin), inPage(page, 'v5', `m.client.signIn('demo-idp', { callbackUrl: '/protected' });`)]);
-        await page.fill('input[name=login]', 'alice');
-        await page.fill('input[name=password]', 'any');
-        await page.click('button[type=submit]');
-        while (new URL(page.url()).origin !== origin) {
-          await page.waitForLoadState();
-          if (new URL(page.url()).origin === origin) break;
-          await page.click('button[type=submit]');
-        }
+        await loginAtDemoIdp(page, origin);
         await page.waitForURL(`${origin}/protected`);
         expect(await page.locator('body').textContent()).toContain('Alice Liddell');
         // The IdP's pages ask for a web font the fence blocks; nothing else may fail.
