@@ -1,9 +1,9 @@
 // Building responses: cookies queued on the request context, redirects (or their JSON form for
-// clients that send X-Auth-Return-Redirect), JSON and HTML bodies, and error redirects.
+// clients that ask for it), JSON and HTML bodies, and error redirects.
 import { stringifySetCookie } from 'cookie';
 import type { CookieToSet } from '../core/cookies.js';
 import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType } from '../core/errors.js';
-import type { AuthRequest } from './request.js';
+import { bodyString, type AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
 
@@ -88,9 +88,17 @@ export function html(req: AuthRequest, body: string, status = 200, kind: PageKin
   return finish(req, body, status, pageHeaders(kind, req.nonce));
 }
 
-/** A 302, or `200 {url}` when the client asked for redirects as data (X-Auth-Return-Redirect). */
+/**
+ * Whether the client reads redirects as data: `X-Auth-Return-Redirect` (next-auth v5's client, authchart/client), or
+ * `json=true` in the form body, which next-auth v4's client sends instead and v4's server answered with `{ url }`.
+ */
+export function redirectsAsData(req: AuthRequest): boolean {
+  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (req.request.method === 'POST' && bodyString(req, 'json') === 'true');
+}
+
+/** A 302, or `200 {url}` when the client asked for redirects as data ({@link redirectsAsData}). */
 export function redirect(req: AuthRequest, url: string): Response {
-  if (req.request.headers.get('x-auth-return-redirect')) return json(req, { url });
+  if (redirectsAsData(req)) return json(req, { url });
   return finish(req, null, 302, [['location', url]]);
 }
 

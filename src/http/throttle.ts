@@ -15,7 +15,7 @@ import { normalizeAddress } from '../flows/email/steps.js';
 import type { FlowDeps, FlowRoute } from '../flows/runtime/contract.js';
 import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
-import { errorPageUrl, html, json } from './response.js';
+import { errorPageUrl, html, json, redirectsAsData } from './response.js';
 
 /** What a counted request leaves to do once its flow has run: give back the points of a successful sign-in. */
 export interface ThrottleGate {
@@ -80,9 +80,9 @@ function hitsFor(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute,
   return hits;
 }
 
-/** Whether the client reads answers as data (fetch with X-Auth-Return-Redirect, the WebAuthn options route). */
+/** Whether the client reads answers as data (redirects as data, the WebAuthn options route, an Accept of JSON). */
 function wantsJson(req: AuthRequest, route: FlowRoute): boolean {
-  return route === 'options' || Boolean(req.request.headers.get('x-auth-return-redirect')) || (req.request.headers.get('accept') ?? '').startsWith('application/json');
+  return route === 'options' || redirectsAsData(req) || (req.request.headers.get('accept') ?? '').startsWith('application/json');
 }
 
 /** 429 (or 503 when the store is down) with Retry-After: the built-in page, or `{ error, url, retryAfter }` as JSON. */

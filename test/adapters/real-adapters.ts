@@ -1,7 +1,12 @@
 // The real Auth.js adapters the conformance suite drives, each on a real store of its own for this run: PostgreSQL
 // (DATABASE_URL, default 127.0.0.1:5432 db `test` user `postgres`; a schema per adapter, dropped after) and Redis
 // (REDIS_URL, default 127.0.0.1:6379; keys under a prefix of this run, deleted after), or unstorage's memory driver.
+// Prisma's client is generated on first use from prisma/schema.prisma into prisma/.client (gitignored).
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { PrismaAdapter } from '@auth/prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
 import AuthjsPgAdapter from '@auth/pg-adapter';
 import { DrizzleAdapter } from '@auth/drizzle-adapter';
 import { KyselyAdapter } from '@auth/kysely-adapter';
@@ -37,7 +42,7 @@ export interface AdapterCase {
 const run = () => `${process.pid}_${randomBytes(4).toString('hex')}`;
 
 /** A schema of its own on the server, `statements` run in it; dropped on close. */
-async function schemaOf(statements: readonly string[]): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
+async function schemaOf(statements: readonly string[]): Promise<{ pool: pg.Pool; schema: string; drop(): Promise<void> }> {
   const schema = `authchart_conf_${run()}`;
   const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -45,6 +50,7 @@ async function schemaOf(statements: readonly string[]): Promise<{ pool: pg.Pool;
   for (const s of statements) await pool.query(s);
   return {
     pool,
+    schema,
     async drop() {
       await pool.end();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -77,6 +83,39 @@ const kyselySchema = [
   `CREATE TABLE "VerificationToken" (identifier TEXT NOT NULL, token TEXT NOT NULL UNIQUE, expires TIMESTAMPTZ NOT NULL, PRIMARY KEY (identifier, token))`,
 ];
 
+// The tables of prisma/schema.prisma (Prisma 7 generates the client without its engines; its migrations would need
+// the schema engine binary, which is downloaded, so the tables are made here).
+const prismaSchema = [
+  `CREATE TABLE "User" (id TEXT PRIMARY KEY, name TEXT, email TEXT UNIQUE, "emailVerified" TIMESTAMP(3), image TEXT)`,
+  `CREATE TABLE "Account" ("userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE, type TEXT NOT NULL, provider TEXT NOT NULL,
+    "providerAccountId" TEXT NOT NULL, refresh_token TEXT, access_token TEXT, expires_at INTEGER, token_type TEXT, scope TEXT,
+    id_token TEXT, session_state TEXT, PRIMARY KEY (provider, "providerAccountId"))`,
+  `CREATE TABLE "Session" ("sessionToken" TEXT NOT NULL UNIQUE, "userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE, expires TIMESTAMP(3) NOT NULL)`,
+  `CREATE TABLE "VerificationToken" (identifier TEXT NOT NULL, token TEXT NOT NULL, expires TIMESTAMP(3) NOT NULL, PRIMARY KEY (identifier, token))`,
+  `CREATE TABLE "Authenticator" ("credentialID" TEXT NOT NULL UNIQUE, "userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE,
+    "providerAccountId" TEXT NOT NULL, "credentialPublicKey" TEXT NOT NULL, counter INTEGER NOT NULL, "credentialDeviceType" TEXT NOT NULL,
+    "credentialBackedUp" BOOLEAN NOT NULL, transports TEXT, PRIMARY KEY ("userId", "credentialID"))`,
+];
+
+type PrismaClientClass = new (options: { adapter: PrismaPg }) => { $disconnect(): Promise<void> };
+let prismaClient: Promise<PrismaClientClass> | undefined;
+
+/**
+ * Prisma's generated client class, made once per run by `prisma generate`. Generating needs no engine: the schema
+ * engine's path is set to a file that is never run, which keeps the CLI from fetching that binary.
+ */
+function generatedPrismaClient(): Promise<PrismaClientClass> {
+  prismaClient ??= (async () => {
+    const bin = new URL('../../node_modules/.bin/prisma', import.meta.url).pathname;
+    const schema = new URL('./prisma/schema.prisma', import.meta.url).pathname;
+    await promisify(execFile)(bin, ['generate', '--schema', schema], { env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: '/bin/false', PRISMA_HIDE_UPDATE_MESSAGE: '1' } });
+    // A path in a variable: the client exists only once generated, so the type check must not look for it.
+    const entry = new URL('./prisma/.client/client.ts', import.meta.url).href;
+    return ((await import(entry)) as { PrismaClient: PrismaClientClass }).PrismaClient;
+  })();
+  return prismaClient;
+}
+
 export const adapterCases: AdapterCase[] = [
   {
     name: '@auth/pg-adapter (PostgreSQL)',
@@ -102,6 +141,23 @@ export const adapterCases: AdapterCase[] = [
       const db = new Kysely<never>({ dialect: new PostgresDialect({ pool: s.pool }) });
       // Kysely ends the pool it was given when destroyed; the schema is dropped by a pool of its own.
       return { adapter: KyselyAdapter(db as never) as Adapter, typedIds: true, close: s.drop };
+    },
+  },
+  {
+    name: '@auth/prisma-adapter (Prisma 7, adapter-pg)',
+    packages: ['@auth/prisma-adapter', 'prisma', '@prisma/client', '@prisma/adapter-pg'],
+    async make() {
+      const PrismaClient = await generatedPrismaClient();
+      const s = await schemaOf(prismaSchema);
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: DATABASE_URL, max: 6 }, { schema: s.schema }) });
+      return {
+        adapter: PrismaAdapter(prisma as never) as Adapter,
+        typedIds: false,
+        async close() {
+          await prisma.$disconnect();
+          await s.drop();
+        },
+      };
     },
   },
   {

@@ -1,5 +1,6 @@
 // The demo as the browser tests run it: in process on free loopback ports, users in memory (no DATABASE_URL), its
 // development IdP on a port of its own, reached as http://localhost so that WebAuthn has a domain.
+import type { Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../../examples/demo/app.js';
 import { freePort } from './net.js';
 
@@ -10,4 +11,19 @@ export async function startOfflineDemo(): Promise<{ demo: RunningDemo; origin: s
   delete env.DATABASE_URL;
   const demo = await startDemo({ port, hostname: '127.0.0.1', env });
   return { demo, origin: `http://localhost:${port}` };
+}
+
+/**
+ * On the demo IdP's login page: signs in as `login` (any password) and answers the consent step whenever oidc-provider
+ * asks, until the browser is back on `origin`.
+ */
+export async function loginAtDemoIdp(page: Page, origin: string, login = 'alice'): Promise<void> {
+  await page.fill('input[name=login]', login);
+  await page.fill('input[name=password]', 'any');
+  await page.click('button[type=submit]');
+  while (new URL(page.url()).origin !== origin) {
+    await page.waitForLoadState();
+    if (new URL(page.url()).origin === origin) break;
+    await page.click('button[type=submit]');
+  }
 }
