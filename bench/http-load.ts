@@ -5,11 +5,14 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseCookies } from 'cookie';
 import { ServerAuth } from '../src/node.js';
+import { decodeSync } from '../src/session/jwt.js';
 import { toWebRequest, writeWebResponse } from '../src/http/integrations/node.js';
 import { closeHttpServer, listenLoopback } from '../test/e2e/peers/net.js';
 import {
   AUTHJS_SESSION_COOKIE,
+  BENCH_SECRET,
   BENCH_USER,
   NOT_INSTALLED,
   assertSession,
@@ -24,7 +27,7 @@ import { interleave, spreadOf, type Spread } from './measure.js';
 
 const AUTOCANNON = join(fileURLToPath(new URL('.', import.meta.url)), 'node_modules', 'autocannon', 'autocannon.js');
 
-export const HTTP_SIDES = ['authchart', 'Auth.js', 'floor: static JSON'] as const;
+export const HTTP_SIDES = ['authchart', 'authchart, token cache off', 'Auth.js', 'floor: static JSON', 'floor: cookie + decodeSync'] as const;
 export type HttpSide = (typeof HTTP_SIDES)[number];
 export const CONNECTIONS = 10;
 
@@ -128,6 +131,14 @@ export async function benchHttpLoad(options: HttpLoadOptions): Promise<HttpLoadR
     await assertSession(overHttp, oursCookie, ours.origin);
     runs.authchart = () => loadRun(ours.url, oursCookie, options);
 
+    // Every check opens the token: what the cache saves, and what the decrypt floor below is compared with.
+    const uncachedMiddleware = ServerAuth(authchartConfig({ jwt: { verifiedTokenCache: 0 } }));
+    const uncached = await serve((req, res) => void uncachedMiddleware(req, res));
+    servers.push(uncached.server);
+    const uncachedCookie = await signInWithCredentials(undefined, OURS_SESSION_COOKIE, uncached.origin);
+    await assertSession(overHttp, uncachedCookie, uncached.origin);
+    runs['authchart, token cache off'] = () => loadRun(uncached.url, uncachedCookie, options);
+
     const authjs = await loadAuthjs();
     if (authjs) {
       const theirs = await serve(bridge(authjsApp(authjs)));
@@ -141,6 +152,16 @@ export async function benchHttpLoad(options: HttpLoadOptions): Promise<HttpLoadR
     const floor = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
     servers.push(floor.server);
     runs['floor: static JSON'] = () => loadRun(floor.url, undefined, options);
+
+    // The least a session check over node:http can do: read the cookie, open the token (decodeSync), answer JSON.
+    const decrypting = await serve((req, res) => {
+      const token = parseCookies(req.headers.cookie ?? '')[OURS_SESSION_COOKIE];
+      const claims = decodeSync({ token, secret: BENCH_SECRET, salt: OURS_SESSION_COOKIE });
+      const session = claims ? { user: { name: claims.name, email: claims.email, image: claims.picture }, expires: new Date((claims.exp ?? 0) * 1000).toISOString() } : null;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(session));
+    });
+    servers.push(decrypting.server);
+    runs['floor: cookie + decodeSync'] = () => loadRun(decrypting.url, oursCookie, options);
 
     const samples = await interleave(options.rounds, runs as Record<string, () => Promise<RunFigures>>);
     const result = {} as HttpLoadResult;

@@ -50,7 +50,7 @@ export interface FlowFigures {
 
 export type OidcFlowResult = Record<FlowSide, FlowFigures | { skipped: string }>;
 
-interface Peer {
+export interface Peer {
   issuer: string;
   clientId: string;
   clientSecret: string;
@@ -58,7 +58,7 @@ interface Peer {
   child: ChildProcess;
 }
 
-async function startPeer(): Promise<Peer> {
+export async function startPeer(): Promise<Peer> {
   const child = spawn(process.execPath, ['--import', 'tsx', PEER, JSON.stringify([REDIRECT_URI])], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
@@ -68,7 +68,7 @@ async function startPeer(): Promise<Peer> {
   return { ...(JSON.parse(line) as Omit<Peer, 'child'>), child };
 }
 
-function stopPeer(peer: Peer): Promise<void> {
+export function stopPeer(peer: Peer): Promise<void> {
   return new Promise((resolve) => {
     if (peer.child.exitCode !== null) return resolve();
     peer.child.once('exit', () => resolve());

@@ -24,7 +24,7 @@ import {
 } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 
-export const SESSION_SIDES = ['authchart', 'authchart, throttling on', 'authchart, auth() in auth(handler)', 'Auth.js', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
+export const SESSION_SIDES = ['authchart', 'authchart, token cache off', 'authchart, throttling on', 'authchart, auth() in auth(handler)', 'Auth.js', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
 export type SessionSide = (typeof SESSION_SIDES)[number];
 export const IN_FLIGHT = 10;
 
@@ -86,6 +86,11 @@ export async function benchSessionCheck(options: SessionCheckOptions): Promise<S
   const joseOptions = { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256CBC-HS512'] };
   if ((await jwtDecrypt(token, key, joseOptions)).payload.email === undefined) throw new Error('jose did not open the token');
 
+  // Every check opens the token: the figure the decodeSync floor is compared with.
+  const uncached = await authchartApp({ jwt: { verifiedTokenCache: 0 } });
+  const uncachedCookie = await signInWithCredentials(uncached, OURS_SESSION_COOKIE);
+  await assertSession(uncached, uncachedCookie);
+
   // Throttling applies to the sign-in routes only: the same check with it on must cost the same.
   const throttled = await authchartApp({ throttle: { enabled: true } });
   const throttledCookie = await signInWithCredentials(throttled, OURS_SESSION_COOKIE);
@@ -101,6 +106,7 @@ export async function benchSessionCheck(options: SessionCheckOptions): Promise<S
 
   const ops: Partial<Record<SessionSide, () => unknown>> = {
     authchart: sessionCheck(ours, oursCookie),
+    'authchart, token cache off': sessionCheck(uncached, uncachedCookie),
     'authchart, throttling on': sessionCheck(throttled, throttledCookie),
     'authchart, auth() in auth(handler)': pageOnce,
     'floor: decodeSync (node:crypto)': () => decodeSync({ token, secret: BENCH_SECRET, salt: OURS_SESSION_COOKIE }),

@@ -29,7 +29,7 @@ export interface InternalConfig {
   /** Newest first: the first encrypts, any decrypts. */
   secrets: string[];
   session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string; validAfter?: SessionsValidAfterStore };
-  jwt: Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>;
+  jwt: Required<Pick<JWTOptions, 'maxAge' | 'verifiedTokenCache'>> & Pick<JWTOptions, 'encode' | 'decode'>;
   callbacks: Required<Omit<CallbacksOptions, 'authorized'>> & Pick<CallbacksOptions, 'authorized'>;
   events: EventsOptions;
   cookies?: CookiesConfig;
@@ -218,7 +218,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
       generateSessionToken: config.session?.generateSessionToken ?? (() => randomUUID()),
       validAfter: config.session?.validAfter,
     },
-    jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
+    jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode, verifiedTokenCache: verifiedTokenCacheSize(config.jwt?.verifiedTokenCache) },
     callbacks: { ...defaultCallbacks, ...config.callbacks } as InternalConfig['callbacks'],
     events: config.events ?? {},
     cookies: config.cookies,
@@ -262,4 +262,13 @@ function assertValidAfterStore(store: SessionsValidAfterStore | undefined, strat
     throw new UnsupportedStrategy('`session.validAfter` must be a store with `get(userId)` and `set(userId, at, keepUntil)`.');
   }
   if (strategy !== 'jwt') throw new UnsupportedStrategy('`session.validAfter` applies to JWT sessions; database sessions are ended by deleting their rows.');
+}
+
+/** Entries in the verified-token cache (see `JWTOptions.verifiedTokenCache`): a whole number, 0 for none. */
+export const DEFAULT_VERIFIED_TOKEN_CACHE = 10_000;
+
+function verifiedTokenCacheSize(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_VERIFIED_TOKEN_CACHE;
+  if (!Number.isSafeInteger(value) || value < 0) throw new UnsupportedStrategy('`jwt.verifiedTokenCache` must be a whole number of entries (0 turns the cache off).');
+  return value;
 }

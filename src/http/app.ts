@@ -5,8 +5,6 @@ import type { InternalConfig } from '../core/config.js';
 import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
-import { backchannelLogoutRoute } from './routes/backchannel-logout.js';
-import { providerLogoutReturn } from './routes/provider-logout.js';
 import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json } from './response.js';
@@ -89,8 +87,11 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.post(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));
   app.get(`${base}/signout`, route(config, 'browser', signOutPage));
   app.post(`${base}/signout`, route(config, 'browser', signOutAction));
-  app.get(`${base}/signout-callback/:provider`, route(config, 'browser', (req, event) => providerLogoutReturn(req, param(event, 'provider'))));
-  app.post(`${base}/backchannel-logout/:provider`, route(config, 'json', (req, event) => backchannelLogoutRoute(req, param(event, 'provider'))));
+  // The OAuth client and the logout machines load on the first logout request, never on the sign-in path.
+  const providerLogout = lazy(() => import('./routes/provider-logout.js'));
+  const backchannelLogout = lazy(() => import('./routes/backchannel-logout.js'));
+  app.get(`${base}/signout-callback/:provider`, route(config, 'browser', async (req, event) => (await providerLogout()).providerLogoutReturn(req, param(event, 'provider'))));
+  app.post(`${base}/backchannel-logout/:provider`, route(config, 'json', async (req, event) => (await backchannelLogout()).backchannelLogoutRoute(req, param(event, 'provider'))));
   app.get(`${base}/error`, route(config, 'browser', errorPage));
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));

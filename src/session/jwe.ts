@@ -42,8 +42,11 @@ export const KEY_BYTES = 64;
 const IV_BYTES = 16;
 const TAG_BYTES = 32;
 const BLOCK_BYTES = 16;
-const B64URL = /^[A-Za-z0-9_-]*$/;
 const B64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+// Each ASCII code's base64url value, or 255 for a character outside the alphabet: one table lookup per character
+// instead of a regular expression over the part.
+const B64URL_VALUE = new Uint8Array(128).fill(255);
+for (let i = 0; i < B64URL_ALPHABET.length; i++) B64URL_VALUE[B64URL_ALPHABET.charCodeAt(i)] = i;
 
 /** Ciphertext and tag of one A256CBC-HS512 encryption. */
 export interface Sealed {
@@ -58,9 +61,13 @@ function checkKey(key: Uint8Array): void {
 }
 
 // RFC 7518 §5.2.2.1 step 5: the MAC covers AAD ‖ IV ‖ CT ‖ AL, AL being the AAD length in bits (64-bit big-endian).
-function computeTag(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Buffer {
+function aadLength(aad: Uint8Array): Buffer {
   const al = Buffer.alloc(8);
   al.writeBigUInt64BE(BigInt(aad.byteLength) * 8n);
+  return al;
+}
+
+function computeTag(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array, al: Uint8Array = aadLength(aad)): Buffer {
   return createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, TAG_BYTES);
 }
 
@@ -80,9 +87,9 @@ export function sealA256CbcHs512(key: Uint8Array, iv: Uint8Array, plaintext: Uin
  * Inverse of {@link sealA256CbcHs512}; the tag is verified before any decryption.
  * @internal
  */
-export function openA256CbcHs512(key: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array, aad: Uint8Array): Uint8Array {
+export function openA256CbcHs512(key: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array, aad: Uint8Array, al?: Uint8Array): Uint8Array {
   checkKey(key);
-  const expected = computeTag(key.subarray(0, 32), aad, iv, ciphertext);
+  const expected = computeTag(key.subarray(0, 32), aad, iv, ciphertext, al);
   // Compare before decrypting: a padding error reached without a valid tag would be a padding oracle.
   if (tag.byteLength !== TAG_BYTES || !timingSafeEqual(expected, tag)) {
     throw new JweError('ERR_JWE_DECRYPTION_FAILED', 'decryption failed');
@@ -100,13 +107,40 @@ export function openA256CbcHs512(key: Uint8Array, iv: Uint8Array, ciphertext: Ui
 // decode to the same bytes; a token must have exactly one spelling, or a flipped bit could go unnoticed.
 function decodePart(part: string, what: string): Buffer {
   const rem = part.length % 4;
-  if (!B64URL.test(part) || rem === 1) throw new JweError('ERR_JWE_INVALID', `${what} is not base64url`);
-  if (rem !== 0) {
-    const unusedBits = rem === 2 ? 4 : 2;
-    const last = B64URL_ALPHABET.indexOf(part[part.length - 1]);
-    if ((last & ((1 << unusedBits) - 1)) !== 0) throw new JweError('ERR_JWE_INVALID', `${what} is not canonical base64url`);
+  let last = 0;
+  for (let i = 0; i < part.length; i++) {
+    const code = part.charCodeAt(i);
+    last = code < 128 ? B64URL_VALUE[code] : 255;
+    if (last === 255) throw new JweError('ERR_JWE_INVALID', `${what} is not base64url`);
   }
+  if (rem === 1) throw new JweError('ERR_JWE_INVALID', `${what} is not base64url`);
+  if (rem !== 0 && (last & ((1 << (rem === 2 ? 4 : 2)) - 1)) !== 0) throw new JweError('ERR_JWE_INVALID', `${what} is not canonical base64url`);
   return Buffer.from(part, 'base64url');
+}
+
+/** A protected header as read once: the parsed object (frozen), the AAD bytes and their length block. */
+interface ParsedHeader {
+  header: JweHeader;
+  aad: Buffer;
+  al: Buffer;
+}
+
+// Every token under one key carries the same protected header, so the parse, the AAD bytes and the AAD length are
+// kept per exact header text. Bounded: a handful of (alg, enc, kid) combinations exist; junk headers from attackers
+// only cycle the oldest entry out. Only headers that parsed and passed the checks are kept.
+const HEADER_CACHE_LIMIT = 32;
+const parsedHeaders = new Map<string, ParsedHeader>();
+
+function readHeader(part: string): ParsedHeader {
+  const hit = parsedHeaders.get(part);
+  if (hit) return hit;
+  const header = Object.freeze(parseHeader(part));
+  if (header.alg !== ALG || header.enc !== ENC) throw new JweError('ERR_JWE_NOT_SUPPORTED', `only "${ALG}" with "${ENC}" is supported`);
+  const aad = Buffer.from(part, 'ascii');
+  const parsed = { header, aad, al: aadLength(aad) };
+  if (parsedHeaders.size >= HEADER_CACHE_LIMIT) parsedHeaders.delete(parsedHeaders.keys().next().value as string);
+  parsedHeaders.set(part, parsed);
+  return parsed;
 }
 
 function parseHeader(part: string): JweHeader {
@@ -172,8 +206,7 @@ export function decryptJwe(jwe: string, selectKey: (header: JweHeader) => Uint8A
   const parts = jwe.split('.');
   if (parts.length !== 5) throw new JweError('ERR_JWE_INVALID', 'a compact JWE has five parts');
   const [headerPart, encryptedKey, ivPart, ciphertextPart, tagPart] = parts;
-  const header = parseHeader(headerPart);
-  if (header.alg !== ALG || header.enc !== ENC) throw new JweError('ERR_JWE_NOT_SUPPORTED', `only "${ALG}" with "${ENC}" is supported`);
+  const { header, aad, al } = readHeader(headerPart);
   if (encryptedKey !== '') throw new JweError('ERR_JWE_INVALID', 'with "dir" the encrypted key must be empty');
   const iv = decodePart(ivPart, 'the IV');
   const ciphertext = decodePart(ciphertextPart, 'the ciphertext');
@@ -185,6 +218,6 @@ export function decryptJwe(jwe: string, selectKey: (header: JweHeader) => Uint8A
   }
   const key = selectKey(header);
   if (key === undefined) throw new JweError('ERR_JWE_KEY', 'no key for this JWE');
-  const plaintext = openA256CbcHs512(key, iv, ciphertext, tag, Buffer.from(headerPart, 'ascii'));
+  const plaintext = openA256CbcHs512(key, iv, ciphertext, tag, aad, al);
   return { plaintext, header };
 }

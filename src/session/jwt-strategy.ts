@@ -7,7 +7,8 @@ import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { setCookie } from '../core/request-context.js';
 import { chunkCookie, clearChunked, readChunked } from './chunks.js';
-import { decodeSync, encodeSync } from './jwt.js';
+import { decodeSyncCached, encodeSync, type VerifiedTokens } from './jwt.js';
+import type { InternalConfig } from '../core/config.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
 import { reservedClaims, withReserved } from './claims.js';
@@ -24,6 +25,22 @@ async function encodeToken(req: AuthRequest, token: JWT): Promise<string> {
   return config.jwt.encode ? await config.jwt.encode(params) : encodeSync(params);
 }
 
+// Each configuration's verified tokens (its own secrets and cookie name: a token one configuration verified means
+// nothing to another). Held by the configuration object, so it goes when the configuration does.
+const verified = new WeakMap<InternalConfig, VerifiedTokens>();
+
+function verifiedTokensOf(config: InternalConfig): VerifiedTokens {
+  let cache = verified.get(config);
+  if (!cache) verified.set(config, (cache = { limit: config.jwt.verifiedTokenCache, entries: new Map() }));
+  return cache;
+}
+
+/**
+ * How many verified tokens the configuration's cache holds now (tests, and the memory figure in docs/performance.md).
+ * @internal
+ */
+export const verifiedTokenCount = (config: InternalConfig): number => verified.get(config)?.entries.size ?? 0;
+
 /** Decodes the session cookie; null when absent. Throws JWTSessionError when it cannot be trusted. */
 async function decodeToken(req: AuthRequest): Promise<JWT | null> {
   const { config, cookieOptions } = req;
@@ -31,7 +48,7 @@ async function decodeToken(req: AuthRequest): Promise<JWT | null> {
   if (!raw) return null;
   const params = { token: raw, secret: config.secrets, salt: cookieOptions.sessionToken.name };
   try {
-    const token = config.jwt.decode ? await config.jwt.decode(params) : decodeSync(params);
+    const token = config.jwt.decode ? await config.jwt.decode(params) : decodeSyncCached(params, verifiedTokensOf(config));
     if (!token) throw new JWTSessionError('The session token could not be decoded.');
     return token;
   } catch (err) {

@@ -65,8 +65,50 @@ export function encodeSync<Payload extends object = JWT>(params: JWTEncodeParams
 export function decodeSync<Payload extends object = JWT>(params: JWTDecodeParams): Payload | null {
   if (!params.token) return null;
   const secrets = secretList(params.secret);
-  const plaintext = openToken(params.token, secrets, params.salt);
-  return checkClaims(plaintext) as Payload;
+  return checkClaims(plaintextOf(openToken(params.token, secrets, params.salt))) as Payload;
+}
+
+/**
+ * Verified session tokens of one configuration: the exact token string → the JSON of its claims. What is kept
+ * has passed decryption and authentication under that configuration's secrets and salt; what changes with time
+ * is never kept (see {@link decodeSyncCached}).
+ * @internal
+ */
+export interface VerifiedTokens {
+  /** Most entries kept; the oldest goes first. */
+  readonly limit: number;
+  readonly entries: Map<string, string>;
+}
+
+/**
+ * {@link decodeSync} that remembers the tokens it verified in `cache`, which must belong to one (secret, salt):
+ * a repeat of the exact token string skips base64url, HMAC and AES, but its claims are parsed afresh (callers may
+ * change their copy) and `exp`/`nbf` are checked on every hit, so an expired token is refused (and forgotten) as
+ * on a miss. Revocation is the caller's to apply after, as for any decoded token.
+ * @internal
+ */
+export function decodeSyncCached(params: JWTDecodeParams, cache: VerifiedTokens): JWT | null {
+  if (!params.token) return null;
+  const hit = cache.entries.get(params.token);
+  if (hit !== undefined) {
+    try {
+      return checkClaims(hit);
+    } catch (err) {
+      cache.entries.delete(params.token);
+      throw err;
+    }
+  }
+  const json = plaintextOf(openToken(params.token, secretList(params.secret), params.salt));
+  const claims = checkClaims(json);
+  if (cache.limit > 0) {
+    if (cache.entries.size >= cache.limit) cache.entries.delete(cache.entries.keys().next().value as string);
+    cache.entries.set(params.token, json);
+  }
+  return claims;
+}
+
+function plaintextOf(plaintext: Uint8Array): string {
+  return Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength).toString('utf8');
 }
 
 function openToken(token: string, secrets: string[], salt: string): Uint8Array {
@@ -113,10 +155,10 @@ function toSessionError(err: unknown, kid: string | undefined): JWTSessionError 
   }
 }
 
-function checkClaims(plaintext: Uint8Array): JWT {
+function checkClaims(json: string): JWT {
   let claims: unknown;
   try {
-    claims = JSON.parse(Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength).toString('utf8'));
+    claims = JSON.parse(json);
   } catch (err) {
     throw fail('invalid-claims', 'the session token does not hold JSON', { err: err as Error });
   }

@@ -1,13 +1,9 @@
 // `getAccessToken`: a provider access token an app can call the provider's API with, for the signed-in user of
 // any request form (h3 event v1/v2, web Request, Node/Express request). It runs the token refresh machine, which
 // refreshes the token when it expires within the skew, one refresh at a time per account across instances.
-import { randomUUID } from 'node:crypto';
-import { AccountNotLinked, InvalidProvider, MissingAdapterMethods, RefreshTokenError } from '../../core/errors.js';
-import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
-import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
-import { oauthProviderFor } from '../../flows/oauth/steps.js';
-import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleMachine } from '../../flows/runtime/run.js';
+import { InvalidProvider, MissingAdapterMethods } from '../../core/errors.js';
+import { lazy } from '../../core/lazy.js';
+import type { TokenRefreshOptions } from '../../flows/tokens/steps.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import { sessionGate } from '../../session/gate.js';
 import type { ConfigInput } from '../auth.js';
@@ -41,6 +37,9 @@ export interface GetAccessTokenOptions extends TokenRefreshOptions {
  *   return fetch('https://api.github.com/user/repos', { headers: { authorization: `Bearer ${token}` } })
  * })
  */
+// The refresh machine and the OAuth client load on the first call: most requests of most apps never make one.
+const loadRefresh = lazy(() => import('./access-token-refresh.js'));
+
 export async function getAccessToken(input: AnyRequest, config: ConfigInput, providerId: string, options: GetAccessTokenOptions = {}): Promise<string | null> {
   const request = await toRequest(input);
   const { config: resolved } = await instanceFor(config).resolve(request);
@@ -59,23 +58,6 @@ export async function getAccessToken(input: AnyRequest, config: ConfigInput, pro
   // Through the session gate: a session that ended (revoked, "signed out everywhere") gets no provider token.
   const signedIn = await sessionGate(req);
   if (!signedIn.ok) return null;
-  const { trace = [], ...timing } = options;
-  const deps: TokenDeps = {
-    req,
-    adapter,
-    provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps),
-    userId: signedIn.userId,
-    holder: randomUUID(),
-    options: { ...tokenRefreshDefaults, ...timing },
-    now: () => Date.now(),
-  };
-  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace, [], { settleTimeoutMs: deps.options.waitMs + deps.options.lockMs + 15_000, keepTrace: options.trace !== undefined });
-  if (settled.kind === 'done') return String((settled.output as TokenRefreshOutput).account.access_token);
-  if (settled.kind === 'failed') {
-    if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) throw settled.error;
-    throw new RefreshTokenError(settled.error.message, { err: settled.error, state: settled.state });
-  }
-  throw new RefreshTokenError('The token refresh paused, which it never should.');
+  const { trace, ...timing } = options;
+  return (await loadRefresh()).refreshedAccessToken(req, adapter, provider, signedIn.userId, timing, trace);
 }
-
-

@@ -53,8 +53,41 @@ function withParsedBody(req: NodeRequest, method: string): Request {
   return new Request(url, { method, headers });
 }
 
-/** Writes a web Response to a Node response, keeping every Set-Cookie line. A string body is sent as it is. */
+/** What srvx's FastResponse hands node:http: status, the headers as a flat [name, value, …] list, the body as given. */
+interface NodeParts {
+  status: number;
+  headers: string[];
+  body?: unknown;
+}
+type WithNodeParts = Response & { _toNodeResponse?: () => NodeParts };
+
+function groupedHeaders(raw: string[]): Record<string, string | string[]> {
+  const grouped: Record<string, string | string[]> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const [name, value] = [raw[i], raw[i + 1]];
+    const seen = grouped[name];
+    grouped[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return grouped;
+}
+
+/**
+ * Writes a web Response to a Node response, keeping every Set-Cookie line. A string body is sent as it is. One of
+ * authchart's own responses goes out from the headers it was made with, as node:http's raw list: no `Headers`
+ * object is built, copied or walked (the session check's answer is the common case).
+ */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const lean = response instanceof AuthResponse ? (response as WithNodeParts)._toNodeResponse : undefined;
+  if (lean && !response.bodyUsed) {
+    const parts = lean.call(response);
+    if (parts.body === undefined || parts.body === null || typeof parts.body === 'string' || parts.body instanceof Uint8Array) {
+      // Headers a middleware set before (res.setHeader) stay unless these name them too, as with setHeader below;
+      // node:http keeps only the last of a repeated name from a raw list then, so repeats (Set-Cookie) go as arrays.
+      res.writeHead(parts.status, res.getHeaderNames().length === 0 ? parts.headers : groupedHeaders(parts.headers));
+      res.end(parts.body ?? undefined);
+      return;
+    }
+  }
   res.statusCode = response.status;
   response.headers.forEach((value, key) => {
     if (key !== 'set-cookie') res.setHeader(key, value);

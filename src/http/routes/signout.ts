@@ -7,7 +7,7 @@ import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
 import { readVisitor } from './signin.js';
-import { startProviderLogout } from './provider-logout.js';
+import { lazy } from '../../core/lazy.js';
 
 export async function signOutPage(req: AuthRequest): Promise<Response> {
   const callbackUrl = await resolveCallbackUrl(req);
@@ -24,11 +24,15 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
   );
 }
 
+// RP-initiated logout's code (the OAuth client, the logout machine) loads only for a configuration that opts into it.
+const loadProviderLogout = lazy(() => import('./provider-logout.js'));
+const optsIntoProviderLogout = (req: AuthRequest) => req.config.providers.some((p) => p.rpInitiatedLogout === true && (p.type === 'oidc' || p.type === 'oauth'));
+
 export async function signOutAction(req: AuthRequest): Promise<Response> {
   requireCsrf(req);
   const callbackUrl = await resolveCallbackUrl(req);
   // RP-initiated logout (opt-in per provider): read before the local session ends, then the provider ends its own.
-  const atProvider = await startProviderLogout(req, callbackUrl);
+  const atProvider = optsIntoProviderLogout(req) ? await (await loadProviderLogout()).startProviderLogout(req, callbackUrl) : undefined;
   await strategyFor(req).signOut(req);
   return redirect(req, atProvider ?? callbackUrl);
 }

@@ -1,0 +1,132 @@
+// `npm run bench:cold`: cold start of the PACKED package. `npm pack` (prepack builds the bundled dist), the tarball
+// installed into a fresh app folder as a user would, then fresh processes, each answering ONE first request:
+// a session check, a credentials sign-in, an OIDC sign-in's redirect to a real OpenID Provider. Auth.js (from
+// bench/node_modules) and a bare process that only starts and exits run in the same rounds, interleaved. Each
+// figure is milliseconds (wall, and CPU) from process start; reported as the cost above bare Node/Bun, and
+// authchart's cost as a ratio of Auth.js's. Writes bench/COLD-START.md. Not part of `npm run bench` or CI.
+//   npm run bench:cold -- [rounds]    (default 15; at least 10)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { packAndInstall } from '../test/package/install.js';
+import { spread, type Spread } from './measure.js';
+import { startPeer, stopPeer } from './oidc-flow.js';
+
+const BENCH = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = join(BENCH, '..');
+const CHILD = join(BENCH, 'cold-start', 'child.mjs');
+const BUN = join(ROOT, 'runtimes', 'node_modules', '.bin', 'bun');
+const rounds = Math.max(10, Number(process.argv[2] ?? 15));
+
+const MEASURES = ['session', 'signin', 'oidc'] as const;
+type Measure = (typeof MEASURES)[number];
+const MEASURE_NAMES: Record<Measure, string> = { session: 'first session check', signin: 'first credentials sign-in', oidc: 'first OIDC redirect' };
+type Side = 'authchart' | 'authjs' | 'bare';
+interface Run {
+  ms: number;
+  cpuMs: number;
+  outcome: string;
+}
+
+const app = mkdtempSync(join(tmpdir(), 'authchart-cold-start-'));
+console.log(`Packing and installing the tarball into ${app}...`);
+packAndInstall(app);
+// The same child file in both places: next to the installed authchart, and in bench/ where @auth/core resolves.
+copyFileSync(CHILD, join(app, 'child.mjs'));
+const dirOf = (side: Side) => (side === 'authchart' ? app : join(BENCH, 'cold-start'));
+
+function run(runtime: string, side: Side, measure: Measure | 'prepare', input: Record<string, unknown>): string {
+  const args = runtime.endsWith('bun') ? ['run', 'child.mjs', side, measure] : ['child.mjs', side, measure];
+  const done = spawnSync(runtime, args, { cwd: dirOf(side), encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', COLD_START: JSON.stringify(input) } });
+  if (done.status !== 0) throw new Error(`${runtime} ${side} ${measure} failed (${done.status}): ${done.stderr}`);
+  return done.stdout.trim().split('\n').pop()!;
+}
+
+const peer = await startPeer();
+const runtimes = [{ name: `Node ${process.version}`, bin: process.execPath }];
+if (existsSync(BUN)) runtimes.push({ name: `Bun ${execFileSync(BUN, ['--version'], { encoding: 'utf8' }).trim()}`, bin: BUN });
+else console.log('Bun is not installed (npm --prefix runtimes ci): Node only.');
+
+const loadStart = loadavg()[0];
+const started = Date.now();
+const sections: string[] = [];
+const summary: string[] = [];
+try {
+  for (const runtime of runtimes) {
+    const inputs = Object.fromEntries(
+      (['authchart', 'authjs'] as const).map((side) => [side, JSON.parse(run(runtime.bin, side, 'prepare', {})) as Record<string, unknown>]),
+    ) as Record<'authchart' | 'authjs', Record<string, unknown>>;
+    const oidc = { issuer: peer.issuer, clientId: peer.clientId, clientSecret: peer.clientSecret };
+    const jobs: { key: string; side: Side; measure: Measure }[] = [{ key: 'bare', side: 'bare', measure: 'session' }];
+    for (const measure of MEASURES) for (const side of ['authchart', 'authjs'] as const) jobs.push({ key: `${side}/${measure}`, side, measure });
+    const runs: Record<string, Run[]> = Object.fromEntries(jobs.map((j) => [j.key, []]));
+    console.log(`${runtime.name}: ${rounds} rounds of ${jobs.length} fresh processes...`);
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[(i + round) % jobs.length];
+        const input = job.side === 'bare' ? {} : { ...inputs[job.side], ...(job.measure === 'oidc' ? oidc : {}) };
+        const result = JSON.parse(run(runtime.bin, job.side, job.measure, input)) as Run;
+        const expected = job.side === 'bare' ? /^bare$/ : job.measure === 'session' ? /^200 / : job.measure === 'signin' ? /^302 http:\/\/localhost:3000\/$/ : /^302 http:\/\/(127\.0\.0\.1|localhost):\d+\/\S*auth\S*\?/;
+        // A process that answered wrongly measured nothing: no figure for a broken setup.
+        if (!expected.test(result.outcome)) throw new Error(`${runtime.name} ${job.key}: unexpected answer "${result.outcome}"`);
+        runs[job.key].push(result);
+      }
+    }
+    const bare = { ms: spread(runs.bare.map((r) => r.ms)), cpu: spread(runs.bare.map((r) => r.cpuMs)) };
+    const f = (s: Spread) => `${s.min.toFixed(0)} / **${s.median.toFixed(0)}** / ${s.max.toFixed(0)}`;
+    const rows = [`| bare ${runtime.name.split(' ')[0]} (start, exit) | – | ${f(bare.ms)} | ${f(bare.cpu)} | – | – |`];
+    const ratios: string[] = [];
+    for (const measure of MEASURES) {
+      const cost: Record<string, { ms: number; cpu: number }> = {};
+      for (const side of ['authchart', 'authjs'] as const) {
+        const ms = spread(runs[`${side}/${measure}`].map((r) => r.ms));
+        const cpu = spread(runs[`${side}/${measure}`].map((r) => r.cpuMs));
+        cost[side] = { ms: ms.median - bare.ms.median, cpu: cpu.median - bare.cpu.median };
+        rows.push(`| ${side === 'authchart' ? 'authchart' : 'Auth.js'} | ${MEASURE_NAMES[measure]} | ${f(ms)} | ${f(cpu)} | ${cost[side].ms.toFixed(0)} | ${cost[side].cpu.toFixed(0)} |`);
+      }
+      const wall = cost.authchart.ms / cost.authjs.ms;
+      const cpu = cost.authchart.cpu / cost.authjs.cpu;
+      ratios.push(`- ${MEASURE_NAMES[measure]}: authchart's cost above bare ${runtime.name.split(' ')[0]} is **${wall.toFixed(2)}×** Auth.js's in wall time (${cost.authchart.ms.toFixed(0)} / ${cost.authjs.ms.toFixed(0)} ms), ${cpu.toFixed(2)}× in CPU (target ≤ 0.5×: ${wall <= 0.5 ? 'met' : 'not met'}).`);
+      summary.push(`| ${runtime.name} | ${MEASURE_NAMES[measure]} | ${wall.toFixed(2)}× | ${cpu.toFixed(2)}× | ${wall <= 0.5 ? 'yes' : 'no'} |`);
+    }
+    sections.push(
+      [
+        `## ${runtime.name}`,
+        '',
+        `Milliseconds from process start (the runtime's \`performance.now()\`, CPU from \`process.cpuUsage()\`), min / **median** / max over ${rounds} fresh processes each. "Above bare" subtracts the bare process's median.`,
+        '',
+        '| side | first request | wall ms | CPU ms | wall ms above bare | CPU ms above bare |',
+        '|---|---|---|---|---|---|',
+        ...rows,
+        '',
+        ...ratios,
+      ].join('\n'),
+    );
+  }
+} finally {
+  await stopPeer(peer);
+  rmSync(app, { recursive: true, force: true });
+}
+
+const markdown = [
+  '# Cold start from the packed build',
+  '',
+  `Written by \`npm run bench:cold\` on ${new Date().toISOString()}, in ${Math.round((Date.now() - started) / 1000)} s: \`npm pack\` (prepack builds the bundled dist), the tarball installed into a fresh app folder, then ${rounds} rounds in which every side and measure runs in a fresh process, in rotating order.`,
+  '',
+  `- Machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), 1-minute load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end (other work shares the cores; compare ratios within this run, not across runs).`,
+  '- Each process imports its library, builds its handler and answers one request: `GET /auth/session` with a valid session cookie, `POST /auth/callback/credentials` with a CSRF pair, or `POST /auth/signin/oidc` (discovery from a real oidc-provider in another process, then the redirect). Session and credentials: a credentials-only configuration; OIDC: credentials plus the OIDC provider. Same secret, same provider options on both sides.',
+  '- authchart: the installed tarball. Auth.js: `@auth/core` from bench/node_modules. Bare: the same script, importing nothing.',
+  '- Ratio: (authchart − bare) / (Auth.js − bare), on medians. Below 1 is better; the target (issue 32) is ≤ 0.5×.',
+  '',
+  '## Summary',
+  '',
+  '| runtime | measure | authchart / Auth.js above bare, wall | CPU | ≤ 0.5× |',
+  '|---|---|---|---|---|',
+  ...summary,
+  '',
+  ...sections.flatMap((s) => [s, '']),
+].join('\n');
+writeFileSync(join(BENCH, 'COLD-START.md'), markdown);
+console.log(markdown);

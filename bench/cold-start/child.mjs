@@ -1,0 +1,62 @@
+// One fresh process of the cold-start bench: loads one side (authchart from the installed tarball, Auth.js from
+// bench/node_modules, or nothing: bare Node/Bun), answers ONE first request and prints, as JSON, the milliseconds
+// from process start (performance.now(): the runtime's time origin) and the CPU used so far. Plain ESM, so the
+// same file runs on Node and on Bun without a build step.
+//   argv: <side: authchart | authjs | bare> <measure: session | signin | oidc>
+//   env COLD_START: {"issuer","clientId","clientSecret","cookie","csrfCookie","csrfToken","sessionCookie"}
+const [side, measure] = process.argv.slice(2);
+const input = JSON.parse(process.env.COLD_START ?? '{}');
+const ORIGIN = 'http://localhost:3000';
+const SECRET = 'authchart-bench-secret-0123456789-abcdefghij';
+const USER = { id: 'user-1', name: 'Alice Bench', email: 'alice@example.test' };
+const quiet = { error() {}, warn() {}, debug() {} };
+
+function request(measure) {
+  if (measure === 'session') return new Request(`${ORIGIN}/auth/session`, { headers: { cookie: input.sessionCookie } });
+  const path = measure === 'signin' ? '/auth/callback/credentials' : '/auth/signin/oidc';
+  const form = new URLSearchParams({ csrfToken: input.csrfToken, username: 'alice', password: 'bench', callbackUrl: `${ORIGIN}/` });
+  return new Request(`${ORIGIN}${path}`, { method: 'POST', body: form, headers: { cookie: input.csrfCookie, 'content-type': 'application/x-www-form-urlencoded' } });
+}
+
+async function handler() {
+  const oidc = { id: 'oidc', name: 'OIDC', issuer: input.issuer, clientId: input.clientId, clientSecret: input.clientSecret, checks: ['pkce', 'state', 'nonce'] };
+  if (side === 'authchart') {
+    const { AuthInit, Credentials } = await import('authchart');
+    const providers = [Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ ...USER }) })];
+    if (input.issuer) providers.push((await import('authchart/providers')).OIDC(oidc));
+    const { handlers } = AuthInit({ secret: SECRET, trustHost: true, basePath: '/auth', logger: quiet, providers });
+    return (r) => handlers.POST(r);
+  }
+  const { Auth } = await import('@auth/core');
+  const { default: Credentials } = await import('@auth/core/providers/credentials');
+  const providers = [Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ ...USER }) })];
+  if (input.issuer) providers.push({ ...oidc, type: 'oidc' });
+  const config = { secret: SECRET, trustHost: true, basePath: '/auth', session: { strategy: 'jwt' }, logger: quiet, providers };
+  return (r) => Auth(r, config);
+}
+
+// Not timed: the CSRF pair and a session cookie that the timed processes send, obtained through the side's own routes.
+async function prepare(handle) {
+  const cookiesOf = (res) => res.headers.getSetCookie().map((line) => line.split(';')[0]);
+  const csrf = await handle(new Request(`${ORIGIN}/auth/csrf`));
+  Object.assign(input, { csrfToken: (await csrf.json()).csrfToken, csrfCookie: cookiesOf(csrf).join('; ') });
+  const signIn = await handle(request('signin'));
+  const sessionCookie = cookiesOf(signIn).find((c) => c.includes('session-token'));
+  if (signIn.status !== 302 || !sessionCookie) throw new Error(`${side}: the sign-in answered ${signIn.status} without a session cookie`);
+  return { csrfToken: input.csrfToken, csrfCookie: input.csrfCookie, sessionCookie };
+}
+
+if (measure === 'prepare') {
+  process.stdout.write(`${JSON.stringify(await prepare(await handler()))}\n`);
+} else {
+  let outcome = 'bare';
+  if (side !== 'bare') {
+    const handle = await handler();
+    const res = await handle(request(measure));
+    await res.text();
+    outcome = `${res.status} ${res.headers.get('location') ?? ''}`;
+  }
+  const ms = performance.now();
+  const cpu = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, outcome })}\n`);
+}

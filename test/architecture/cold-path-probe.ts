@@ -1,0 +1,29 @@
+// Run in a child process by credentials-cold-path.test.ts: a fresh app signs in once and reads its session, as a
+// browser would, so the modules the process loaded are exactly those of a first sign-in. Prints the statuses.
+//   argv: credentials (a credentials-only configuration) | oauth (credentials and GitHub, signing in with GitHub)
+import { AuthInit, Credentials, type AuthConfig } from '../../src/index.js';
+
+const mode = process.argv[2];
+const ORIGIN = 'http://localhost:3000';
+const providers: AuthConfig['providers'] = [Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ id: 'u1', name: 'Ada', email: 'ada@example.test' }) })];
+if (mode === 'oauth') providers.push((await import('../../src/providers/index.js')).GitHub({ clientId: 'id', clientSecret: 'secret' }));
+const { handlers } = AuthInit({ secret: 'cold-path-secret-0123456789-0123456789', trustHost: true, basePath: '/auth', providers, logger: { error: (e) => process.stderr.write(`${String(e)}\n`), warn() {} } });
+
+const jar = new Map<string, string>();
+async function send(path: string, form?: Record<string, string>): Promise<Response> {
+  const headers = new Headers({ cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') });
+  if (form) headers.set('content-type', 'application/x-www-form-urlencoded');
+  const res = await handlers.GET(new Request(`${ORIGIN}${path}`, form ? { method: 'POST', body: new URLSearchParams(form), headers } : { headers }));
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+  }
+  return res;
+}
+
+const { csrfToken } = (await (await send('/auth/csrf')).json()) as { csrfToken: string };
+const signIn = mode === 'oauth'
+  ? await send('/auth/signin/github', { csrfToken, callbackUrl: `${ORIGIN}/` })
+  : await send('/auth/callback/credentials', { csrfToken, username: 'ada', password: 'x', callbackUrl: `${ORIGIN}/` });
+const session = (await (await send('/auth/session')).json()) as { user?: { name?: string } } | null;
+process.stdout.write(JSON.stringify({ signIn: signIn.status, location: signIn.headers.get('location'), user: session?.user?.name ?? null }));
