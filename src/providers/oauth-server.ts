@@ -1,5 +1,6 @@
-// The authorization server as oauth4webapi sees it: metadata from discovery (cached per issuer)
-// merged with the provider's configured endpoints, and the client and client authentication.
+// The authorization server as oauth4webapi sees it: metadata from discovery (cached per issuer) merged with the
+// provider's configured endpoints, one object per configuration (its JWKS cached with it), and the client and
+// client authentication.
 import { createPrivateKey } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints } from '../core/errors.js';
@@ -55,22 +56,93 @@ async function discover(provider: InternalOAuthProvider): Promise<oauth.Authoriz
 }
 
 /**
- * The provider's authorization server metadata. Configured endpoints win over discovered ones.
- *
- * @example
- * const as = await authorizationServer(provider); as.token_endpoint
+ * One authorization server object per provider configuration. oauth4webapi caches a JWKS by that object's
+ * identity, so a fresh object per call would download and import the provider's keys on every callback. The
+ * key is everything the object is built from: two providers (or two configs) with different issuers or
+ * endpoints never share one; the same issuer and endpoints may, and then rightly share the keys too.
  */
-export async function authorizationServer(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
-  const discovered = provider.needsDiscovery || provider.idToken || provider.type === 'oidc' ? await discoverIfPossible(provider) : undefined;
+interface ServerEntry {
+  discovered: oauth.AuthorizationServer | undefined;
+  as: oauth.AuthorizationServer;
+  /** The provider's JWKS as oauth4webapi fills it (`jwksCache`): shared by per-tenant copies of `as` too. */
+  keys: oauth.JWKSCacheInput;
+  /** When a key miss last forced a download (ms); misses within KEY_MISS_FLOOR_MS of it do not download again. */
+  refreshedAt: number;
+}
+const servers = new Map<string, ServerEntry>();
+/** A stream of tokens naming unknown keys costs at most one JWKS download per this interval. */
+const KEY_MISS_FLOOR_MS = 10_000;
+
+function serverKey(provider: InternalOAuthProvider, discovers: boolean): string {
+  return JSON.stringify([
+    discovers,
+    provider.type,
+    provider.issuer ?? null,
+    provider.wellKnown?.href ?? null,
+    provider.issuerPerTenant === true,
+    provider.authorization.url?.href ?? null,
+    provider.token.url?.href ?? null,
+    provider.userinfo.url?.href ?? null,
+    provider.jwks_endpoint?.href ?? null,
+  ]);
+}
+
+async function serverEntry(provider: InternalOAuthProvider): Promise<ServerEntry> {
+  const discovers = Boolean(provider.needsDiscovery || provider.idToken || provider.type === 'oidc');
+  const discovered = discovers ? await discoverIfPossible(provider) : undefined;
+  const key = serverKey(provider, discovers);
+  const hit = servers.get(key);
+  // A refreshed discovery document (after its TTL) makes a new object: new endpoints, and a new key set with them.
+  if (hit && hit.discovered === discovered) return hit;
   const issuer = discovered?.issuer ?? provider.issuer ?? provider.authorization.url?.origin ?? 'https://authchart.invalid';
-  return {
+  const as: oauth.AuthorizationServer = Object.freeze({
     ...discovered,
     issuer,
     authorization_endpoint: provider.authorization.url?.href ?? discovered?.authorization_endpoint,
     token_endpoint: provider.token.url?.href ?? discovered?.token_endpoint,
     userinfo_endpoint: provider.userinfo.url?.href ?? discovered?.userinfo_endpoint,
     jwks_uri: provider.jwks_endpoint?.href ?? discovered?.jwks_uri,
-  };
+  });
+  const entry: ServerEntry = { discovered, as, keys: {}, refreshedAt: 0 };
+  servers.set(key, entry);
+  return entry;
+}
+
+/**
+ * The provider's authorization server metadata, the same (frozen) object on every call while its discovery
+ * document is fresh. Configured endpoints win over discovered ones.
+ *
+ * @example
+ * const as = await authorizationServer(provider); as.token_endpoint
+ */
+export async function authorizationServer(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
+  return (await serverEntry(provider)).as;
+}
+
+/**
+ * oauth4webapi options that share the provider's cached JWKS (per-tenant copies of the server object included).
+ *
+ * @example
+ * await oauth.validateApplicationLevelSignature(as, response, await jwksOptions(provider))
+ */
+export async function jwksOptions(provider: InternalOAuthProvider): Promise<{ [oauth.jwksCache]: oauth.JWKSCacheInput }> {
+  return { [oauth.jwksCache]: (await serverEntry(provider)).keys };
+}
+
+/**
+ * After a token named a key the cached JWKS lacks (the provider rotated its keys): forgets the keys so the
+ * next check downloads them again. Answers false, and forgets nothing, when a miss already did so within
+ * KEY_MISS_FLOOR_MS: a rotated key is then already in the set, and unknown key ids must not drive downloads.
+ */
+export async function forgetKeysAfterMiss(provider: InternalOAuthProvider): Promise<boolean> {
+  const discovers = Boolean(provider.needsDiscovery || provider.idToken || provider.type === 'oidc');
+  const key = serverKey(provider, discovers);
+  const entry = servers.get(key);
+  const now = Date.now();
+  if (!entry || now - entry.refreshedAt < KEY_MISS_FLOOR_MS) return false;
+  // oauth4webapi keeps its own copy by object identity too: a new object (same metadata) drops that one.
+  servers.set(key, { ...entry, as: Object.freeze({ ...entry.as }), keys: {}, refreshedAt: now });
+  return true;
 }
 
 async function discoverIfPossible(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer | undefined> {
@@ -161,4 +233,5 @@ function signingKeyOf(provider: InternalOAuthProvider): Promise<oauth.PrivateKey
 /** Forgets cached discovery documents (tests, and providers that rotate endpoints). */
 export function clearDiscoveryCache(): void {
   discoveryCache.clear();
+  servers.clear();
 }

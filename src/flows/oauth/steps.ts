@@ -6,7 +6,7 @@ import type { Account, Profile, TokenSet, User } from '../../core/types.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../../providers/oauth.js';
 import { buildAuthorizationUrl, mapProfile } from '../../providers/oauth-authorization-url.js';
 import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../providers/oauth-normalize.js';
-import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../../providers/oauth-server.js';
+import { authorizationServer, clientAuthOf, clientOf, forgetKeysAfterMiss, httpOptions, jwksOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
@@ -273,10 +273,26 @@ async function processTokenResponse(
   if (options.checkSignature && tokens.id_token) {
     // An HMAC-signed token (LINE's web login) is keyed with the client secret; oauth4webapi checks only public keys.
     if (hmacAlgorithmOf(tokens.id_token)) await verifyHmacIdToken(tokens.id_token, provider.clientSecret);
-    else if (as.jwks_uri) await oauth.validateApplicationLevelSignature(tenantAs, response, withTimeout(httpOptions(as.jwks_uri)));
+    else if (as.jwks_uri) await verifySignature(provider, tenantAs, response);
   }
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
+}
+
+/**
+ * Checks a processed token response's ID token signature against the provider's JWKS, cached per provider; a
+ * key the cached set lacks (the provider rotated its keys) downloads the set once more and checks again.
+ */
+async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response): Promise<void> {
+  const options = async () => withTimeout({ ...httpOptions(as.jwks_uri), ...(await jwksOptions(provider)) });
+  try {
+    await oauth.validateApplicationLevelSignature(as, response, await options());
+  } catch (err) {
+    if (!(err instanceof oauth.OperationProcessingError && err.code === oauth.KEY_SELECTION) || !(await forgetKeysAfterMiss(provider))) throw err;
+    // The server object was replaced (oauth4webapi caches keys by its identity); a tenant's copy follows it.
+    const fresh = await authorizationServer(provider);
+    await oauth.validateApplicationLevelSignature({ ...fresh, issuer: as.issuer }, response, await options());
+  }
 }
 
 /**

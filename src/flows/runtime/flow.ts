@@ -2,7 +2,7 @@
 // names, in the same request: the standard sign-in tail (the user resolved), the second-factor machine when the
 // configuration has second factors, then the session. The runtime imports no specific flow: the stages arrive as
 // definitions. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
-import type { AnyStateMachine, EventObject } from 'xstate';
+import type { EventObject } from 'xstate';
 import { AccessDenied, AdapterError, AuthError, CallbackRouteError } from '../../core/errors.js';
 import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
@@ -14,6 +14,7 @@ import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
+import { flowSpan, type MachineSpan } from './spans.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
@@ -91,7 +92,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
 
   const tailEmitted: EventObject[] = [];
-  const tail = await stage(stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
+  const tail = await stage('authchart.signin', stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
   if (tail.kind === 'failed' || tail.kind === 'refused') return failed(tail.error, trace, tail.state);
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
@@ -111,10 +112,21 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   return assure(deps, stages.assurance, start, undefined, pending, trace, options);
 }
 
-/** Settles one stage machine and keeps its trace under its own machine id. */
-async function stage(flow: FlowDefinition, input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> }, event: EventObject, paused: PausedFlow | undefined, trace: TraceEntry[], emitted: EventObject[], options: RunOptions) {
+/** Settles one stage machine and keeps its trace under its own machine id (and, when one records, its own span). */
+async function stage(
+  name: string,
+  flow: FlowDefinition,
+  input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> },
+  event: EventObject,
+  paused: PausedFlow | undefined,
+  trace: TraceEntry[],
+  emitted: EventObject[],
+  options: RunOptions,
+) {
   const own: TraceEntry[] = [];
-  const settled = await settleMachine(flow.machine, input, event, paused, own, emitted, options);
+  const span = options.span?.child(name, flow.machine.id);
+  const settled = await settleMachine(flow.machine, input, event, paused, own, emitted, span ? { ...options, span } : options);
+  span?.end(settled.kind, settled.kind === 'failed' || settled.kind === 'refused' ? settled.error : undefined);
   trace.push(...own.map((t) => ({ ...t, machine: flow.machine.id })));
   return settled;
 }
@@ -134,7 +146,7 @@ async function assure(
   options: RunOptions,
 ): Promise<SettledFlow> {
   const emitted: EventObject[] = [];
-  const settled = await stage(flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
+  const settled = await stage('authchart.second_factor', flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
   await dispatchEmitted(deps, emitted);
   if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
   if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
@@ -169,7 +181,7 @@ async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, metho
  * const result = await runFlow(credentialsFlow, deps, { resume: false, event: { type: 'SUBMIT', credentials } }, undefined, { stages })
  */
 export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, paused: PausedFlow | undefined, options: RunFlowOptions & { stages: SignInStages }): Promise<FlowResult> {
-  return recorded(deps.req, deps.provider.id, flow.machine, paused, options, () => settle(flow, deps, entry, paused, options.stages, options));
+  return recorded(deps.req, deps.provider.id, flow, paused, options, (span) => settle(flow, deps, entry, paused, options.stages, withSpan(options, span)));
 }
 
 /**
@@ -182,7 +194,7 @@ export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowE
 export async function runAssurance(flow: FlowDefinition, deps: Pick<FlowDeps, 'req' | 'callbackUrl'>, event: EventObject, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
   const pending = pendingSignIn(paused);
   const provider = pending?.providerId ?? flow.machine.id;
-  return recorded(deps.req, provider, flow.machine, paused, options, () => assure(deps, flow, event, paused, pending, [], options));
+  return recorded(deps.req, provider, flow, paused, options, (span) => assure(deps, flow, event, paused, pending, [], withSpan(options, span)));
 }
 
 /** The pending sign-in a paused check carries, if it is one (its shape checked: it came out of a cookie). */
@@ -193,13 +205,33 @@ function pendingSignIn(paused: PausedFlow | undefined): PendingSignIn | undefine
   return p;
 }
 
-/** Runs `run` and logs its record; the runs of one sign-in share the flow id carried in the paused context. */
-async function recorded(req: FlowDeps['req'], provider: string, machine: AnyStateMachine, paused: PausedFlow | undefined, options: RunFlowOptions, run: () => Promise<SettledFlow>): Promise<FlowResult> {
+function withSpan<T extends RunOptions>(options: T, span: MachineSpan | undefined): T {
+  return span ? { ...options, span } : options;
+}
+
+/** Runs `run` (in a span, when one records) and logs its record; the runs of one sign-in share the flow id carried in the paused context. */
+async function recorded(
+  req: FlowDeps['req'],
+  provider: string,
+  flow: FlowDefinition,
+  paused: PausedFlow | undefined,
+  options: RunFlowOptions,
+  run: (span: MachineSpan | undefined) => Promise<SettledFlow>,
+): Promise<FlowResult> {
+  const { machine } = flow;
   const startedAt = Date.now();
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
-  const result = await run();
+  const span = await flowSpan(provider, machine.id, flow.version);
+  let result: SettledFlow;
+  try {
+    result = await run(span);
+  } catch (err) {
+    span?.end('thrown', err);
+    throw err;
+  }
+  span?.end(result.status, result.status === 'failed' || result.status === 'refused' ? result.error : undefined);
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
   const record = await recordFor(req.config, {
     id,

@@ -11,6 +11,8 @@ import type { FlowContextBase } from './context.js';
 import { recordsRead } from './log.js';
 import { knownMethods } from '../../session/verification.js';
 import { createTraceRecorder, type TraceEntry } from './trace.js';
+import type { MachineSpan } from './spans.js';
+import { statePathOf as statePath } from './state-path.js';
 
 /** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
 export interface PausedFlow {
@@ -53,14 +55,8 @@ export interface RunOptions {
   settleTimeoutMs?: number;
   /** Record the trace even when the configuration reads no records (a caller that asked for it). */
   keepTrace?: boolean;
-}
-
-/** The dot path of the active leaves (`failed.accessDenied`), from the public state value. */
-export function statePath(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  return Object.entries(value)
-    .map(([key, sub]) => (sub === undefined || (typeof sub === 'object' && Object.keys(sub).length === 0) ? key : `${key}.${statePath(sub as StateValue)}`))
-    .join(',');
+  /** The OpenTelemetry span of this machine's run (spans.ts), when one records. */
+  span?: MachineSpan;
 }
 
 /** The error type a reached failure state names, read through the public `getMeta()`. */
@@ -151,6 +147,21 @@ function traceInto(trace: TraceEntry[]): (ev: InspectionEvent) => void {
 }
 
 /**
+ * The inspect callback of a run: the trace when someone reads it, the span when one records, else none at all
+ * (xstate then builds no inspection events: most production runs).
+ */
+function inspectorOf(trace: TraceEntry[], options: RunOptions, config: FlowDeps['req']['config']): ((ev: InspectionEvent) => void) | undefined {
+  const tracing = options.keepTrace || recordsRead(config) ? traceInto(trace) : undefined;
+  const span = options.span;
+  if (!span) return tracing;
+  if (!tracing) return (ev) => span.inspect(ev);
+  return (ev) => {
+    tracing(ev);
+    span.inspect(ev);
+  };
+}
+
+/**
  * Creates (or restores) an actor of `machine`, sends `event`, waits until it settles and collects the events it
  * emitted. Never throws: a broken restore, a thrown actor or a machine that never settles is a failed settlement.
  */
@@ -178,8 +189,7 @@ export async function settleMachine(
   const actor = createActor(machine, {
     input,
     snapshot: snapshot as never,
-    // No inspection at all unless someone reads the trace (debug output, the development log).
-    inspect: options.keepTrace || recordsRead(input.deps.req.config) ? traceInto(trace) : undefined,
+    inspect: inspectorOf(trace, options, input.deps.req.config),
   });
   const sub = actor.on('*', (ev: EventObject) => emitted.push(ev));
   let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,122 @@
+// Flow runs as OpenTelemetry spans, when the app has the API and a tracer provider that records: a run is a span, each
+// state it enters an event of that span, each invoked actor a child span, and the sign-in tail and the second factor
+// spans of their own. Attributes are names from the code (provider, machine, state and actor ids, error types) and
+// never a value from a request: no addresses, tokens, codes, user ids or error messages.
+import type { Attributes, Span } from '@opentelemetry/api';
+import type { AnyMachineSnapshot, InspectionEvent, Snapshot } from 'xstate';
+import { AuthError } from '../../core/errors.js';
+import { otelApi, type Otel } from '../../core/otel.js';
+import { statePathOf } from './state-path.js';
+
+const TRACER = 'authchart';
+
+/** Attribute names, stable: dashboards and queries key on them. */
+export const SPAN_ATTRIBUTES = {
+  provider: 'authchart.provider',
+  machine: 'authchart.machine',
+  version: 'authchart.flow.version',
+  outcome: 'authchart.outcome',
+  errorType: 'authchart.error.type',
+  state: 'authchart.state',
+  event: 'authchart.event',
+  actor: 'authchart.actor.id',
+  actorLogic: 'authchart.actor.src',
+} as const;
+
+/** One machine's span: fed the machine's inspection events; ended with how the machine settled. */
+export interface MachineSpan {
+  inspect(ev: InspectionEvent): void;
+  /** A span for a stage machine (the sign-in tail, the second factor) below this one. */
+  child(name: string, machine: string): MachineSpan;
+  end(outcome: string, error?: unknown): void;
+}
+
+/** The error's type, never its message (messages can quote what a user typed). */
+function errorTypeOf(error: unknown): string {
+  if (error instanceof AuthError) return error.type;
+  if (error instanceof Error) return error.name;
+  return typeof error;
+}
+
+class RecordingMachineSpan implements MachineSpan {
+  private lastState: string | undefined;
+  private readonly actors = new Map<object, Span>();
+
+  constructor(
+    private readonly api: Otel,
+    private readonly span: Span,
+  ) {}
+
+  inspect(ev: InspectionEvent): void {
+    const root = ev.actorRef.sessionId === ev.rootId;
+    if (root) {
+      if (ev.type !== '@xstate.microstep' && ev.type !== '@xstate.snapshot') return;
+      const snapshot = ev.snapshot as AnyMachineSnapshot;
+      if (snapshot.value === undefined) return;
+      const state = statePathOf(snapshot.value);
+      if (state === this.lastState) return;
+      this.lastState = state;
+      this.span.addEvent('authchart.state', { [SPAN_ATTRIBUTES.state]: state, [SPAN_ATTRIBUTES.event]: ev.event.type });
+      return;
+    }
+    if (ev.type === '@xstate.actor') {
+      // An invoked actor: its invoke id and the logic's name in `setup`, both from the machine's code.
+      const { id, src } = ev.actorRef as { id?: unknown; src?: unknown };
+      const attributes: Attributes = {};
+      if (typeof id === 'string') attributes[SPAN_ATTRIBUTES.actor] = id;
+      if (typeof src === 'string') attributes[SPAN_ATTRIBUTES.actorLogic] = src;
+      this.actors.set(ev.actorRef, this.startChild(`authchart.actor ${typeof src === 'string' ? src : typeof id === 'string' ? id : 'anonymous'}`, attributes));
+      return;
+    }
+    if (ev.type !== '@xstate.snapshot') return;
+    const span = this.actors.get(ev.actorRef);
+    const snapshot = ev.snapshot as Snapshot<unknown>;
+    if (!span || snapshot.status === 'active') return;
+    this.actors.delete(ev.actorRef);
+    endSpan(this.api, span, snapshot.status, snapshot.status === 'error' ? snapshot.error : undefined);
+  }
+
+  child(name: string, machine: string): MachineSpan {
+    return new RecordingMachineSpan(this.api, this.startChild(name, { [SPAN_ATTRIBUTES.machine]: machine }));
+  }
+
+  end(outcome: string, error?: unknown): void {
+    // Actors still running when the machine settled were stopped with it.
+    for (const span of this.actors.values()) endSpan(this.api, span, 'stopped');
+    this.actors.clear();
+    endSpan(this.api, this.span, outcome, error);
+  }
+
+  private startChild(name: string, attributes: Attributes): Span {
+    const { trace, context } = this.api;
+    return trace.getTracer(TRACER).startSpan(name, { attributes }, trace.setSpan(context.active(), this.span));
+  }
+}
+
+function endSpan(api: Otel, span: Span, outcome: string, error?: unknown): void {
+  span.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
+  if (error !== undefined) {
+    const type = errorTypeOf(error);
+    span.setAttribute(SPAN_ATTRIBUTES.errorType, type);
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: type });
+  }
+  span.end();
+}
+
+/**
+ * The span of one flow run, or undefined when nothing would record it: the API is not installed, no tracer provider
+ * is registered, or the sampler dropped it. Undefined costs the run nothing (no inspection is attached for it).
+ *
+ * @example
+ * const span = await flowSpan('github', 'oauth', 1); span?.end('signedIn')
+ */
+export async function flowSpan(provider: string, machine: string, version: number | undefined): Promise<MachineSpan | undefined> {
+  const api = await otelApi();
+  if (!api) return undefined;
+  const attributes: Attributes = { [SPAN_ATTRIBUTES.provider]: provider, [SPAN_ATTRIBUTES.machine]: machine };
+  if (version !== undefined) attributes[SPAN_ATTRIBUTES.version] = version;
+  const span = api.trace.getTracer(TRACER).startSpan('authchart.flow', { attributes });
+  // A non-recording span (no provider registered, or not sampled) drops everything: skip the work altogether.
+  if (!span.isRecording()) return undefined;
+  return new RecordingMachineSpan(api, span);
+}
