@@ -3,22 +3,12 @@
 // provider's logout token names only a `sid` (or a `sub`).
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import type { Account } from '../core/types.js';
+import { sidOf } from '../core/id-token-sid.js';
 
 /** How many users one provider session or account is remembered for (a shared device signs in a few; never unbounded). */
 const USERS_KEPT = 20;
 
 const keyOf = (provider: string, kind: 'sid' | 'sub', value: string) => `backchannel:${kind}:${provider.length}:${provider}:${value}`;
-
-/** The `sid` claim of an ID token authchart verified at this sign-in: read, not verified again; anything unreadable is none. */
-function sidOf(idToken: unknown): string | undefined {
-  if (typeof idToken !== 'string') return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid?: unknown };
-    return typeof payload.sid === 'string' && payload.sid.length > 0 && payload.sid.length <= 512 ? payload.sid : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether this configuration finds provider sessions in the flow store (no adapter method does it). */
 export function providerSessionsInStore(req: AuthRequest): boolean {
