@@ -8,6 +8,7 @@ export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
 export { getAccessToken, type GetAccessTokenOptions, type TokenRefreshOptions } from './http/integrations/access-token.js';
 export { encryptProviderTokens, type EncryptProviderTokensOptions } from './flows/tokens/sealed-tokens.js';
+export { redisTokenRefresh, type RedisTokenRefreshOptions } from './flows/tokens/redis-refresh.js';
 export {
   getUserSession, requireUserSession, clearUserSession, updateUserSession, type AnyH3Event, type RequireUserSessionOptions,
 } from './http/integrations/h3-helpers.js';

@@ -3,23 +3,10 @@
 import type { AdapterAccount } from '../../core/types.js';
 import type { AccountKey, Adapter, TokenRefreshState } from '../../core/adapter.js';
 import type { Queryable, Row } from './client.js';
+import { sidOf } from '../../core/id-token-sid.js';
 
 type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 type Methods = Required<Pick<Adapter, 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken'>>;
-
-/**
- * The `sid` claim of an ID token authchart verified at sign-in (or refresh) and is storing now: read, not verified
- * again. Anything unreadable is no sid.
- */
-export function sidOf(idToken: unknown): string | undefined {
-  if (typeof idToken !== 'string') return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid?: unknown };
-    return typeof payload.sid === 'string' && payload.sid.length > 0 && payload.sid.length <= 512 ? payload.sid : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Records the OP session of a stored ID token for the account's user (back-channel logout by sid). */
 export async function recordProviderSession(q: Pick<Queryable, 'query'>, provider: string, userId: string, idToken: unknown): Promise<void> {

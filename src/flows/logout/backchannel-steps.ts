@@ -6,6 +6,7 @@ import { AdapterError, InvalidCheck } from '../../core/errors.js';
 import type { RequestContext } from '../../core/request-context.js';
 import type { InternalOAuthProvider } from '../../providers/oauth.js';
 import { authorizationServer } from '../../providers/oauth-server.js';
+import { usersOfProviderSession, useLogoutTokenInStore } from '../../session/provider-sessions.js';
 import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -24,6 +25,8 @@ export interface LogoutClaims {
   jti: string;
   /** Seconds; the used jti is remembered until then. */
   exp: number;
+  /** Seconds: when the provider issued the logout (JWT sessions found through the store end as of then). */
+  iat: number;
   sid?: string;
   sub?: string;
 }
@@ -80,7 +83,7 @@ export async function verifyLogoutToken(deps: LogoutDeps, token: unknown): Promi
   if (typeof payload.jti !== 'string' || !payload.jti) throw refused('no jti', { claim: 'jti', expected: 'a token id' });
   if (typeof payload.iat !== 'number') throw refused('no iat', { claim: 'iat' });
   const exp = typeof payload.exp === 'number' ? payload.exp : payload.iat + deps.maxAgeSeconds;
-  return { iss: String(payload.iss), jti: payload.jti, exp: Math.max(exp, payload.iat + deps.maxAgeSeconds) + 60, sid, sub };
+  return { iss: String(payload.iss), jti: payload.jti, iat: payload.iat, exp: Math.max(exp, payload.iat + deps.maxAgeSeconds) + 60, sid, sub };
 }
 
 function adapterFailure(method: string, err: unknown): AdapterError {
@@ -90,7 +93,9 @@ function adapterFailure(method: string, err: unknown): AdapterError {
 /** Records the token's jti as used; false when it was used before (a replay). */
 export async function useJti(deps: LogoutDeps, claims: LogoutClaims): Promise<boolean> {
   try {
-    return await deps.req.config.adapter!.useLogoutToken!(claims.iss, claims.jti, new Date(claims.exp * 1000));
+    const adapter = deps.req.config.adapter;
+    if (!adapter?.useLogoutToken) return await useLogoutTokenInStore(deps.req, claims.iss, claims.jti, new Date(claims.exp * 1000));
+    return await adapter.useLogoutToken(claims.iss, claims.jti, new Date(claims.exp * 1000));
   } catch (err) {
     throw adapterFailure('useLogoutToken', err);
   }
@@ -99,12 +104,17 @@ export async function useJti(deps: LogoutDeps, claims: LogoutClaims): Promise<bo
 /** Ends the sessions of every user the token names; how many users. */
 export async function endNamedSessions(deps: LogoutDeps, claims: LogoutClaims): Promise<number> {
   const { req, provider } = deps;
-  const adapter = req.config.adapter!;
+  const adapter = req.config.adapter;
   try {
-    const users = await adapter.findProviderSessionUsers!(provider.id, { sid: claims.sid, sub: claims.sub });
+    const match = { sid: claims.sid, sub: claims.sub };
+    const fromAdapter = typeof adapter?.findProviderSessionUsers === 'function';
+    const users = fromAdapter ? await adapter!.findProviderSessionUsers!(provider.id, match) : await usersOfProviderSession(req, provider.id, match);
+    // Found through the store (JWT sessions, no adapter), sessions end as of the logout's iat: a replayed copy the
+    // store's jti check let through ends no session begun since.
+    const at = new Date(fromAdapter ? deps.now() : Math.min(deps.now(), (claims.iat + 1) * 1000));
     for (const userId of users) {
-      if (adapter.deleteSessions) await adapter.deleteSessions(userId);
-      if (keepsValidAfter(req)) await endSessionsBefore(req, userId, new Date(deps.now()));
+      if (adapter?.deleteSessions) await adapter.deleteSessions(userId);
+      if (keepsValidAfter(req)) await endSessionsBefore(req, userId, at);
     }
     return users.length;
   } catch (err) {

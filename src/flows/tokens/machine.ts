@@ -82,6 +82,15 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
     claimed: ({ event }) => (event as unknown as { output: { claimed: boolean } }).output.claimed,
     /** The holder this caller waited for was refused since this caller read the tokens. */
     holderRefused: ({ event }) => doneOutput<TokenRefreshState>(event).failedAt !== null,
+    /**
+     * The provider already refused the refresh token this caller holds (another caller sent it and recorded the
+     * refusal after this caller read the tokens): sending it again is a second refused request. A sign-in or a
+     * rotation replaces the token and clears the mark, so a mark next to this caller's token is about this token.
+     */
+    refusedBefore: ({ context, event }) => {
+      const state = doneOutput<TokenRefreshState>(event);
+      return state.failedAt !== null && state.account?.refresh_token === context.account?.refresh_token;
+    },
     takeoverLeft: ({ context }) => context.takeovers < context.deps.options.takeovers,
     refused: ({ event }) => errorOf(event) instanceof RefreshRefused,
   },
@@ -93,6 +102,7 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
     recordNotLinked: assign({ failure: () => ({ message: 'The user has no account with this provider.', expected: 'a linked account', actual: null }) }),
     recordNoRefreshToken: assign({ failure: () => ({ message: 'The access token has expired and the provider gave no refresh token.', expected: 'a refresh token', actual: null }) }),
     recordHolderRefused: assign({ failure: () => ({ message: 'The provider refused the refresh another caller sent for this account.' }) }),
+    recordRefusedBefore: assign({ failure: () => ({ message: 'The provider already refused this refresh token (another caller sent it).' }) }),
     recordGaveUp: assign({ failure: () => ({ message: 'The refresh lock kept lapsing: its holders did not finish.' }) }),
   },
 }).createMachine({
@@ -128,6 +138,8 @@ export const tokenRefreshMachine = /* @__PURE__ */ setup({
             input: ({ context }) => ({ deps: context.deps, account: context.account! }),
             onDone: [
               { guard: 'rotatedElsewhere', target: 'releasing', actions: 'keepAccount' },
+              // Recording the refusal again releases the lock and keeps the sessions marked; nothing is sent.
+              { guard: 'refusedBefore', target: '#tokens.recordingRefusal', actions: 'recordRefusedBefore' },
               { guard: 'claimed', target: 'exchanging' },
               { target: 'waiting' },
             ],

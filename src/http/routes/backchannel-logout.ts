@@ -10,13 +10,18 @@ import { settleMachine } from '../../flows/runtime/run.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
+import { keepsValidAfter } from '../../session/valid-after.js';
 
 export async function backchannelLogoutRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providers.find((p) => p.id === providerId && (p.type === 'oidc' || p.type === 'oauth'));
   if (!provider) return json(req, { error: 'invalid_request', error_description: 'Unknown provider.' }, 404, { noCache: true });
   const adapter = req.config.adapter;
-  if (!adapter?.findProviderSessionUsers || !adapter.useLogoutToken) {
-    return json(req, { error: 'unsupported', error_description: 'Back-channel logout needs an adapter with findProviderSessionUsers and useLogoutToken.' }, 501, { noCache: true });
+  // Either the adapter finds the sessions (provider_sessions), or JWT sessions found through the flow store end by
+  // "sessions valid after", which needs a place that keeps those times.
+  const byAdapter = !!adapter?.findProviderSessionUsers && !!adapter.useLogoutToken;
+  const byStore = !adapter?.findProviderSessionUsers && req.config.session.strategy === 'jwt' && keepsValidAfter(req);
+  if (!byAdapter && !byStore) {
+    return json(req, { error: 'unsupported', error_description: 'Back-channel logout needs an adapter with findProviderSessionUsers and useLogoutToken, or JWT sessions with a session.validAfter store.' }, 501, { noCache: true });
   }
   const settled = await runBackchannelLogout(req, provider, req.body.logout_token);
   if (settled.kind === 'done') return json(req, {}, 200, { noCache: true });

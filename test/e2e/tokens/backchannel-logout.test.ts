@@ -3,7 +3,7 @@
 // on every instance; the same token sent again (to the other instance) is refused. Forged tokens:
 // test/security/backchannel-logout.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sidOf } from '../../../src/adapters/postgres/token-refresh.js';
+import { sidOf } from '../../../src/core/id-token-sid.js';
 import { tokenTestbed, type TokenTestbed } from './harness.js';
 import { serveApps, type ServedApps } from './logout-app.js';
 
@@ -36,9 +36,7 @@ describe('back-channel logout from oidc-provider', () => {
     expect(sid).toBeTruthy();
     expect(await t.sql(`SELECT sid FROM provider_sessions WHERE sid = $1`, [sid])).toHaveLength(1);
     // The OP's own back-channel logout of this client for alice's OP session: a real logout token, POSTed by the OP.
-    type OpClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
-    const client = await (t.op.provider as unknown as { Client: { find(id: string): Promise<OpClient | undefined> } }).Client.find(t.op.clientId);
-    await client!.backchannelLogout('alice', sid!);
+    await t.opLogout('alice', sid!);
     expect(served.received).toHaveLength(1);
     expect(await session(cookie, 0)).toBeNull();
     expect(await session(cookie, 1)).toBeNull();
@@ -76,11 +74,9 @@ describe('back-channel logout of JWT sessions ("sessions valid after")', () => {
     const read = async (i: number) => (await (await j.apps[i]!.handle(new Request('http://localhost:3000/auth/session', { headers: { cookie } }))).json()) as { user?: unknown } | null;
     expect((await read(0))?.user).toBeTruthy();
     const [{ id_token }] = await j.sql<{ id_token: string }>(`SELECT id_token FROM accounts WHERE provider_account_id = 'alice'`);
-    type OpClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
-    const client = await (j.op.provider as unknown as { Client: { find(id: string): Promise<OpClient | undefined> } }).Client.find(j.op.clientId);
     // A JWT session that began this very second must count as before the logout: the times compare in whole seconds.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await client!.backchannelLogout('alice', sidOf(id_token)!);
+    await j.opLogout('alice', sidOf(id_token)!);
     expect(servedJwt.received).toHaveLength(1);
     expect(await j.sql(`SELECT 1 FROM sessions_valid_after`)).toHaveLength(1);
     expect(await read(0)).toBeNull();

@@ -27,6 +27,10 @@ export interface TokenTestbed {
   signIn(who: string, opCookies?: CookieJar): Promise<string>;
   /** Sets the stored access token of `who` to have expired `seconds` ago. */
   expire(who: string, seconds?: number): Promise<void>;
+  /** Revokes a refresh token at the OP (its revocation endpoint, as the client); the OP's status. */
+  revoke(refreshToken: string): Promise<number>;
+  /** Has the OP itself send its back-channel logout of this client for `sub`'s OP session `sid`. */
+  opLogout(sub: string, sid: string): Promise<void>;
   /** A web Request of the app carrying the cookie. */
   request(cookie: string): Request;
   close(): Promise<void>;
@@ -109,6 +113,19 @@ export async function tokenTestbed(
     },
     async expire(who, seconds = 10) {
       await db.sql(`UPDATE accounts SET expires_at = extract(epoch from now())::bigint - $2 WHERE provider = 'oidc' AND provider_account_id = $1`, [who, seconds]);
+    },
+    async revoke(refreshToken) {
+      const res = await fetch(`${op.issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
+      });
+      return res.status;
+    },
+    async opLogout(sub, sid) {
+      type OpClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
+      const client = await (op.provider as unknown as { Client: { find(id: string): Promise<OpClient | undefined> } }).Client.find(op.clientId);
+      await client!.backchannelLogout(sub, sid);
     },
     request: (cookie) => new Request(`${ORIGIN}/api/provider-data`, { headers: { cookie } }),
     async close() {

@@ -39,6 +39,7 @@ function events(): Labelled[] {
     done('loadTokens', 'expired', state(expired)),
     failed('loadTokens', 'read fails'),
     done('claimRefresh', 'rotated meanwhile', { ...state(rotatedRow), claimed: true }),
+    done('claimRefresh', 'refused before', { ...state(expired, { failedAt: new Date(NOW) }), claimed: true }),
     done('claimRefresh', 'claimed', { ...state(expired), claimed: true }),
     done('claimRefresh', 'held by another', { ...state(expired, { lockedUntil: new Date(NOW + 5000) }), claimed: false }),
     failed('claimRefresh', 'claim fails'),
@@ -161,6 +162,8 @@ async function play(path: ModelPath & { takeovers: number }): Promise<{ trace: T
     ({ cookie } = await seed(t.sql, path, accountId, provider));
   }
   const key = [provider, accountId];
+  // Another caller sent this refresh token and recorded the provider's refusal after this caller read the tokens.
+  if (l.includes('refused before')) await t.sql(`INSERT INTO token_refresh (provider, provider_account_id, failed_at) VALUES ($1, $2, now())`, key);
   const held = l.includes('held by another');
   if (held) {
     // Another caller holds the lock: it lapses (no takeover left, or one), or its holder finishes.
