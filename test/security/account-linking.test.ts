@@ -1,5 +1,6 @@
 // Linking and unlinking while signed in, and the attacks on it: a real OP, authchart's HTTP layer and the
-// PostgreSQL adapter on embedded PGlite, under both session strategies. Every test uses its own OP accounts.
+// PostgreSQL adapter, on embedded PGlite and on the DATABASE_URL server (a schema of its own, dropped at the end),
+// under both session strategies. Every test uses its own OP accounts.
 // Attacks: linking an account another user owns, linking without a recent sign-in, unlinking the last way to sign
 // in, and cross-site (CSRF) link and unlink requests.
 import { PGlite } from '@electric-sql/pglite';
@@ -11,6 +12,8 @@ import { testAuth, type TestAuth } from '../support/auth-app.js';
 import { startOidcProvider, type AccountClaims, type OidcProviderHarness } from '../e2e/peers/oidc.js';
 import { BASE, callbackOf, expectFailure, setsSession, signInThrough } from '../e2e/oauth/harness.js';
 import type { TestClient } from '../support/client.js';
+import { serverSchema, type TestDatabase } from '../session/database-harness.js';
+import { DATABASE } from '../e2e/tokens/harness.js';
 
 const strategies = ['jwt', 'database'] as const;
 const people = ['ann', 'ben', 'cid', 'dot', 'eve', 'fay', 'gus', 'hal'];
@@ -24,6 +27,7 @@ for (const s of strategies) {
 const secret = 'account-linking-client-secret-0123456789';
 let op: OidcProviderHarness;
 let db: PGlite;
+let server: TestDatabase & { schema: string };
 
 beforeAll(async () => {
   const client = (id: string) => ({
@@ -34,12 +38,13 @@ beforeAll(async () => {
     grant_types: ['authorization_code'],
     token_endpoint_auth_method: 'client_secret_basic',
   });
-  [op, db] = await Promise.all([startOidcProvider({ accounts, clients: [client('home'), client('work')] }), PGlite.create()]);
+  [op, db, server] = await Promise.all([startOidcProvider({ accounts, clients: [client('home'), client('work')] }), PGlite.create(), serverSchema(DATABASE)]);
   await PostgresAdapter(db).migrate();
 }, 60_000);
 afterAll(async () => {
   await op?.stop();
   if (db && !db.closed) await db.close();
+  await server?.close();
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -51,10 +56,13 @@ interface Recorded {
   unlinkAccount: { user: User; account: Account }[];
 }
 
-function app(strategy: 'jwt' | 'database'): TestAuth & { events: Recorded } {
+type Store = 'pglite' | 'postgres';
+const adapterOf = (store: Store) => (store === 'pglite' ? PostgresAdapter(db) : server.adapter);
+
+function app(store: Store, strategy: 'jwt' | 'database'): TestAuth & { events: Recorded } {
   const events: Recorded = { createUser: [], linkAccount: [], unlinkAccount: [] };
   const t = testAuth({
-    adapter: PostgresAdapter(db),
+    adapter: adapterOf(store),
     session: { strategy },
     providers: [
       OIDC({ id: 'home', name: 'Home', issuer: op.issuer, clientId: 'home', clientSecret: secret }),
@@ -69,8 +77,6 @@ function app(strategy: 'jwt' | 'database'): TestAuth & { events: Recorded } {
   return Object.assign(t, { events });
 }
 
-const adapter = () => PostgresAdapter(db);
-const ownerOf = (provider: string, providerAccountId: string) => adapter().getUserByAccount!({ provider, providerAccountId });
 const ACCOUNT_PAGE = `${BASE}/auth/account`;
 
 async function sessionEmail(t: TestAuth, client: TestClient = t.client): Promise<string | undefined> {
@@ -87,11 +93,15 @@ async function linkThrough(t: TestAuth, provider: string, account: string, clien
   return client.submit(nav);
 }
 
-describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)', (strategy) => {
+const setups = (['pglite', 'postgres'] as const).flatMap((store) => strategies.map((strategy) => [store, strategy] as const));
+
+describe.each(setups)('link and unlink while signed in (%s, %s sessions)', (store, strategy) => {
   const id = (p: string) => `${strategy}-${p}`;
+  const adapter = () => adapterOf(store);
+  const ownerOf = (provider: string, providerAccountId: string) => adapter().getUserByAccount!({ provider, providerAccountId });
 
   it('links a second provider to the signed-in user, keeps the session, creates nobody, then unlinks it', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     await signInThrough(t, op, 'home', id('ann'));
     const ann = await ownerOf('home', id('ann'));
     t.events.createUser.length = 0;
@@ -124,7 +134,7 @@ describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)
   });
 
   it('attack: linking an account another user owns is OAuthAccountNotLinked and moves nothing', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     const victim = t.newClient();
     await signInThrough(t, op, 'work', id('ben-work'), { client: victim });
     const owner = await ownerOf('work', id('ben-work'));
@@ -140,7 +150,7 @@ describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)
   });
 
   it('attack: linking without a recent sign-in starts nothing (sign-in page, or 403 for JSON)', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     await signInThrough(t, op, 'home', id('dot'));
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10 * 60_000 });
     const csrfToken = await t.csrfToken();
@@ -158,7 +168,7 @@ describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)
   });
 
   it('attack: a signed-out link never creates a user', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     const res = await t.client.post('/auth/link/work', { csrfToken: await t.csrfToken(), callbackUrl: ACCOUNT_PAGE });
     expect(res.status).toBe(302);
     expect(res.location!.pathname).toBe('/auth/signin');
@@ -166,7 +176,7 @@ describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)
   });
 
   it('attack: unlinking the last way to sign in is refused', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     await signInThrough(t, op, 'home', id('eve'));
     const res = await t.client.post(`/auth/unlink/home/${encodeURIComponent(id('eve'))}`, { csrfToken: await t.csrfToken() }, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(403);
@@ -182,7 +192,7 @@ describe.each(strategies)('link and unlink while signed in (%s sessions, PGlite)
   });
 
   it('attack: cross-site link and unlink (no CSRF token) do nothing', async () => {
-    const t = app(strategy);
+    const t = app(store, strategy);
     await signInThrough(t, op, 'home', id('gus'));
     await linkThrough(t, 'work', id('gus-work'));
     expect(await ownerOf('work', id('gus-work'))).not.toBeNull();
