@@ -4,9 +4,9 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../examples/demo/app.js';
-import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
+import { DEMO_EMAIL } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { loginAtDemoIdp, signInAsDemoUser, startOfflineDemo } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
 
@@ -25,17 +25,10 @@ describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlin
     await demo?.close();
   });
 
-  /** Logs in at the Demo IdP as alice and comes back (through its consent step when it asks). */
+  /** Logs in at the Demo IdP as alice and comes back. */
   async function atTheIdp(page: Page): Promise<void> {
     await page.waitForURL((url) => url.origin !== origin);
-    await page.fill('input[name=login]', 'alice');
-    await page.fill('input[name=password]', 'any');
-    await page.click('button[type=submit]');
-    while (new URL(page.url()).origin !== origin) {
-      await page.waitForLoadState();
-      if (new URL(page.url()).origin === origin) break;
-      await page.click('button[type=submit]');
-    }
+    await loginAtDemoIdp(page, origin);
   }
 
   const idpRow = (page: Page) => page.locator('[data-linked-accounts] li[data-provider="demo-idp"]');
@@ -44,10 +37,7 @@ describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlin
     const context = await browser.newContext();
     await fenceToLoopback(context);
     const page = await context.newPage();
-    await page.goto(`${origin}/auth/signin`);
-    await page.fill('form[data-credentials] input[name=email]', DEMO_EMAIL);
-    await page.fill('form[data-credentials] input[name=password]', DEMO_PASSWORD);
-    await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
+    await signInAsDemoUser(page, origin);
 
     await Promise.all([page.waitForNavigation(), page.click('a[data-account]')]);
     expect(new URL(page.url()).pathname).toBe('/auth/account');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { loginAtDemoIdp, startOfflineDemo } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
 
@@ -194,15 +194,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
       // The page navigates away while the call is pending: its promise is left behind.
       void inPage(page, `c.signIn('demo-idp', { redirectTo: '${origin}/protected' });`).catch(() => {});
       await leaving;
-      await page.fill('input[name=login]', 'alice');
-      await page.fill('input[name=password]', 'any');
-      await page.click('button[type=submit]');
-      // oidc-provider's development consent step, when it asks.
-      while (new URL(page.url()).origin !== origin) {
-        await page.waitForLoadState();
-        if (new URL(page.url()).origin === origin) break;
-        await page.click('button[type=submit]');
-      }
+      await loginAtDemoIdp(page, origin);
       await page.waitForURL(`${origin}/protected`);
       expect(await page.locator('body').textContent()).toContain('Hello, Alice Liddell');
       await page.screenshot({ path: `${SHOTS}client-oidc-protected.png` });
