@@ -84,7 +84,7 @@ export async function homePage(session: Session | null, services: DemoServices, 
     ? `<p>Signed in as <strong>${escapeHtml(String(session.user.name ?? session.user.email ?? 'a passkey user'))}</strong>${session.user.name && session.user.email ? ` (${escapeHtml(String(session.user.email))})` : ''}.</p>
        <p>${howSignedIn(services.lastSignIn.get(String((session.user as { id?: unknown }).id)), session)} This session lasts until ${escapeHtml(humanDate(new Date(session.expires)))}.</p>
        <p class="actions"><a class="button" href="/auth/signout" data-signout>Sign out</a> ${addPasskey(session)}</p>
-       <p><a href="/auth/factors?callbackUrl=/auth/factors">Two-step verification</a> (authenticator app, backup codes) · <a href="/account/security">Security settings</a> (asks for a recent factor check)</p>
+       <p><a href="/auth/account" data-account>Your account</a> (link and unlink providers, passkeys, devices) · <a href="/auth/factors?callbackUrl=/auth/factors">Two-step verification</a> (authenticator app, backup codes) · <a href="/account/security">Security settings</a> (asks for a recent factor check)</p>
        ${await storedState(session, services, sessionToken).catch(() => '<p>The database could not be read.</p>')}`
     : `<p>You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>${quickSignIn}`;
   const notes = services.notes.map((n) => `<li>${linkify(escapeHtml(n))}</li>`).join('');

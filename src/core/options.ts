@@ -77,6 +77,11 @@ export interface PagesOptions {
   error: string;
   verifyRequest: string;
   newUser: string;
+  /**
+   * The account page (linked accounts, passkeys, second factors, devices). Unset: the built-in one at
+   * `{basePath}/account`; set: that route redirects here, and link and unlink come back here.
+   */
+  account: string;
 }
 
 export type CredentialInput = { label?: string; type?: string; placeholder?: string; autocomplete?: string };
@@ -126,6 +131,8 @@ export interface EventsOptions {
   createUser?: (message: { user: User }) => Awaitable<void>;
   updateUser?: (message: { user: User }) => Awaitable<void>;
   linkAccount?: (message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }) => Awaitable<void>;
+  /** A provider account was unlinked from a signed-in user (`POST {basePath}/unlink/:provider/:providerAccountId`). */
+  unlinkAccount?: (message: { user: User | AdapterUser; account: Account }) => Awaitable<void>;
   session?: (message: { session: Session; token?: JWT }) => Awaitable<void>;
   /** A sign-in request was refused by the throttle (429, or 503 when the store is down and the limit fails closed). */
   rateLimited?: (message: RateLimitedMessage) => Awaitable<void>;

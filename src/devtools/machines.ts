@@ -11,6 +11,7 @@ import { tokenRefreshMachine } from '../flows/tokens/machine.js';
 import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js';
 import { rpLogoutMachine } from '../flows/logout/rp-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
+import { linkMachine } from '../flows/account/link-machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
   signin: signInMachine,
@@ -22,4 +23,5 @@ export const machines: Record<string, AnyStateMachine> = {
   tokens: tokenRefreshMachine,
   'backchannel-logout': backchannelLogoutMachine,
   'rp-logout': rpLogoutMachine,
+  link: linkMachine,
 };

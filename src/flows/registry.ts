@@ -58,3 +58,16 @@ export async function signInStages(config: Pick<InternalConfig, 'secondFactor'>)
 export function assuranceStage(): Promise<FlowDefinition> {
   return assurance();
 }
+
+const link = lazy(() => import('./account/link-machine.js').then((m) => m.linkFlow as unknown as FlowDefinition));
+
+/**
+ * The stages of a link (`POST {basePath}/link/:provider`): the link machine in place of the sign-in tail, for the
+ * user the link was started for, and no second-factor stage (the link route asked for a recent sign-in already).
+ *
+ * @example
+ * const result = await runFlow(flow, deps, entry, paused, { stages: await linkStages(userId) })
+ */
+export async function linkStages(userId: string): Promise<SignInStages> {
+  return { tail: await link(), tailInput: { userId } };
+}

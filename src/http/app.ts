@@ -111,6 +111,12 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.post(`${base}/factors/:action`, route(config, 'browser', start));
   }
 
+  // A signed-in user's accounts: the page, link and unlink. Loaded on first use.
+  const account = lazy(() => import('./account.js'));
+  app.get(`${base}/account`, route(config, 'browser', async (req) => (await account()).accountPageRoute(req)));
+  app.post(`${base}/link/:provider`, route(config, 'browser', async (req, event) => (await account()).linkRoute(req, param(event, 'provider'))));
+  app.post(`${base}/unlink/:provider/:providerAccountId`, route(config, 'browser', async (req, event) => (await account()).unlinkRoute(req, param(event, 'provider'), param(event, 'providerAccountId'))));
+
   // The development inspector: not even routed unless `debug: true` outside production.
   // Loaded on first use: the development tools are never part of the sign-in path, nor of a production bundle's
   // eager code.

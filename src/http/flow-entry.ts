@@ -8,6 +8,6 @@ import type { AuthRequest } from './request.js';
 const load = lazy(() => import('./flow.js'));
 
 /** See {@link import('./flow.js').handleFlow}. */
-export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response> {
-  return (await load()).handleFlow(req, provider, route);
+export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, start?: { link: { userId: string } }): Promise<Response> {
+  return (await load()).handleFlow(req, provider, route, start);
 }

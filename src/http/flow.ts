@@ -3,7 +3,7 @@
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
 import { UnknownAction } from '../core/errors.js';
-import { assuranceStage, flowFor, signInStages } from '../flows/registry.js';
+import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
 import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
@@ -79,7 +79,18 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
   }
 }
 
-export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response> {
+/** A link the paused flow was started for, from its sealed carry (absent, or not this shape: a sign-in). */
+function carriedLink(paused: PausedFlow | undefined): { userId: string } | undefined {
+  const link = (paused?.carry as { link?: { userId?: unknown } } | undefined)?.link;
+  return link && typeof link.userId === 'string' && link.userId ? { userId: link.userId } : undefined;
+}
+
+/**
+ * Runs a provider's flow for a route. `link` (from `POST {basePath}/link/:provider`) names the signed-in user the flow
+ * is bound to: it rides sealed with the paused flow, and when the flow proves an account the link stage adds it to
+ * that user instead of signing anyone in.
+ */
+export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, start?: { link: { userId: string } }): Promise<Response> {
   const flow = await flowFor(provider);
   // Checked before anything else, so a forged request leaves no trace (not even a callback-url cookie).
   if (req.method === 'POST' && (flow.csrf ?? ['signin']).includes(route)) requireCsrf(req);
@@ -109,8 +120,10 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
       return errorRedirect(req, err);
     }
   }
+  const link = start?.link ?? carriedLink(paused);
   const { runFlow } = await loadRuntime();
-  const result = await runFlow(flow, deps, entry, paused, { browser, stages: await signInStages(req.config) });
+  const stages = link ? await linkStages(link.userId) : await signInStages(req.config);
+  const result = await runFlow(flow, deps, entry, paused, { browser, stages });
   // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
   await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.slot === 'assurance'));
   // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
@@ -124,6 +137,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
   }
   if (result.status === 'paused') {
+    if (link) result.paused.carry = { ...result.paused.carry, link };
     sealFlow(req, slot, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }

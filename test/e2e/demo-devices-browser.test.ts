@@ -3,9 +3,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../examples/demo/app.js';
-import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { signInAsDemoUser, startOfflineDemo } from './peers/demo.js';
 
 
 describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, () => {
@@ -26,10 +25,7 @@ describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, 
     const context = await browser.newContext();
     await fenceToLoopback(context);
     const page = await context.newPage();
-    await page.goto(`${origin}/auth/signin`);
-    await page.fill('form[data-credentials] input[name=email]', DEMO_EMAIL);
-    await page.fill('form[data-credentials] input[name=password]', DEMO_PASSWORD);
-    await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
+    await signInAsDemoUser(page, origin);
     return page;
   }
 

@@ -24,6 +24,8 @@ import { flowSpan, type MachineSpan } from './spans.js';
  */
 export interface SignInStages {
   tail: FlowDefinition;
+  /** Extra input for the tail beside `{ deps, callbackUrl, identity }` (a link stage's user). */
+  tailInput?: Record<string, unknown>;
   assurance?: FlowDefinition;
 }
 
@@ -92,7 +94,7 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
 
   const tailEmitted: EventObject[] = [];
-  const tail = await stage('authchart.signin', stages.tail, { deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
+  const tail = await stage('authchart.signin', stages.tail, { ...stages.tailInput, deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
   if (tail.kind === 'failed' || tail.kind === 'refused') return failed(tail.error, trace, tail.state);
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);

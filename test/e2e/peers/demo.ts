@@ -2,6 +2,7 @@
 // development IdP on a port of its own, reached as http://localhost so that WebAuthn has a domain.
 import type { Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../../examples/demo/app.js';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../../../examples/demo/config.js';
 import { freePort } from './net.js';
 
 /** Starts the demo offline; close it with `demo.close()`. */
@@ -11,6 +12,14 @@ export async function startOfflineDemo(): Promise<{ demo: RunningDemo; origin: s
   delete env.DATABASE_URL;
   const demo = await startDemo({ port, hostname: '127.0.0.1', env });
   return { demo, origin: `http://localhost:${port}` };
+}
+
+/** Signs the page in as the demo's credentials user, from the built-in sign-in page. */
+export async function signInAsDemoUser(page: Page, origin: string): Promise<void> {
+  await page.goto(`${origin}/auth/signin`);
+  await page.fill('form[data-credentials] input[name=email]', DEMO_EMAIL);
+  await page.fill('form[data-credentials] input[name=password]', DEMO_PASSWORD);
+  await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
 }
 
 /**

@@ -1,0 +1,116 @@
+// `{basePath}/account`, `/link/:provider` and `/unlink/:provider/:providerAccountId`: a signed-in user's own
+// accounts. Link starts the provider's own flow bound to that user (the link stage adds the account when it comes
+// back); unlink removes one linked account, never the last way to sign in. Both are CSRF-checked and need a recent
+// sign-in, read through the session gate; a stale session goes through the factor check (or a new sign-in) first.
+import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
+import { dispatchEvent } from '../core/events.js';
+import { signInMethods, unlinkAccount } from '../flows/account/methods.js';
+import { listSessions } from '../session/session-control.js';
+import { sessionGate } from '../session/gate.js';
+import { csrf, requireCsrf } from './csrf.js';
+import { handleFlow } from './flow-entry.js';
+import { renderAccountPage } from './pages/account.js';
+import { pageNonce, type AuthRequest } from './request.js';
+import { html, json, redirect } from './response.js';
+
+/** How recent (seconds) a sign-in or factor check must be to link or unlink. */
+export const LINK_MAX_AGE = 5 * 60;
+
+/** Provider kinds whose accounts one links here: a password and an address are methods, not linked accounts. */
+const LINKABLE = new Set(['oauth', 'oidc']);
+
+function wantsJson(req: AuthRequest): boolean {
+  const accept = req.request.headers.get('accept') ?? '';
+  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
+}
+
+/** The account page: the app's own (`pages.account`) or the built-in one. */
+function accountUrl(req: AuthRequest): string {
+  return new URL(req.config.pages.account ?? `${req.config.basePath}/account`, req.origin).href;
+}
+
+/** Signed out: the sign-in page (coming back to the account page); stale: the factor check, else a new sign-in. */
+function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
+  if (wantsJson(req)) return json(req, { error: reason === 'signedOut' ? 'Unauthorized' : 'RecentSignInRequired' }, reason === 'signedOut' ? 401 : 403, { noCache: true });
+  const stepUp = reason === 'stale' && req.config.secondFactor;
+  const url = new URL(stepUp ? `${req.config.basePath}/factors/verify` : req.config.pages.signIn ?? `${req.config.basePath}/signin`, req.origin);
+  url.searchParams.set('callbackUrl', accountUrl(req));
+  return redirect(req, url.href);
+}
+
+/** A refused action: JSON 403 with its public type, or back to the account page saying why. */
+function refused(req: AuthRequest, err: unknown): Response {
+  req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
+  const type = publicErrorType(err);
+  if (wantsJson(req)) return json(req, { error: type }, type === 'Configuration' ? 500 : 403, { noCache: true });
+  const url = new URL(accountUrl(req));
+  url.searchParams.set('error', type);
+  return redirect(req, url.href);
+}
+
+/** `POST {basePath}/link/:provider`: starts the provider's flow for the signed-in user, who signed in recently. */
+export async function linkRoute(req: AuthRequest, providerId: string): Promise<Response> {
+  requireCsrf(req);
+  const provider = req.config.providersById.get(providerId);
+  if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
+  const gate = await sessionGate(req, { maxAge: LINK_MAX_AGE });
+  if (!gate.ok) return notRecent(req, gate.reason);
+  // A custom flow proves what it proves; the link stage refuses what is not a provider account.
+  if (!LINKABLE.has(provider.type) && provider.flow === undefined) return refused(req, new AccessDenied(`Accounts of "${provider.id}" (${provider.type}) are not linked.`, { actual: provider.type }));
+  return handleFlow(req, provider, 'signin', { link: { userId: gate.userId } });
+}
+
+/** `POST {basePath}/unlink/:provider/:providerAccountId`: removes one of the user's linked accounts (never the last method). */
+export async function unlinkRoute(req: AuthRequest, providerId: string, providerAccountId: string): Promise<Response> {
+  requireCsrf(req);
+  const gate = await sessionGate(req, { maxAge: LINK_MAX_AGE });
+  if (!gate.ok) return notRecent(req, gate.reason);
+  let done: Awaited<ReturnType<typeof unlinkAccount>>;
+  try {
+    done = await unlinkAccount(req, gate.userId, { provider: providerId, providerAccountId });
+  } catch (err) {
+    return refused(req, err);
+  }
+  await dispatchEvent(req.config.events, req.config.logger, 'unlinkAccount', done);
+  if (wantsJson(req)) return json(req, { unlinked: { provider: done.account.provider, providerAccountId: done.account.providerAccountId } }, 200, { noCache: true });
+  return redirect(req, accountUrl(req));
+}
+
+const notices: Record<string, string> = {
+  OAuthAccountNotLinked: 'That account is already linked to another user.',
+  AccessDenied: 'That change was refused: an account must keep at least one way to sign in.',
+  AccountNotLinked: 'The link was started by another session.',
+};
+
+/** `GET {basePath}/account`: the built-in account page (JSON for a client that asks), or a redirect to `pages.account`. */
+export async function accountPageRoute(req: AuthRequest): Promise<Response> {
+  if (req.config.pages.account) return redirect(req, accountUrl(req));
+  const gate = await sessionGate(req);
+  if (!gate.ok) return notRecent(req, 'signedOut');
+  const methods = await signInMethods(req, gate.userId);
+  const providers = [...req.config.providersById.values()]
+    .filter((p) => LINKABLE.has(p.type) || (p.flow !== undefined && p.type !== 'credentials' && p.type !== 'email'))
+    .map((p) => {
+      const account = methods.accounts.find((a) => a.provider === p.id);
+      return { id: p.id, name: p.name, ...(account ? { providerAccountId: account.providerAccountId } : {}) };
+    });
+  const sessions = req.config.session.strategy === 'database' && req.config.adapter?.listSessions ? ((await listSessions(req)) ?? []) : [];
+  const devices = sessions.map((s) => ({ current: s.current, lastSeen: s.lastSeenAt ?? s.createdAt ?? s.expires, ...(s.userAgent ? { userAgent: s.userAgent } : {}) }));
+  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, email: methods.email, devices }, 200, { noCache: true });
+  const error = req.query.error;
+  return html(
+    req,
+    renderAccountPage({
+      theme: req.config.theme,
+      authUrl: req.authUrl,
+      csrfToken: csrf(req).token,
+      who: methods.user.email ?? methods.user.name ?? 'you',
+      providers,
+      passkeys: methods.passkeys,
+      factors: Boolean(req.config.secondFactor),
+      devices,
+      ...(error ? { notice: notices[error] ?? 'That did not work.' } : {}),
+      nonce: pageNonce(req),
+    }),
+  );
+}
