@@ -2,6 +2,7 @@
 // accounts. Link starts the provider's own flow bound to that user (the link stage adds the account when it comes
 // back); unlink removes one linked account, never the last way to sign in. Both are CSRF-checked and need a recent
 // sign-in, read through the session gate; a stale session goes through the factor check (or a new sign-in) first.
+import { messagesFor } from '../core/messages/request.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import { signInMethods, unlinkAccount } from '../flows/account/methods.js';
@@ -76,11 +77,6 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
   return redirect(req, accountUrl(req));
 }
 
-const notices: Record<string, string> = {
-  OAuthAccountNotLinked: 'That account is already linked to another user.',
-  AccessDenied: 'That change was refused: an account must keep at least one way to sign in.',
-  AccountNotLinked: 'The link was started by another session.',
-};
 
 /** `GET {basePath}/account`: the built-in account page (JSON for a client that asks), or a redirect to `pages.account`. */
 export async function accountPageRoute(req: AuthRequest): Promise<Response> {
@@ -109,8 +105,9 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       passkeys: methods.passkeys,
       factors: Boolean(req.config.secondFactor),
       devices,
-      ...(error ? { notice: notices[error] ?? 'That did not work.' } : {}),
+      ...(error ? { notice: error } : {}),
       nonce: pageNonce(req),
+      i18n: await messagesFor(req),
     }),
   );
 }

@@ -1,6 +1,9 @@
 // The built-in account page: the signed-in user's linked accounts (unlink, link another), passkeys, second factors
 // and devices. Optional: `pages.account` names an app's own page instead.
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
+import type { MessageId } from '../../core/messages/en.js';
+import { english, type Translator } from '../../core/messages/translator.js';
+import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
 
 /** One provider the page offers: linked (with its account id) or not. */
@@ -23,10 +26,19 @@ export interface AccountPageParams {
   /** Second factors: the factors page link, when the configuration has them. */
   factors: boolean;
   devices: { current: boolean; lastSeen: string; userAgent?: string }[];
-  /** A refusal to show (`?error=`), as its message. */
+  /** A refusal to show (`?error=`): its error type. */
   notice?: string;
   nonce?: string;
+  /** The page's language; English when absent. */
+  i18n?: Translator;
 }
+
+/** What the page says for a refusal, by error type. */
+const notices: Readonly<Record<string, MessageId>> = {
+  OAuthAccountNotLinked: 'account.error.OAuthAccountNotLinked',
+  AccessDenied: 'account.error.AccessDenied',
+  AccountNotLinked: 'account.error.AccountNotLinked',
+};
 
 const css = '.rows{list-style:none;padding:0;margin:0 0 1rem}.rows li{display:flex;justify-content:space-between;align-items:center;gap:.5rem;padding:.5rem 0;border-bottom:1px solid var(--border)}.rows form{margin:0}h2{font-size:1.05rem;margin:1.25rem 0 .5rem}';
 
@@ -41,22 +53,28 @@ function post(params: AccountPageParams, path: string, label: string, name: stri
  * renderAccountPage({ theme: {}, authUrl: 'https://example.com/auth', csrfToken, who: 'ada@example.com', providers, passkeys: 1, factors: true, devices: [] })
  */
 export function renderAccountPage(params: AccountPageParams): string {
+  const i18n = params.i18n ?? english;
   const accounts = params.providers.map((p) =>
     p.providerAccountId
-      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">linked</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, 'Unlink', `unlink-${p.id}`)}</li>`
-      : html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">not linked</small></span>${post(params, `link/${encodeURIComponent(p.id)}`, 'Link', `link-${p.id}`)}</li>`,
+      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.isLinked')}</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, i18n.t('account.unlink'), `unlink-${p.id}`)}</li>`
+      : html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.notLinked')}</small></span>${post(params, `link/${encodeURIComponent(p.id)}`, i18n.t('account.link'), `link-${p.id}`)}</li>`,
   );
-  const devices = params.devices.map((d) => html`<li><span>${d.userAgent ?? 'Unknown device'}${d.current ? ' (this device)' : ''}<br><small class="muted">last seen ${d.lastSeen.slice(0, 16).replace('T', ' ')}</small></span></li>`);
+  const devices = params.devices.map((d) => {
+    const device = d.userAgent ?? i18n.t('account.unknownDevice');
+    return html`<li><span>${d.current ? i18n.t('account.thisDevice', { device }) : device}<br><small class="muted">${i18n.t('account.lastSeen', { date: i18n.date(d.lastSeen) })}</small></span></li>`;
+  });
   const factors = safeUrl(`${params.authUrl}/factors`);
-  const body = html`<h1>Your account</h1>
-<p class="muted center">Signed in as ${params.who}</p>
-${params.notice ? html`<p class="error" role="alert">${params.notice}</p>` : ''}
-<h2>Linked accounts</h2>
-${accounts.length ? html`<ul class="rows" data-linked-accounts>${accounts}</ul>` : html`<p class="muted">No provider to link.</p>`}
-<h2>Passkeys</h2>
-<p class="muted" data-passkeys>${params.passkeys === 1 ? '1 passkey' : `${String(params.passkeys)} passkeys`}</p>
-${params.factors && factors ? html`<h2>Two-step verification</h2><p><a${attr('href', factors)}>Manage second factors</a></p>` : ''}
-<h2>Devices</h2>
-${devices.length ? html`<ul class="rows" data-devices>${devices}</ul>` : html`<p class="muted">Signed-in devices are listed with database sessions.</p>`}`;
-  return layout({ title: 'Your account', theme: params.theme, body, css, nonce: params.nonce });
+  const title = i18n.t('account.title');
+  const notice = params.notice === undefined ? undefined : i18n.t(Object.hasOwn(notices, params.notice) ? notices[params.notice]! : 'account.error.default');
+  const body = html`<h1>${title}</h1>
+<p class="muted center">${rich(i18n, 'account.signedInAs', { who: params.who })}</p>
+${notice ? html`<p class="alert" role="alert">${notice}</p>` : ''}
+<h2>${i18n.t('account.linked')}</h2>
+${accounts.length ? html`<ul class="rows" data-linked-accounts>${accounts}</ul>` : html`<p class="muted">${i18n.t('account.noProviders')}</p>`}
+<h2>${i18n.t('account.passkeys')}</h2>
+<p class="muted" data-passkeys>${i18n.t('account.passkeyCount', { count: params.passkeys })}</p>
+${params.factors && factors ? html`<h2>${i18n.t('account.factors')}</h2><p><a${attr('href', factors)}>${i18n.t('account.manageFactors')}</a></p>` : ''}
+<h2>${i18n.t('account.devices')}</h2>
+${devices.length ? html`<ul class="rows" data-devices>${devices}</ul>` : html`<p class="muted">${i18n.t('account.noDevices')}</p>`}`;
+  return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });
 }

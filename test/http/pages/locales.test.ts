@@ -6,6 +6,7 @@ import { en } from '../../../src/core/messages/en.js';
 import { translatorFor } from '../../../src/core/messages/request.js';
 import type { Translator } from '../../../src/core/messages/translator.js';
 import { renderConfirmEmail, renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageProvider } from '../../../src/http/pages/index.js';
+import { renderAccountPage } from '../../../src/http/pages/account.js';
 import { renderBackupCodesPage, renderFactorsPage } from '../../../src/http/pages/factors.js';
 import { renderFormPage } from '../../../src/http/pages/form.js';
 import { codePage } from '../../../src/flows/second-factor/steps.js';
@@ -37,6 +38,9 @@ function pages(i18n: Translator): Record<string, string> {
       { id: 'f1', kind: 'totp', label: 'Authenticator app', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
       { id: 'f2', kind: 'backup', label: 'Backup code', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
     ] }),
+    account: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', who: 'ada@example.com', passkeys: 2, factors: true, notice: 'AccessDenied',
+      providers: [{ id: 'github', name: 'GitHub', providerAccountId: '42' }, { id: 'google', name: 'Google' }],
+      devices: [{ current: true, lastSeen: '2026-11-25T10:00:00.000Z', userAgent: 'Firefox' }, { current: false, lastSeen: '2026-11-24T10:00:00.000Z' }] }),
     codes: renderBackupCodesPage({ ...common, codes: ['ABCD-EFGH'], continueUrl: `${origin}/account` }),
     check: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: codePage('stepUp', { message: 'factor.check.wrongCode' }, true), passkeyScript: `${origin}/auth/webauthn-script.js` }),
   };
@@ -66,6 +70,9 @@ describe.each(shippedLocales)('in %s', (locale) => {
     expect(text(all.confirm)).toContain(i18n.t('confirm.note'));
     expect(text(all.factors)).toContain(i18n.t('factors.added', { date: i18n.date('2026-11-25T10:00:00.000Z') }));
     expect(text(all.codes)).toContain(i18n.t('codes.note'));
+    expect(text(all.account)).toContain(i18n.t('account.error.AccessDenied'));
+    expect(text(all.account)).toContain(i18n.t('account.thisDevice', { device: 'Firefox' }));
+    expect(text(all.account)).toContain(i18n.t('account.lastSeen', { date: i18n.date('2026-11-24T10:00:00.000Z') }));
     expect(text(all.check)).toContain(i18n.t('factor.check.titleConfirm'));
     expect(text(all.check)).toContain(i18n.t('factor.check.wrongCode'));
     if (locale !== 'en') {
