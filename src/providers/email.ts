@@ -7,6 +7,9 @@ import { escapeHtml } from '../core/html-escape.js';
 import { readableTextOn, safeColor } from '../core/color.js';
 import type { Theme } from '../core/theme.js';
 import type { CommonProviderOptions } from '../core/provider.js';
+import { emailCodeOptions, type EmailCodeOptions } from '../core/email-code.js';
+
+export { emailCodeOptions, type EmailCodeOptions, type ResolvedEmailCode } from '../core/email-code.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
 export type EmailServer = string | Record<string, unknown>;
@@ -20,6 +23,11 @@ export interface SendVerificationRequestParams {
   expires: Date;
   /** The raw token in the link (only its hash is stored). */
   token: string;
+  /**
+   * The one-time code to type on the page that asked for the mail, when the provider sends codes (`code`); only
+   * the browser that asked can use it. With `code: { link: false }` the default mail carries the code alone.
+   */
+  code?: string;
   /** The provider, with `server` and `from` resolved from the environment when not set. */
   provider: EmailConfig & { from: string };
   theme: Theme;
@@ -49,6 +57,12 @@ export interface EmailConfig extends CommonProviderOptions {
   normalizeIdentifier: (identifier: string) => string;
   /** Hashes the stored tokens instead of the configuration's `secret`; with a list, the first hashes new tokens. */
   secret?: string | string[];
+  /**
+   * One-time codes (off by default). `true`: the mail carries a code beside the link, and the page after sending
+   * asks for it; `{ link: false }`: the code instead of the link. Whichever is used first spends both. See
+   * {@link EmailCodeOptions} for the length, the attempts and the cooldown.
+   */
+  code?: boolean | EmailCodeOptions;
 }
 
 export type EmailUserConfig = Partial<Omit<EmailConfig, 'type'>>;
@@ -134,25 +148,43 @@ export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: st
   return { ...provider, server, from, ...(apiKey ? { apiKey } : {}) };
 }
 
-/** The subject, text and HTML of the default sign-in mail. Every value is escaped in the HTML. */
-export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme }): { subject: string; text: string; html: string } {
-  const { url, host, expires } = params;
+/**
+ * The subject, text and HTML of the default sign-in mail: the link, the code beside it (`code`), or the code alone
+ * (`code` with `link: false`). Every value is escaped in the HTML.
+ */
+export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme; code?: string; link?: boolean }): { subject: string; text: string; html: string } {
+  const { url, host, expires, code } = params;
+  const withLink = params.link !== false || code === undefined;
   const brand = safeColor(params.theme.brandColor) ?? '#346df1';
   const buttonText = safeColor(params.theme.buttonText) ?? readableTextOn(brand);
   const until = expires.toUTCString();
   const subject = `Sign in to ${host}`;
-  const text = `Sign in to ${host}\n\nOpen this link to sign in:\n${url}\n\nThe link works once and expires ${until}.\nIf you did not ask to sign in, you can ignore this e-mail.\n`;
+  const expiry = withLink ? `The link works once and expires ${until}.` : `The code works once, only in the browser that asked for it, and expires ${until}.`;
+  const codeIntro = withLink ? 'Or enter this code on the page where you asked for it:' : 'Enter this code on the page where you asked for it:';
+  const lines = [`Sign in to ${host}`, ''];
+  if (withLink) lines.push('Open this link to sign in:', url, '');
+  if (code !== undefined) lines.push(codeIntro, code, '');
+  const text = `${lines.join('\n')}\n${expiry}\nIf you did not ask to sign in, you can ignore this e-mail.\n`;
   const h = escapeHtml;
+  const button = withLink
+    ? `<tr><td style="padding:8px 24px;text-align:center">
+<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">Sign in</a>
+</td></tr>
+`
+    : '';
+  const codeRows =
+    code !== undefined
+      ? `<tr><td style="padding:16px 24px 0;text-align:center;font-size:15px">${h(codeIntro)}</td></tr>
+<tr><td style="padding:8px 24px;text-align:center;font-size:28px;font-weight:bold;letter-spacing:6px;font-family:Menlo,Consolas,monospace">${h(code)}</td></tr>
+`
+      : '';
   const html = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${h(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#111418">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px">
 <tr><td style="padding:24px;text-align:center;font-size:20px">Sign in to <strong>${h(host)}</strong></td></tr>
-<tr><td style="padding:8px 24px;text-align:center">
-<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">Sign in</a>
-</td></tr>
-<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">The link works once and expires ${h(until)}.<br>If you did not ask to sign in, you can ignore this e-mail.</td></tr>
+${button}${codeRows}<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">${h(expiry)}<br>If you did not ask to sign in, you can ignore this e-mail.</td></tr>
 </table>
 </body>
 </html>
@@ -200,10 +232,10 @@ async function transportFor(server: EmailServer): Promise<MailTransport> {
  * Email({ sendVerificationRequest: (params) => (isTest ? log(params.url) : sendMagicLinkMail(params)) })
  */
 export async function sendMagicLinkMail(params: SendVerificationRequestParams): Promise<void> {
-  const { identifier, url, expires, provider, theme } = params;
+  const { identifier, url, expires, provider, theme, code } = params;
   if (!provider.server) throw new Error(`The e-mail provider "${provider.id}" has no \`server\`; set it or AUTH_EMAIL_SERVER.`);
   const transport = await transportFor(provider.server);
-  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme });
+  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme, code, link: emailCodeOptions(provider)?.link });
   const result = await transport.sendMail({ to: identifier, from: provider.from, ...message });
   const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
   if (failed.length > 0) throw new Error(`The mail server did not accept the sign-in mail for ${failed.map(String).join(', ')}.`);
