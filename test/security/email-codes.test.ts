@@ -4,7 +4,7 @@
 // the code out of storage. Real flow, on the real PostgreSQL server (DATABASE_URL, a schema of this file's own),
 // whose adapter is also the flow store.
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import type { Pool } from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { memoryOutbox } from '../support/magic-link.js';
@@ -17,7 +17,7 @@ import { useSharedStores } from '../support/shared-stores.js';
 import { readForms } from '../e2e/peers/html-form.js';
 
 const stores = useSharedStores();
-const pg = {} as { db: pg.Pool; adapter: PostgresAdapterInstance };
+const pg = {} as { db: Pool; adapter: PostgresAdapterInstance };
 beforeAll(async () => {
   pg.db = stores.pool(await stores.schema());
   pg.adapter = PostgresAdapter(pg.db);
