@@ -161,8 +161,8 @@ export async function addEmailSignIn(config: AuthConfig, services: DemoServices,
     return async () => {};
   }
   if (env.AUTH_EMAIL_SERVER) {
-    config.providers.push(Email());
-    services.notes.push('E-mail sign-in: links are sent through AUTH_EMAIL_SERVER.');
+    config.providers.push(Email({ code: true }));
+    services.notes.push('E-mail sign-in: links and one-time codes are sent through AUTH_EMAIL_SERVER.');
     return async () => {};
   }
   if (env.NODE_ENV === 'production') {
@@ -170,10 +170,11 @@ export async function addEmailSignIn(config: AuthConfig, services: DemoServices,
     return async () => {};
   }
   const catcher = await startMailCatcher();
-  config.providers.push(Email({ server: catcher.server }));
+  // Each mail carries a link and a one-time code; the page after sending asks for the code.
+  config.providers.push(Email({ server: catcher.server, code: true }));
   const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
   services.routes.push({ path: '/dev/mailbox', handler: defineHandler(() => html(mailboxPage(catcher.mails))) });
   services.routes.push({ path: '/dev/mailbox/count', handler: defineHandler(() => new Response(String(catcher.mails.length), { headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } })) });
-  services.notes.push(`E-mail sign-in: no mail server needed; links sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`);
+  services.notes.push(`E-mail sign-in: no mail server needed; links and codes sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`);
   return catcher.close;
 }

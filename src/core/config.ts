@@ -16,6 +16,7 @@ import type { CookiesConfig } from './cookies.js';
 import type { ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
+import { emailCodeOptions } from './email-code.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';
 import { resolveFlowStore } from './flow-store/resolve.js';
@@ -97,6 +98,15 @@ function proxyOrigins(option: string[] | undefined, variable: string | undefined
  * A credentials provider's `identifier` must be a field name or `false`; with throttling on it must name one, so no
  * password guess goes uncounted against an account.
  */
+/** An e-mail provider's `code` option out of bounds stops the start, naming the provider. */
+function assertEmailCode(p: ResolvedProvider): void {
+  try {
+    emailCodeOptions(p as { code?: boolean });
+  } catch (err) {
+    throw new InvalidProvider(`E-mail provider "${p.id}": ${(err as Error).message}`);
+  }
+}
+
 function assertIdentifier(p: IdentifiedProvider & { id: string }, throttled: boolean): void {
   const { identifier } = p;
   if (identifier !== undefined && identifier !== false && (typeof identifier !== 'string' || identifier === '')) {
@@ -163,6 +173,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   }
   if (config.experimental?.enableWebAuthn) logger.warn('experimental-webauthn', 'WebAuthn support is experimental and may change.');
   assertConditionalUI(providers);
+  for (const p of providers) if (p.type === 'email') assertEmailCode(p);
 
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');

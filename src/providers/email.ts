@@ -8,6 +8,9 @@ import { readableTextOn, safeColor } from '../core/color.js';
 import type { Theme } from '../core/theme.js';
 import { english, type Translator } from '../core/messages/translator.js';
 import type { CommonProviderOptions } from '../core/provider.js';
+import { emailCodeOptions, type EmailCodeOptions } from '../core/email-code.js';
+
+export { emailCodeOptions, type EmailCodeOptions, type ResolvedEmailCode } from '../core/email-code.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
 export type EmailServer = string | Record<string, unknown>;
@@ -21,6 +24,11 @@ export interface SendVerificationRequestParams {
   expires: Date;
   /** The raw token in the link (only its hash is stored). */
   token: string;
+  /**
+   * The one-time code to type on the page that asked for the mail, when the provider sends codes (`code`); only
+   * the browser that asked can use it. With `code: { link: false }` the default mail carries the code alone.
+   */
+  code?: string;
   /** The provider, with `server` and `from` resolved from the environment when not set. */
   provider: EmailConfig & { from: string };
   theme: Theme;
@@ -54,6 +62,12 @@ export interface EmailConfig extends CommonProviderOptions {
   normalizeIdentifier: (identifier: string) => string;
   /** Hashes the stored tokens instead of the configuration's `secret`; with a list, the first hashes new tokens. */
   secret?: string | string[];
+  /**
+   * One-time codes (off by default). `true`: the mail carries a code beside the link, and the page after sending
+   * asks for it; `{ link: false }`: the code instead of the link. Whichever is used first spends both. See
+   * {@link EmailCodeOptions} for the length, the attempts and the cooldown.
+   */
+  code?: boolean | EmailCodeOptions;
 }
 
 export type EmailUserConfig = Partial<Omit<EmailConfig, 'type'>>;
@@ -139,30 +153,47 @@ export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: st
   return { ...provider, server, from, ...(apiKey ? { apiKey } : {}) };
 }
 
-/** The subject, text and HTML of the default sign-in mail. Every value is escaped in the HTML. */
-export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme; messages?: Translator }): { subject: string; text: string; html: string } {
-  const { url, host, expires } = params;
+/**
+ * The subject, text and HTML of the default sign-in mail, in the reader's language (`messages`): the link, the code
+ * beside it (`code`), or the code alone (`code` with `link: false`). Every value is escaped in the HTML.
+ */
+export function magicLinkMessage(params: { url: string; host: string; expires: Date; theme: Theme; messages?: Translator; code?: string; link?: boolean }): { subject: string; text: string; html: string } {
+  const { url, host, expires, code } = params;
   const i18n = params.messages ?? english;
+  const withLink = params.link !== false || code === undefined;
   const brand = safeColor(params.theme.brandColor) ?? '#346df1';
   const buttonText = safeColor(params.theme.buttonText) ?? readableTextOn(brand);
   const until = i18n.dateTime(expires);
   const subject = i18n.t('mail.subject', { host });
-  const expiry = i18n.t('mail.expires', { date: until });
+  const expiry = i18n.t(withLink ? 'mail.expires' : 'mail.expiresCode', { date: until });
   const ignore = i18n.t('mail.ignore');
-  const text = `${i18n.t('mail.heading', { host })}\n\n${i18n.t('mail.open')}\n${url}\n\n${expiry}\n${ignore}\n`;
+  const codeIntro = i18n.t(withLink ? 'mail.codeIntro' : 'mail.codeIntroOnly');
+  const lines = [i18n.t('mail.heading', { host }), ''];
+  if (withLink) lines.push(i18n.t('mail.open'), url, '');
+  if (code !== undefined) lines.push(codeIntro, code, '');
+  const text = `${lines.join('\n')}\n${expiry}\n${ignore}\n`;
   const h = escapeHtml;
   // The heading with the host in bold: the message's own text escaped, the host put in as markup.
   const heading = i18n.t('mail.heading', { host: '\u0000' }).split('\u0000').map(h).join(`<strong>${h(host)}</strong>`);
+  const button = withLink
+    ? `<tr><td style="padding:8px 24px;text-align:center">
+<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">${h(i18n.t('mail.button'))}</a>
+</td></tr>
+`
+    : '';
+  const codeRows =
+    code !== undefined
+      ? `<tr><td style="padding:16px 24px 0;text-align:center;font-size:15px">${h(codeIntro)}</td></tr>
+<tr><td dir="ltr" style="padding:8px 24px;text-align:center;font-size:28px;font-weight:bold;letter-spacing:6px;font-family:Menlo,Consolas,monospace">${h(code)}</td></tr>
+`
+      : '';
   const html = `<!doctype html>
 <html lang="${h(i18n.locale)}" dir="${i18n.dir}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${h(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#111418">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px">
 <tr><td style="padding:24px;text-align:center;font-size:20px">${heading}</td></tr>
-<tr><td style="padding:8px 24px;text-align:center">
-<a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">${h(i18n.t('mail.button'))}</a>
-</td></tr>
-<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">${h(expiry)}<br>${h(ignore)}</td></tr>
+${button}${codeRows}<tr><td style="padding:16px 24px 24px;text-align:center;font-size:13px;color:#5f6b7a">${h(expiry)}<br>${h(ignore)}</td></tr>
 </table>
 </body>
 </html>
@@ -210,10 +241,10 @@ async function transportFor(server: EmailServer): Promise<MailTransport> {
  * Email({ sendVerificationRequest: (params) => (isTest ? log(params.url) : sendMagicLinkMail(params)) })
  */
 export async function sendMagicLinkMail(params: SendVerificationRequestParams): Promise<void> {
-  const { identifier, url, expires, provider, theme, messages } = params;
+  const { identifier, url, expires, provider, theme, messages, code } = params;
   if (!provider.server) throw new Error(`The e-mail provider "${provider.id}" has no \`server\`; set it or AUTH_EMAIL_SERVER.`);
   const transport = await transportFor(provider.server);
-  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme, messages });
+  const message = magicLinkMessage({ url, host: new URL(url).host, expires, theme, messages, code, link: emailCodeOptions(provider)?.link });
   const result = await transport.sendMail({ to: identifier, from: provider.from, ...message });
   const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
   if (failed.length > 0) throw new Error(`The mail server did not accept the sign-in mail for ${failed.map(String).join(', ')}.`);

@@ -83,6 +83,11 @@ export const ar: Messages = {
   'verify.change': 'استخدم عنوانًا آخر',
   'verify.back': 'العودة إلى تسجيل الدخول',
 
+  'emailCode.message': 'أرسلنا رمز تسجيل دخول إلى {address}. أدخله هنا، في هذا المتصفح.',
+  'emailCode.wrong': 'هذا الرمز غير مطابق. المحاولات المتبقية: {count}.',
+  'emailCode.wrongLast': 'هذا الرمز غير مطابق. بقيت محاولة واحدة.',
+  'emailCode.label': 'الرمز من البريد الإلكتروني',
+
   'confirm.title': 'تأكيد تسجيل الدخول',
   'confirm.heading': 'تسجيل الدخول باسم {email}؟',
   'confirm.headingAnonymous': 'متابعة تسجيل الدخول؟',
@@ -145,5 +150,8 @@ export const ar: Messages = {
   'mail.open': 'افتح هذا الرابط لتسجيل الدخول:',
   'mail.button': 'تسجيل الدخول',
   'mail.expires': 'يعمل الرابط مرة واحدة وتنتهي صلاحيته في {date}.',
+  'mail.expiresCode': 'يعمل الرمز مرة واحدة، وفي المتصفح الذي طلبه فقط، وتنتهي صلاحيته في {date}.',
+  'mail.codeIntro': 'أو أدخل هذا الرمز في الصفحة التي طلبته منها:',
+  'mail.codeIntroOnly': 'أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.ignore': 'إذا لم تطلب تسجيل الدخول، يمكنك تجاهل هذه الرسالة.',
 };

@@ -83,6 +83,11 @@ export const de: Messages = {
   'verify.change': 'Andere Adresse verwenden',
   'verify.back': 'Zurück zur Anmeldung',
 
+  'emailCode.message': 'Wir haben einen Anmeldecode an {address} gesendet. Geben Sie ihn hier in diesem Browser ein.',
+  'emailCode.wrong': 'Dieser Code stimmt nicht. Noch {count} Versuche.',
+  'emailCode.wrongLast': 'Dieser Code stimmt nicht. Noch 1 Versuch.',
+  'emailCode.label': 'Code aus der E-Mail',
+
   'confirm.title': 'Anmeldung bestätigen',
   'confirm.heading': 'Als {email} anmelden?',
   'confirm.headingAnonymous': 'Anmeldung fortsetzen?',
@@ -145,5 +150,8 @@ export const de: Messages = {
   'mail.open': 'Öffnen Sie diesen Link, um sich anzumelden:',
   'mail.button': 'Anmelden',
   'mail.expires': 'Der Link funktioniert einmal und läuft am {date} ab.',
+  'mail.expiresCode': 'Der Code funktioniert einmal, nur in dem Browser, der ihn angefordert hat, und läuft am {date} ab.',
+  'mail.codeIntro': 'Oder geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
+  'mail.codeIntroOnly': 'Geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.ignore': 'Wenn Sie keine Anmeldung angefordert haben, können Sie diese E-Mail ignorieren.',
 };

@@ -91,6 +91,11 @@ export const en = {
   'verify.back': 'Back to sign in',
 
   // Magic-link confirmation page
+  'emailCode.message': 'We sent a sign-in code to {address}. Enter it here, in this browser.',
+  'emailCode.wrong': 'That code did not match. {count} tries left.',
+  'emailCode.wrongLast': 'That code did not match. 1 try left.',
+  'emailCode.label': 'Code from the email',
+
   'confirm.title': 'Confirm sign in',
   'confirm.heading': 'Sign in as {email}?',
   'confirm.headingAnonymous': 'Continue signing in?',
@@ -156,6 +161,9 @@ export const en = {
   'mail.open': 'Open this link to sign in:',
   'mail.button': 'Sign in',
   'mail.expires': 'The link works once and expires {date}.',
+  'mail.expiresCode': 'The code works once, only in the browser that asked for it, and expires {date}.',
+  'mail.codeIntro': 'Or enter this code on the page where you asked for it:',
+  'mail.codeIntroOnly': 'Enter this code on the page where you asked for it:',
   'mail.ignore': 'If you did not ask to sign in, you can ignore this e-mail.',
 } as const;
 

@@ -83,6 +83,11 @@ export const es: Messages = {
   'verify.change': 'Usar otra dirección',
   'verify.back': 'Volver a iniciar sesión',
 
+  'emailCode.message': 'Hemos enviado un código de acceso a {address}. Introdúcelo aquí, en este navegador.',
+  'emailCode.wrong': 'Ese código no coincide. Quedan {count} intentos.',
+  'emailCode.wrongLast': 'Ese código no coincide. Queda 1 intento.',
+  'emailCode.label': 'Código del correo',
+
   'confirm.title': 'Confirmar inicio de sesión',
   'confirm.heading': '¿Iniciar sesión como {email}?',
   'confirm.headingAnonymous': '¿Continuar con el inicio de sesión?',
@@ -145,5 +150,8 @@ export const es: Messages = {
   'mail.open': 'Abre este enlace para iniciar sesión:',
   'mail.button': 'Iniciar sesión',
   'mail.expires': 'El enlace funciona una vez y caduca el {date}.',
+  'mail.expiresCode': 'El código funciona una vez, solo en el navegador que lo pidió, y caduca el {date}.',
+  'mail.codeIntro': 'O introduce este código en la página donde lo pediste:',
+  'mail.codeIntroOnly': 'Introduce este código en la página donde lo pediste:',
   'mail.ignore': 'Si no has pedido iniciar sesión, puedes ignorar este correo.',
 };

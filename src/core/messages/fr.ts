@@ -83,6 +83,11 @@ export const fr: Messages = {
   'verify.change': 'Utiliser une autre adresse',
   'verify.back': 'Retour à la connexion',
 
+  'emailCode.message': 'Nous avons envoyé un code de connexion à {address}. Saisissez-le ici, dans ce navigateur.',
+  'emailCode.wrong': 'Ce code ne correspond pas. Encore {count} essais.',
+  'emailCode.wrongLast': 'Ce code ne correspond pas. Plus qu’un essai.',
+  'emailCode.label': 'Code reçu par e-mail',
+
   'confirm.title': 'Confirmer la connexion',
   'confirm.heading': 'Se connecter en tant que {email} ?',
   'confirm.headingAnonymous': 'Continuer la connexion ?',
@@ -145,5 +150,8 @@ export const fr: Messages = {
   'mail.open': 'Ouvrez ce lien pour vous connecter :',
   'mail.button': 'Se connecter',
   'mail.expires': 'Le lien ne sert qu’une fois et expire le {date}.',
+  'mail.expiresCode': 'Le code ne sert qu’une fois, uniquement dans le navigateur qui l’a demandé, et expire le {date}.',
+  'mail.codeIntro': 'Ou saisissez ce code sur la page où vous l’avez demandé :',
+  'mail.codeIntroOnly': 'Saisissez ce code sur la page où vous l’avez demandé :',
   'mail.ignore': 'Si vous n’avez pas demandé à vous connecter, ignorez cet e-mail.',
 };

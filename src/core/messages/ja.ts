@@ -83,6 +83,11 @@ export const ja: Messages = {
   'verify.change': '別のアドレスを使う',
   'verify.back': 'ログインに戻る',
 
+  'emailCode.message': '{address} にログイン用コードを送信しました。このブラウザでここに入力してください。',
+  'emailCode.wrong': 'コードが一致しません。残り {count} 回です。',
+  'emailCode.wrongLast': 'コードが一致しません。残り 1 回です。',
+  'emailCode.label': 'メールに記載のコード',
+
   'confirm.title': 'ログインの確認',
   'confirm.heading': '{email} としてログインしますか？',
   'confirm.headingAnonymous': 'ログインを続けますか？',
@@ -145,5 +150,8 @@ export const ja: Messages = {
   'mail.open': '次のリンクを開いてログインしてください:',
   'mail.button': 'ログイン',
   'mail.expires': 'このリンクは 1 回だけ使え、{date} に期限が切れます。',
+  'mail.expiresCode': 'このコードは、請求したブラウザで 1 回だけ使え、{date} に期限が切れます。',
+  'mail.codeIntro': 'または、請求したページで次のコードを入力してください:',
+  'mail.codeIntroOnly': '請求したページで次のコードを入力してください:',
   'mail.ignore': 'ログインを求めていない場合は、このメールを無視してください。',
 };

@@ -1,13 +1,16 @@
 // The e-mail (magic link) flow. Request: normalise the address -> signIn callback -> store a hashed token ->
 // send the link -> verify-request page. Callback: open the link -> look the token up (without using it) ->
 // confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token ->
-// authenticated: the standard sign-in tail creates or verifies the user and issues the session.
-import { assign, fromPromise, not, setup } from 'xstate';
+// authenticated: the standard sign-in tail creates or verifies the user and issues the session. With codes on, the
+// request also claims the address's resend cooldown and stores a code beside the token, then pauses on the code
+// page; the code typed back in that browser consumes the same token the link would (codes.ts).
+import { and, assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
 import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/check.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
+import { checkCode, claimCooldown, codeOptions, storeCode, type CodeCheck } from './codes.js';
 import {
   consumeToken,
   emailProviderOf,
@@ -38,18 +41,28 @@ export interface EmailContext extends FlowContextBase {
   recipient?: AdapterUser | null;
   /** Where the browser goes once the link is sent (the verify-request page). */
   verifyRequestUrl: string;
+  /** Whether the provider sends a code (and the flow waits for it after sending). */
+  codes: boolean;
+  /** The stored token's hash: what the code page's flow cookie holds to find the code and consume the token. */
+  tokenHash?: string;
+  /** The raw code, in memory only while the mail is sent; never persisted. */
+  code?: string;
+  /** Tries left after a wrong code, shown on the code page. */
+  triesLeft?: number;
 }
 
 /** What the e-mail flow is created with, beside {@link FlowInput}. */
 export type EmailInput = {
   confirm: boolean;
   verifyRequestUrl: string;
+  codes: boolean;
 };
 
 export type EmailEvent =
   | { type: 'REQUEST'; email: string }
   | { type: 'OPEN_LINK'; token?: string; email?: string }
-  | { type: 'CONFIRM' };
+  | { type: 'CONFIRM' }
+  | { type: 'SUBMIT_CODE'; code: string };
 
 type TokenFound = { expires: number } | null;
 type Link = { deps: FlowDeps; email: string; token: string };
@@ -75,11 +88,14 @@ export const emailMachine = /* @__PURE__ */ setup({
     checkSignIn: fromPromise<SignInDecision, { deps: FlowDeps; user: User; account: Account }>(({ input }) =>
       checkSignIn(input.deps, { user: input.user, account: input.account, email: { verificationRequest: true } }),
     ),
-    storeToken: fromPromise<{ token: string; expires: number }, { deps: FlowDeps; email: string }>(({ input }) => storeToken(input.deps, input.email)),
-    sendLink: fromPromise<void, Link & { expires: number }>(({ input }) => sendLink(input.deps, input)),
+    claimCooldown: fromPromise<'claimed' | 'cooling', { deps: FlowDeps; email: string }>(({ input }) => claimCooldown(input.deps, input.email)),
+    storeToken: fromPromise<{ token: string; tokenHash: string; expires: number }, { deps: FlowDeps; email: string }>(({ input }) => storeToken(input.deps, input.email)),
+    storeCode: fromPromise<string, { deps: FlowDeps; tokenHash: string; expires: number }>(({ input }) => storeCode(input.deps, input)),
+    sendLink: fromPromise<void, Link & { expires: number; code?: string }>(({ input }) => sendLink(input.deps, input)),
+    checkCode: fromPromise<CodeCheck, { deps: FlowDeps; email: string; tokenHash: string; code: string }>(({ input }) => checkCode(input.deps, input)),
     revokeToken: fromPromise<void, Link>(({ input }) => revokeToken(input.deps, input)),
     peekToken: fromPromise<TokenFound | 'unchecked', Link>(({ input }) => peekToken(input.deps, input)),
-    consumeToken: fromPromise<TokenFound, Link>(({ input }) => consumeToken(input.deps, input)),
+    consumeToken: fromPromise<TokenFound, { deps: FlowDeps; email: string; token?: string; tokenHash?: string }>(({ input }) => consumeToken(input.deps, input)),
   },
   guards: {
     linkComplete: ({ event }) => {
@@ -88,6 +104,10 @@ export const emailMachine = /* @__PURE__ */ setup({
       return ok(token) && ok(email);
     },
     confirmRequired: ({ context }) => context.confirm,
+    codesOn: ({ context }) => context.codes,
+    cooling: ({ event }) => output<unknown>(event) === 'cooling',
+    codePassed: ({ event }) => output<CodeCheck>(event).result === 'passed',
+    codeWrong: ({ event }) => output<CodeCheck>(event).result === 'wrong',
     signInAllowed,
     signInRedirected,
     // The adapter cannot look a token up without using it (an Auth.js adapter): the page names no address.
@@ -103,7 +123,27 @@ export const emailMachine = /* @__PURE__ */ setup({
     recordNotRevoked: assign({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom(errorOf(event)).message ?? 'unknown error'}` }),
     }),
-    forgetToken: assign({ token: undefined }),
+    forgetToken: assign({ token: undefined, code: undefined }),
+    recordCooldown: assign({ failure: () => ({ message: 'A code went to this address moments ago: wait before asking for another.', expected: 'the resend cooldown over', actual: 'cooling' }) }),
+    recordWrongCode: assign({ triesLeft: ({ event }) => (output<CodeCheck>(event) as { left: number }).left }),
+    recordCodeDead: assign({
+      tokenHash: undefined,
+      failure: () => ({ message: 'The code is used, expired, or dead after too many wrong tries; the link in the same mail went with it.', expected: 'a live code', actual: null }),
+    }),
+    // The page after sending: the code field, posted with this browser's flow cookie (the only place the token's hash is).
+    presentCodePage: assign({
+      response: ({ context }) => ({
+        kind: 'page' as const,
+        page: 'form' as const,
+        data: {
+          title: { message: 'verify.title' },
+          message: { message: 'emailCode.message', values: { address: context.email! } },
+          ...(context.triesLeft !== undefined ? { error: context.triesLeft === 1 ? { message: 'emailCode.wrongLast' } : { message: 'emailCode.wrong', values: { count: context.triesLeft } } } : {}),
+          fields: [{ name: 'code', label: { message: 'emailCode.label' }, type: 'text' as const, autocomplete: 'one-time-code', inputmode: 'numeric' as const, maxlength: 16 }],
+          submit: { message: 'common.signIn' },
+        },
+      }),
+    }),
     recordLinkUnknown: assign({
       token: undefined,
       failure: () => ({ message: 'No stored token matches this link: it was used already, or is for another address.', expected: 'a stored token for this address', actual: null }),
@@ -124,7 +164,7 @@ export const emailMachine = /* @__PURE__ */ setup({
 }).createMachine({
   id: 'email',
   initial: 'idle',
-  context: ({ input }) => ({ ...baseContext(input), confirm: input.confirm, verifyRequestUrl: input.verifyRequestUrl }),
+  context: ({ input }) => ({ ...baseContext(input), confirm: input.confirm, verifyRequestUrl: input.verifyRequestUrl, codes: input.codes }),
   output: finalOutput,
   states: {
     idle: {
@@ -144,6 +184,11 @@ export const emailMachine = /* @__PURE__ */ setup({
           actions: assign({
             failure: () => ({ message: 'No opened sign-in link waits for confirmation in this browser; open the link in the e-mail again.', expected: 'a flow cookie', actual: null }),
           }),
+        },
+        // A code typed in a browser that never asked for one (another browser, or a flow cookie gone): no code to try.
+        SUBMIT_CODE: {
+          target: 'failed.noCodeSent',
+          actions: assign({ failure: () => ({ message: 'This browser did not ask for a sign-in code, or its request has expired.', expected: 'a flow cookie', actual: null }) }),
         },
       },
     },
@@ -176,6 +221,7 @@ export const emailMachine = /* @__PURE__ */ setup({
           return { deps: context.deps, user, account: emailAccount(context.providerId, context.email!, user) };
         },
         onDone: [
+          { guard: and(['signInAllowed', 'codesOn']), target: 'claimingCooldown' },
           { guard: 'signInAllowed', target: 'storingToken' },
           { guard: 'signInRedirected', target: 'redirected', actions: 'recordRedirect' },
           { target: 'failed.accessDenied', actions: 'recordRefusal' },
@@ -183,21 +229,47 @@ export const emailMachine = /* @__PURE__ */ setup({
         onError: { target: 'failed.accessDenied', actions: 'recordError' },
       },
     },
+    // Codes only: one mail per address per cooldown, whoever asks; a browser cannot buy fresh tries by asking again.
+    claimingCooldown: {
+      invoke: {
+        id: 'claimCooldown',
+        src: 'claimCooldown',
+        input: ({ context }) => ({ deps: context.deps, email: context.email! }),
+        onDone: [{ guard: 'cooling', target: 'failed.cooldown', actions: 'recordCooldown' }, { target: 'storingToken' }],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
     storingToken: {
       invoke: {
         id: 'storeToken',
         src: 'storeToken',
         input: ({ context }) => ({ deps: context.deps, email: context.email! }),
-        onDone: { target: 'sendingLink', actions: assign(({ event }) => ({ token: event.output.token, expires: event.output.expires })) },
+        onDone: [
+          { guard: 'codesOn', target: 'storingCode', actions: assign(({ event }) => ({ token: event.output.token, tokenHash: event.output.tokenHash, expires: event.output.expires })) },
+          { target: 'sendingLink', actions: assign(({ event }) => ({ token: event.output.token, expires: event.output.expires })) },
+        ],
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    // The code's hash goes under the token's hash in the flow store; the raw code only into the mail.
+    storingCode: {
+      invoke: {
+        id: 'storeCode',
+        src: 'storeCode',
+        input: ({ context }) => ({ deps: context.deps, tokenHash: context.tokenHash!, expires: context.expires! }),
+        onDone: { target: 'sendingLink', actions: assign({ code: ({ event }) => event.output }) },
+        onError: { target: 'revokingToken', actions: 'recordError' },
       },
     },
     sendingLink: {
       invoke: {
         id: 'sendLink',
         src: 'sendLink',
-        input: ({ context }) => ({ deps: context.deps, email: context.email!, token: context.token!, expires: context.expires! }),
-        onDone: { target: 'linkSent', actions: 'forgetToken' },
+        input: ({ context }) => ({ deps: context.deps, email: context.email!, token: context.token!, expires: context.expires!, code: context.code }),
+        onDone: [
+          { guard: 'codesOn', target: 'awaitingCode', actions: 'forgetToken' },
+          { target: 'linkSent', actions: 'forgetToken' },
+        ],
         onError: { target: 'revokingToken', actions: 'recordError' },
       },
     },
@@ -213,6 +285,31 @@ export const emailMachine = /* @__PURE__ */ setup({
     linkSent: {
       type: 'final',
       output: ({ context }) => ({ outcome: 'redirected' as const, url: context.verifyRequestUrl }),
+    },
+    // The mail is out and this browser waits with the code page; its flow cookie holds the token's hash, never
+    // the code or the raw token.
+    awaitingCode: {
+      tags: [AWAITING],
+      entry: 'presentCodePage',
+      on: { SUBMIT_CODE: 'checkingCode' },
+    },
+    checkingCode: {
+      invoke: {
+        id: 'checkCode',
+        src: 'checkCode',
+        input: ({ context, event }) => ({
+          deps: context.deps,
+          email: context.email!,
+          tokenHash: context.tokenHash!,
+          code: (event as Extract<EmailEvent, { type: 'SUBMIT_CODE' }>).code,
+        }),
+        onDone: [
+          { guard: 'codePassed', target: 'consumingToken' },
+          { guard: 'codeWrong', target: 'awaitingCode', actions: 'recordWrongCode' },
+          { target: 'failed.codeDead', actions: 'recordCodeDead' },
+        ],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
     },
     // The signIn callback sent the browser elsewhere: no link is stored or sent.
     redirected: {
@@ -249,7 +346,8 @@ export const emailMachine = /* @__PURE__ */ setup({
       invoke: {
         id: 'consumeToken',
         src: 'consumeToken',
-        input: ({ context }) => ({ deps: context.deps, email: context.email!, token: context.token! }),
+        // The link brings its raw token; a matched code, the token's hash from the flow cookie.
+        input: ({ context }) => ({ deps: context.deps, email: context.email!, ...(context.token !== undefined ? { token: context.token } : { tokenHash: context.tokenHash }) }),
         onDone: [
           { guard: not('tokenFound'), target: 'failed.linkUnknown', actions: 'recordLinkUnknown' },
           { guard: 'tokenExpired', target: 'failed.linkExpired', actions: 'recordLinkExpired' },
@@ -278,6 +376,9 @@ export const emailMachine = /* @__PURE__ */ setup({
         confirmationExpired: { type: 'final', meta: { error: 'Verification' } },
         linkUnknown: { type: 'final', meta: { error: 'Verification' } },
         linkExpired: { type: 'final', meta: { error: 'Verification' } },
+        noCodeSent: { type: 'final', meta: { error: 'Verification' } },
+        codeDead: { type: 'final', meta: { error: 'Verification' } },
+        cooldown: { type: 'final', meta: { error: 'RateLimited' } },
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },
     },
@@ -285,16 +386,18 @@ export const emailMachine = /* @__PURE__ */ setup({
 });
 
 /**
- * The e-mail providers' flow: POST signin/:id sends the link (CSRF required); GET callback/:id opens it (the
- * confirmation page, or one-click sign-in with `confirm: false`); POST callback/:id confirms (CSRF required).
+ * The e-mail providers' flow: POST signin/:id sends the link (CSRF required), and with codes pauses on the code
+ * page; GET callback/:id opens the link (the confirmation page, or one-click sign-in with `confirm: false`); POST
+ * callback/:id confirms, or submits the code (CSRF required).
  */
 export const emailFlow = /* @__PURE__ */ defineFlow({
   machine: emailMachine,
-  version: 2,
+  version: 3,
   csrf: ['signin', 'callback'],
   input: (deps): EmailInput => ({
     confirm: emailProviderOf(deps).confirm !== false,
     verifyRequestUrl: `${deps.req.authUrl}/verify-request?${new URLSearchParams({ provider: deps.provider.id, type: 'email' })}`,
+    codes: codeOptions(deps) !== undefined,
   }),
   entry: (route, deps, paused) => {
     const { req } = deps;
@@ -303,7 +406,11 @@ export const emailFlow = /* @__PURE__ */ defineFlow({
     if (req.method === 'GET') return { resume: false, event: { type: 'OPEN_LINK', token: req.query.token, email: req.query.email } };
     // Without a flow cookie there is no opened link to confirm: a fresh machine says so (Verification),
     // rather than the runtime reporting a missing cookie as a server problem.
-    if (req.method === 'POST') return { resume: paused, event: { type: 'CONFIRM' } };
+    if (req.method === 'POST') {
+      // The code page posts its field; the confirmation page posts none.
+      const code = bodyString(req, 'code');
+      return { resume: paused, event: code !== undefined ? { type: 'SUBMIT_CODE', code } : { type: 'CONFIRM' } };
+    }
     return null;
   },
 });

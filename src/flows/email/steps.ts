@@ -3,33 +3,17 @@
 // HMAC of the raw token. Who the link signs in (a new or a verified user) is the standard sign-in tail's business.
 import { messagesFor } from '../../core/messages/request.js';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { asciiEmailDomain } from '../../core/email-address.js';
-import { MissingAdapter } from '../../core/errors.js';
 import type { AdapterUser } from '../../core/types.js';
-import { normalizeEmailAddress, resolveEmailProvider, sendMagicLinkMail, type EmailConfig } from '../../providers/email.js';
+import { normalizeEmailAddress, resolveEmailProvider, sendMagicLinkMail } from '../../providers/email.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { dropCode } from './codes.js';
+import { adapterOf, emailProviderOf, tokenSecrets } from './deps.js';
+
+export { emailProviderOf } from './deps.js';
 
 /** Longest token or address a link may carry; anything longer is not ours and never reaches the database. */
 export const MAX_LINK_PARAM = 512;
-
-export function emailProviderOf(deps: FlowDeps): EmailConfig {
-  return deps.provider as unknown as EmailConfig;
-}
-
-function adapterOf(deps: FlowDeps): WrappedAdapter {
-  const adapter = deps.req.config.adapter;
-  if (!adapter) throw new MissingAdapter('E-mail sign-in needs an adapter.');
-  return adapter;
-}
-
-/** The secrets that hash tokens, newest first: the provider's own, else the configuration's. */
-function tokenSecrets(deps: FlowDeps): string[] {
-  const own = emailProviderOf(deps).secret;
-  const list = own === undefined ? deps.req.config.secrets : Array.isArray(own) ? own : [own];
-  const secrets = list.filter((x) => typeof x === 'string' && x.length > 0);
-  return secrets.length > 0 ? secrets : deps.req.config.secrets;
-}
 
 /**
  * The stored form of a token: HMAC-SHA-256 keyed with one secret. Each secret of a rotation list hashes on its
@@ -59,16 +43,17 @@ export async function findRecipient(deps: FlowDeps, email: string): Promise<Adap
   return (await adapterOf(deps).getUserByEmail(email)) as AdapterUser | null;
 }
 
-/** Makes a token, stores its hash for `email` until `now + maxAge`, and returns the raw token. */
-export async function storeToken(deps: FlowDeps, email: string): Promise<{ token: string; expires: number }> {
+/** Makes a token, stores its hash for `email` until `now + maxAge`, and returns the raw token and its stored hash. */
+export async function storeToken(deps: FlowDeps, email: string): Promise<{ token: string; tokenHash: string; expires: number }> {
   const provider = emailProviderOf(deps);
   const token = provider.generateVerificationToken ? await provider.generateVerificationToken() : randomBytes(32).toString('hex');
   if (typeof token !== 'string' || token.length === 0 || token.length > MAX_LINK_PARAM) {
     throw new TypeError(`generateVerificationToken must return a non-empty string of at most ${MAX_LINK_PARAM} characters.`);
   }
   const expires = Date.now() + provider.maxAge * 1000;
-  await adapterOf(deps).createVerificationToken({ identifier: email, token: hashToken(token, tokenSecrets(deps)[0]), expires: new Date(expires) });
-  return { token, expires };
+  const tokenHash = hashToken(token, tokenSecrets(deps)[0]);
+  await adapterOf(deps).createVerificationToken({ identifier: email, token: tokenHash, expires: new Date(expires) });
+  return { token, tokenHash, expires };
 }
 
 /** The magic link for a token: the provider's callback URL with callbackUrl, token and email. */
@@ -81,7 +66,7 @@ export function magicLink(deps: FlowDeps, email: string, token: string): string 
 }
 
 /** Sends the link with the provider's `sendVerificationRequest`, or the default nodemailer mail. */
-export async function sendLink(deps: FlowDeps, input: { email: string; token: string; expires: number }): Promise<void> {
+export async function sendLink(deps: FlowDeps, input: { email: string; token: string; expires: number; code?: string }): Promise<void> {
   const provider = resolveEmailProvider(emailProviderOf(deps), deps.req.config.env, deps.req.origin);
   const send = provider.sendVerificationRequest ?? sendMagicLinkMail;
   const messages = await messagesFor(deps.req);
@@ -90,6 +75,7 @@ export async function sendLink(deps: FlowDeps, input: { email: string; token: st
     url: magicLink(deps, input.email, input.token),
     expires: new Date(input.expires),
     token: input.token,
+    ...(input.code !== undefined ? { code: input.code } : {}),
     provider,
     theme: deps.req.config.theme,
     request: deps.req.request,
@@ -104,15 +90,16 @@ export async function revokeToken(deps: FlowDeps, input: { email: string; token:
 }
 
 /**
- * Uses the token up: returns its expiry when a stored token matched `email` (and deletes it), else null.
- * Each hash is claimed first (`config.singleUse`), then taken with the adapter's `useVerificationToken`: of
- * concurrent uses at most one finds it, whether or not the adapter's take is atomic.
+ * Uses the token up: returns its expiry when a stored token matched `email` (and deletes it), else null. The
+ * token comes as the link's raw token, or (a matched code) as the hash the flow cookie kept. Each hash is claimed
+ * first (`config.singleUse`), then taken with the adapter's `useVerificationToken`: of concurrent uses at most one
+ * finds it, whether or not the adapter's take is atomic. A link used up this way takes its code with it.
  */
-export async function consumeToken(deps: FlowDeps, input: { email: string; token: string }): Promise<{ expires: number } | null> {
+export async function consumeToken(deps: FlowDeps, input: { email: string; token?: string; tokenHash?: string }): Promise<{ expires: number } | null> {
   const adapter = adapterOf(deps);
   const tried = new Set<string>();
-  for (const secret of tokenSecrets(deps)) {
-    const hash = hashToken(input.token, secret);
+  const hashes = input.tokenHash !== undefined ? [input.tokenHash] : tokenSecrets(deps).map((secret) => hashToken(input.token ?? '', secret));
+  for (const hash of hashes) {
     if (tried.has(hash)) continue;
     tried.add(hash);
     if (!(await claim(deps, hash))) return null;
@@ -124,7 +111,10 @@ export async function consumeToken(deps: FlowDeps, input: { email: string; token
       await deps.req.config.singleUse.delete(hash).catch(() => undefined);
       throw err;
     }
-    if (found) return { expires: new Date(found.expires).getTime() };
+    if (found) {
+      if (input.tokenHash === undefined) await dropCode(deps, hash);
+      return { expires: new Date(found.expires).getTime() };
+    }
   }
   return null;
 }

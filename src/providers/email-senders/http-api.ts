@@ -1,7 +1,7 @@
 // What every HTTP e-mail API sender shares: its options, one POST with the vendor's credentials and a bounded
 // wait, and a refusal turned into an EmailApiError that carries the vendor's own words (never the API key).
 import { envProviderStem } from '../../core/env.js';
-import { magicLinkMessage, type EmailUserConfig, type SendVerificationRequestParams } from '../email.js';
+import { emailCodeOptions, magicLinkMessage, type EmailUserConfig, type SendVerificationRequestParams } from '../email.js';
 
 /** Options every HTTP API sender takes, beside the e-mail provider's own (`from`, `apiKey`, `maxAge`, ...). */
 export interface EmailApiOptions extends EmailUserConfig {
@@ -114,7 +114,7 @@ export function requireApiKey(params: SendVerificationRequestParams, vendor: str
 
 /** The standard sign-in mail (subject, text, HTML) for a send, the same one the SMTP sender writes. */
 export function signInMail(params: SendVerificationRequestParams): { subject: string; text: string; html: string } {
-  return magicLinkMessage({ url: params.url, host: new URL(params.url).host, expires: params.expires, theme: params.theme, messages: params.messages });
+  return magicLinkMessage({ url: params.url, host: new URL(params.url).host, expires: params.expires, theme: params.theme, messages: params.messages, code: params.code, link: emailCodeOptions(params.provider)?.link });
 }
 
 /** `https://api.example.com/` + `/v3/send` without doubling or losing the slash; a proxy path prefix is kept. */

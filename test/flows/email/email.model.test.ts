@@ -2,7 +2,8 @@
 // page), each one played through the HTTP layer with a configuration that makes the real flow take exactly that
 // path, against PostgreSQL on PGlite. The traces the runtime logs are checked against the path and feed coverage.
 // A path that ends `authenticated` goes on through the standard sign-in tail with its default behaviour; the
-// tail's own branches, under the e-mail linking rules, are played at the end of this file.
+// tail's own branches, under the e-mail linking rules, are played at the end of this file. A third variant sends
+// codes: its flow store (in memory here) fails or forgets entries where a path says so.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';
@@ -10,6 +11,7 @@ import { adapterMethods, type Adapter } from '../../../src/core/adapter.js';
 import { AdapterError } from '../../../src/core/errors.js';
 import type { AuthConfig, SignInCallbackParams } from '../../../src/core/options.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
+import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
 import { emailMachine } from '../../../src/flows/email/machine.js';
 import { Email } from '../../../src/providers/email.js';
 import { readForms } from '../../e2e/peers/html-form.js';
@@ -29,6 +31,7 @@ type Labelled = AnyEventObject & { branch: string };
 const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
 const failed = (actor: string, branch: string, error: unknown): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error });
 const dbFails = (actor: string) => failed(actor, 'the database fails', new AdapterError('injected'));
+const storeFails = (actor: string) => failed(actor, 'the flow store fails', new AdapterError('injected'));
 
 const modelUser = { id: 'model-user', email: 'model@example.test', emailVerified: null };
 
@@ -37,6 +40,7 @@ const events: Labelled[] = [
   { type: 'OPEN_LINK', branch: 'the mailed link', token: 'token', email: modelUser.email },
   { type: 'OPEN_LINK', branch: 'a link without its token', email: modelUser.email },
   { type: 'CONFIRM', branch: 'the confirmation form' },
+  { type: 'SUBMIT_CODE', branch: 'the code form', code: '123456' },
   done('normalize', 'a valid address', modelUser.email),
   failed('normalize', 'an invalid address', new TypeError('not an address')),
   done('findRecipient', 'no user yet', null),
@@ -46,7 +50,16 @@ const events: Labelled[] = [
   done('checkSignIn', 'signIn returns a URL', { allowed: false, redirect: `${ORIGIN}/elsewhere` }),
   done('checkSignIn', 'signIn returns false', { allowed: false }),
   failed('checkSignIn', 'signIn throws', new Error('signIn crashed')),
-  done('storeToken', 'stored', { token: 'token', expires: FUTURE }),
+  done('claimCooldown', 'no code sent lately', 'claimed'),
+  done('claimCooldown', 'a code sent moments ago', 'cooling'),
+  storeFails('claimCooldown'),
+  done('storeToken', 'stored', { token: 'token', tokenHash: 'hash', expires: FUTURE }),
+  done('storeCode', 'stored', '123456'),
+  storeFails('storeCode'),
+  done('checkCode', 'the right code', { result: 'passed' }),
+  done('checkCode', 'a wrong code', { result: 'wrong', left: 2 }),
+  done('checkCode', 'a forgotten code', { result: 'dead' }),
+  storeFails('checkCode'),
   dbFails('storeToken'),
   done('sendLink', 'sent', undefined),
   failed('sendLink', 'the mail server refuses', new Error('550 mailbox unavailable')),
@@ -63,13 +76,13 @@ const events: Labelled[] = [
   dbFails('consumeToken'),
 ];
 
-type Variant = 'confirm' | 'one-click';
-const providerIds: Record<Variant, string> = { confirm: 'email', 'one-click': 'oneclick' };
+type Variant = 'confirm' | 'one-click' | 'code';
+const providerIds: Record<Variant, string> = { confirm: 'email', 'one-click': 'oneclick', code: 'coded' };
 
 function inputFor(variant: Variant) {
   // The model never runs an actor, so its deps are never read.
   const deps = {} as never;
-  return { deps, callbackUrl: `${ORIGIN}/dashboard`, providerId: providerIds[variant], startedAt: 0, confirm: variant === 'confirm', verifyRequestUrl: '' };
+  return { deps, callbackUrl: `${ORIGIN}/dashboard`, providerId: providerIds[variant], startedAt: 0, confirm: variant !== 'one-click', verifyRequestUrl: '', codes: variant === 'code' };
 }
 
 /** The state values a path passes through, one per event, computed with xstate's pure `transition`. */
@@ -98,7 +111,7 @@ function pathsFor(variant: Variant): ModelPath[] {
   const rank = (id: string) => (id === 'authenticated' || id === 'linkSent' ? 0 : 1);
   const complete = paths.filter((p) => isFinal(p.finalState)).sort((a, b) => rank(a.finalState) - rank(b.finalState));
   const short = (type: string) => type.replace(/^xstate\.(done|error)\.actor\.(.+)$/, '$1: $2');
-  return paths.map((path) => {
+  const completed = paths.map((path) => {
     if (isFinal(path.finalState)) return path;
     const end = statesAlong(variant, path).at(-1);
     for (const other of complete) {
@@ -110,9 +123,16 @@ function pathsFor(variant: Variant): ModelPath[] {
     }
     throw new Error(`no way to finish ${path.description}`);
   });
+  if (variant !== 'code') return completed;
+  // The code variant plays what codes add; opening and confirming links is the same as in the confirm variant.
+  // A code's entry expires with its token, so a code can never reach an expired token: that branch is the link's.
+  return completed.filter((p) => {
+    const b = branchesOf(p);
+    return (p.events[0].type === 'REQUEST' || p.events[0].type === 'SUBMIT_CODE') && b.consumeToken !== 'found but expired';
+  });
 }
 
-/** The branch of every event on a path, by actor name (or event type); a path runs within one request phase. */
+/** The branch of every event on a path, by actor name (or event type); the last one where an actor runs twice. */
 function branchesOf(path: ModelPath): Record<string, string> {
   const out: Record<string, string> = {};
   for (const event of path.events as Labelled[]) {
@@ -130,6 +150,34 @@ const faultFor: Record<string, string> = {
   peekToken: 'getVerificationToken',
   consumeToken: 'useVerificationToken',
 };
+// The flow store key each actor's "the flow store fails" branch breaks (by the key's part after the namespace).
+const storeFaultFor: Record<string, string> = { claimCooldown: 'cooldown:', storeCode: 'code:', checkCode: 'code:' };
+const storeFaults = new Set<string>();
+const liveKeys = new Set<string>();
+const memory = memoryFlowStore();
+
+/** A memory flow store that fails for keys named in `storeFaults`, and remembers keys so a path can forget codes. */
+const flowStore: FlowStore = {
+  kind: 'memory',
+  async set(key, value, ttl) {
+    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    liveKeys.add(key);
+    return memory.set(key, value, ttl);
+  },
+  async get(key) {
+    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    return memory.get(key);
+  },
+  async take(key) {
+    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    return memory.take(key);
+  },
+};
+
+/** Forgets every code entry (as expiry or a used link would): the next try finds no code. */
+async function forgetCodes(): Promise<void> {
+  for (const key of liveKeys) if (key.includes(':code:')) await memory.take(key);
+}
 
 const pg = useMigratedPGlite();
 const faults = new Set<string>();
@@ -173,7 +221,7 @@ interface Scenario {
 }
 const allGood: Scenario = { request: 'signIn returns true', send: 'sent', tail: {} };
 let scenario: Scenario = allGood;
-const outbox: { identifier: string; url: string }[] = [];
+const outbox: { identifier: string; url: string; code?: string }[] = [];
 
 async function answer(branch: string | undefined): Promise<boolean | string> {
   if (branch === 'signIn throws') throw new Error('signIn crashed');
@@ -182,13 +230,14 @@ async function answer(branch: string | undefined): Promise<boolean | string> {
 }
 
 function instance(emitted: string[], signInCalls: SignInCallbackParams[], canPeek: boolean): TestAuth {
-  const send = async ({ identifier, url }: { identifier: string; url: string }) => {
+  const send = async ({ identifier, url, code }: { identifier: string; url: string; code?: string }) => {
     if (scenario.send === 'the mail server refuses') throw new Error('550 mailbox unavailable');
-    outbox.push({ identifier, url });
+    outbox.push({ identifier, url, code });
   };
   const record = (name: string) => async () => void emitted.push(name);
   const config: Partial<AuthConfig> = {
     adapter: faultyAdapter(canPeek),
+    flowStore,
     // JWT sessions, so that the jwt callback can refuse at issue time (the tail's issuingSession branches).
     session: { strategy: 'jwt' },
     callbacks: {
@@ -208,6 +257,7 @@ function instance(emitted: string[], signInCalls: SignInCallbackParams[], canPee
     providers: [
       Email({ id: 'email', maxAge: MAX_AGE, sendVerificationRequest: send }),
       Email({ id: 'oneclick', maxAge: MAX_AGE, confirm: false, sendVerificationRequest: send }),
+      Email({ id: 'coded', maxAge: MAX_AGE, code: { maxAttempts: 3, resendCooldown: 60 }, sendVerificationRequest: send }),
     ],
     ...config,
   });
@@ -233,7 +283,8 @@ interface Run {
 async function mailedLink(t: TestAuth, providerId: string, email: string): Promise<string> {
   const csrfToken = await t.csrfToken();
   const res = await t.client.post(`/auth/signin/${providerId}`, { csrfToken, email, callbackUrl: '/dashboard' });
-  expect(res.location?.href, 'setup: link requested').toBe(`${ORIGIN}/auth/verify-request?provider=${providerId}&type=email`);
+  if (providerId === 'coded') expect(res.status, 'setup: code page').toBe(200);
+  else expect(res.location?.href, 'setup: link requested').toBe(`${ORIGIN}/auth/verify-request?provider=${providerId}&type=email`);
   const mail = outbox.find((m) => m.identifier === email);
   if (!mail) throw new Error('setup: no link was sent');
   return mail.url;
@@ -273,7 +324,15 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
       }
       if (b.peekToken === 'stored but expired' || (oneClick && b.consumeToken === 'found but expired')) vi.setSystemTime(t0 + MAX_AGE * 1000 + 1000);
     }
+    if (b.claimCooldown === 'a code sent moments ago') {
+      await mailedLink(t, providerId, email);
+      outbox.length = 0;
+      signInCalls.length = 0;
+    }
     for (const [actor, branch] of Object.entries(b)) if (branch === 'the database fails') faults.add(faultFor[actor]);
+    // A code's faults start at the first try: sending it had to store it.
+    const codeTried = path.events.some((e) => e.type === 'SUBMIT_CODE');
+    for (const [actor, branch] of Object.entries(b)) if (branch === 'the flow store fails' && !(actor === 'checkCode' && codeTried)) storeFaults.add(storeFaultFor[actor]);
     scenario = { request: b.checkSignIn ?? allGood.request, send: b.sendLink ?? allGood.send, tail };
 
     const mark = t.logger.debugs.length;
@@ -283,6 +342,26 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
       const typed = b.normalize === 'an invalid address' ? 'not an address' : `  ${email.toUpperCase()} `;
       const csrfToken = await t.csrfToken();
       res = await t.client.post(`/auth/signin/${providerId}`, { csrfToken, email: typed, callbackUrl: '/dashboard' });
+      // Each try at the code, as the branch of the check that follows it says.
+      const checks = (path.events as Labelled[]).filter((e) => e.type === 'xstate.done.actor.checkCode' || e.type === 'xstate.error.actor.checkCode');
+      const mailed = outbox.find((m) => m.identifier === email)?.code;
+      for (const check of checks) {
+        expect(res.status, 'the code page').toBe(200);
+        const [form] = readForms(await res.text());
+        if (check.branch === 'the flow store fails') storeFaults.add('code:');
+        if (check.branch === 'a forgotten code') await forgetCodes();
+        if (check.branch === 'the right code') {
+          if (b.consumeToken === 'not found') await pg.db.query('DELETE FROM verification_token WHERE identifier = $1', [email]);
+          if (b.consumeToken === 'the database fails') faults.add('useVerificationToken');
+          if (tail.fault) faults.add(tail.fault);
+        }
+        const code = check.branch === 'a wrong code' ? (mailed === '000000' ? '111111' : '000000') : mailed!;
+        res = await t.client.post(new URL(form.action, res.requestUrl), { ...form.fields, code });
+      }
+    } else if (first === 'SUBMIT_CODE') {
+      // A code posted by a browser that never asked for one.
+      const csrfToken = await t.csrfToken();
+      res = await t.client.post(`/auth/callback/${providerId}`, { csrfToken, code: '123456' });
     } else if (first === 'CONFIRM') {
       // Someone posts the confirmation form without having opened a link in this browser.
       const csrfToken = await t.csrfToken();
@@ -322,6 +401,7 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
     };
   } finally {
     faults.clear();
+    storeFaults.clear();
     scenario = allGood;
     vi.useRealTimers();
   }
@@ -347,9 +427,13 @@ function expectedFor(path: ModelPath, b: Record<string, string>, providerId: str
     case 'failed.confirmationExpired':
     case 'failed.linkUnknown':
     case 'failed.linkExpired':
+    case 'failed.noCodeSent':
+    case 'failed.codeDead':
       return { status: 'failed', location: error('Verification'), logged: ['Verification'] };
+    case 'failed.cooldown':
+      return { status: 'failed', location: `${ORIGIN}/auth/signin?error=RateLimited`, logged: ['RateLimited'] };
     case 'failed.callbackRoute': {
-      const adapterFailed = Object.values(b).includes('the database fails');
+      const adapterFailed = Object.values(b).includes('the database fails') || Object.values(b).includes('the flow store fails');
       return { status: 'failed', location: error('Configuration'), logged: [adapterFailed ? 'AdapterError' : 'CallbackRouteError'] };
     }
     default:
@@ -365,7 +449,7 @@ async function tokensLeft(email: string): Promise<number> {
 }
 
 const coverage = createCoverage(emailMachine);
-const variants: Variant[] = ['confirm', 'one-click'];
+const variants: Variant[] = ['confirm', 'one-click', 'code'];
 const pathsByVariant = new Map(variants.map((v) => [v, pathsFor(v)] as const));
 
 describe.each(variants)('email flow, model paths (%s)', (variant) => {
@@ -394,7 +478,7 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
     // The signIn callback is asked before a link is stored, about the stored user when there is one; once the
     // link is used, the tail asks it again, as a sign-in.
     if (b.checkSignIn) {
-      expect(run.signInCalls).toHaveLength(1);
+      expect(run.signInCalls).toHaveLength(path.finalState === 'authenticated' ? 2 : 1);
       const [call] = run.signInCalls;
       expect(call.email).toEqual({ verificationRequest: true });
       expect(call.account).toMatchObject({ provider: providerId, type: 'email', providerAccountId: run.email });
@@ -409,7 +493,7 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
 
     // Side effects: events where they happened, mail only when the flow says it was sent.
     expect(run.emitted).toEqual(path.finalState === 'authenticated' ? ['createUser', 'signIn'] : []);
-    expect(run.mailed).toBe(path.finalState === 'linkSent');
+    expect(run.mailed).toBe(b.sendLink === 'sent');
 
     const tokenLeft =
       path.finalState === 'linkSent' || // the new link waits to be used
@@ -418,7 +502,10 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
       b.peekToken === 'stored but expired' || // opening a link uses nothing up
       b.peekToken === 'the database fails' ||
       (variant === 'one-click' && b.consumeToken === 'not found') || // the real token was never presented
-      b.consumeToken === 'the database fails';
+      b.consumeToken === 'the database fails' ||
+      // Codes: the check could not run, or the code was forgotten (its token was not); or an earlier mail's token.
+      (b.sendLink === 'sent' && path.finalState !== 'authenticated' && b.consumeToken !== 'not found') ||
+      b.claimCooldown === 'a code sent moments ago';
     expect(await tokensLeft(run.email), 'tokens stored for the address').toBe(tokenLeft ? 1 : 0);
 
     if (path.finalState === 'authenticated') {
@@ -429,7 +516,8 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
     }
     if (b.revokeToken === 'the database fails') {
       const error = run.t.logger.errors[0] as { cause?: { expected?: unknown; actual?: unknown; err?: Error } };
-      expect(error.cause?.err?.message).toBe('550 mailbox unavailable');
+      // What stopped the send stays the evidence: the mail server, or the flow store that could not keep the code.
+      expect(error.cause?.err?.message).toMatch(b.storeCode === 'the flow store fails' ? /^flow store down/ : /^550 mailbox unavailable$/);
       expect(String(error.cause?.actual)).toMatch(/^still stored: /);
     }
   });
@@ -448,7 +536,7 @@ describe('email flow coverage', () => {
 // Once the link is used, the standard sign-in tail decides, under the e-mail rules (resolveEmailUser): the
 // address's owner is marked verified, or a verified user is created; the signIn callback is asked before either.
 // These were the e-mail machine's own states before it ended in the tail; they stay pinned here for e-mail.
-describe.each(variants)('after the link: the standard tail under the e-mail rules (%s)', (variant) => {
+describe.each(['confirm', 'one-click'] as Variant[])('after the link: the standard tail under the e-mail rules (%s)', (variant) => {
   const path = pathsByVariant.get(variant)!.find((p) => p.finalState === 'authenticated' && Object.values(branchesOf(p)).every((x) => ['the mailed link', 'the confirmation form', 'stored', 'found'].includes(x)))!;
   const cases: { name: string; tail: Tail; state: string; status: string; location: string; logged: string[]; emitted: string[] }[] = [
     { name: 'the owner is marked verified', tail: { owner: true }, state: 'resolved', status: 'signedIn', location: `${ORIGIN}/dashboard`, logged: [], emitted: ['updateUser', 'signIn'] },

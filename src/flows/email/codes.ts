@@ -1,0 +1,114 @@
+// One-time codes of the e-mail flow: a code mailed beside (or instead of) the link, typed back in the browser that
+// asked for it. The code shares the link's verification token: the flow store keeps, under that token's hash, an
+// HMAC of the code and the count of wrong tries; the browser's sealed flow cookie holds the token's hash, so only
+// that browser can name the entry. Whichever of code and link is used first consumes the one token: both are spent.
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { emailCodeOptions, type ResolvedEmailCode } from '../../core/email-code.js';
+import { FLOW_STORE_LIMITS } from '../../core/flow-store/scoped.js';
+import type { FlowDeps } from '../runtime/contract.js';
+import { adapterOf, emailProviderOf, tokenSecrets } from './deps.js';
+
+/** What the flow store keeps per sent code: never the code itself. */
+interface StoredCode {
+  /** HMAC of the code, keyed with the token secret and bound to the token's hash. */
+  hash: string;
+  failures: number;
+  /** When the token (and so the code) expires (ms). */
+  expires: number;
+}
+
+/** One try at a code: it matched (the entry is gone), it did not (tries left), or the code is spent, dead or expired. */
+export type CodeCheck = { result: 'passed' } | { result: 'wrong'; left: number } | { result: 'dead' };
+
+/** Longest code a form may carry into the check; anything longer is simply wrong. */
+export const MAX_TYPED_CODE = 32;
+
+/** The provider's code options; the flow only reaches code states when they are on. */
+export function codeOptions(deps: FlowDeps): ResolvedEmailCode | undefined {
+  return emailCodeOptions(emailProviderOf(deps));
+}
+
+function required(deps: FlowDeps): ResolvedEmailCode {
+  const options = codeOptions(deps);
+  if (!options) throw new TypeError('This e-mail provider sends no codes.');
+  return options;
+}
+
+/** The flow store key of a token's code: the token's hash names it, so only its holder can find it. */
+export function codeKey(tokenHash: string): string {
+  return `code:${tokenHash}`;
+}
+
+/**
+ * The stored form of a code: HMAC-SHA-256 with a token secret, over the token's hash and the code, so one code
+ * value means nothing for any other token and the stored form cannot be brute-forced without the secret.
+ */
+export function hashCode(secret: string, tokenHash: string, code: string): string {
+  return createHmac('sha256', secret).update(`authchart-email-code:${tokenHash}:${code}`).digest('hex');
+}
+
+/** What a person types, as compared: digits only (spaces and dashes a mail client or a person adds are dropped). */
+export function typedCode(value: string): string {
+  return value.slice(0, MAX_TYPED_CODE).replace(/[\s-]/g, '');
+}
+
+function secondsUntil(expires: number): number {
+  return Math.max(1, Math.min(FLOW_STORE_LIMITS.maxTtlSeconds, Math.ceil((expires - Date.now()) / 1000)));
+}
+
+/**
+ * Starts the resend cooldown of an address: 'cooling' when a code went to it less than `resendCooldown` seconds
+ * ago, else 'claimed'. The same for every address, known or not: the answer says nothing about an account.
+ */
+export async function claimCooldown(deps: FlowDeps, email: string): Promise<'claimed' | 'cooling'> {
+  const { resendCooldown } = required(deps);
+  if (resendCooldown === 0) return 'claimed';
+  // The address is keyed as an HMAC: the store never holds who asked for mail.
+  const key = `cooldown:${createHmac('sha256', tokenSecrets(deps)[0]).update(`authchart-email-cooldown:${email}`).digest('hex')}`;
+  if ((await deps.store.get(key)) !== null) return 'cooling';
+  await deps.store.set(key, 1, resendCooldown);
+  return 'claimed';
+}
+
+/** Makes the code for a stored token and keeps its hash under the token's hash until the token expires. */
+export async function storeCode(deps: FlowDeps, input: { tokenHash: string; expires: number }): Promise<string> {
+  const { length } = required(deps);
+  const code = randomInt(0, 10 ** length).toString().padStart(length, '0');
+  const entry: StoredCode = { hash: hashCode(tokenSecrets(deps)[0], input.tokenHash, code), failures: 0, expires: input.expires };
+  await deps.store.set(codeKey(input.tokenHash), entry, secondsUntil(input.expires));
+  return code;
+}
+
+function matches(deps: FlowDeps, tokenHash: string, code: string, stored: string): boolean {
+  const want = Buffer.from(stored, 'hex');
+  return tokenSecrets(deps).some((secret) => {
+    const got = Buffer.from(hashCode(secret, tokenHash, code), 'hex');
+    return got.length === want.length && timingSafeEqual(got, want);
+  });
+}
+
+/**
+ * One try at the code. The entry is taken for the try (of concurrent tries, one sees it; the others find the code
+ * gone), so no more than `maxAttempts` tries are ever compared. A match leaves it taken: the caller consumes the
+ * token. A miss puts it back with one more failure; the last allowed miss revokes the token, link included.
+ */
+export async function checkCode(deps: FlowDeps, input: { email: string; tokenHash: string; code: string }): Promise<CodeCheck> {
+  const { maxAttempts } = required(deps);
+  const key = codeKey(input.tokenHash);
+  const entry = await deps.store.take<StoredCode>(key);
+  if (!entry || typeof entry.hash !== 'string' || !(entry.expires > Date.now())) return { result: 'dead' };
+  if (matches(deps, input.tokenHash, typedCode(input.code), entry.hash)) return { result: 'passed' };
+  const failures = entry.failures + 1;
+  if (failures >= maxAttempts) {
+    await adapterOf(deps).useVerificationToken({ identifier: input.email, token: input.tokenHash });
+    return { result: 'dead' };
+  }
+  await deps.store.set(key, { ...entry, failures }, secondsUntil(entry.expires));
+  return { result: 'wrong', left: maxAttempts - failures };
+}
+
+/** Ends the code of a token that the link used up: the code cannot outlive it. Best effort; the token is gone anyway. */
+export async function dropCode(deps: FlowDeps, tokenHash: string): Promise<void> {
+  if (!codeOptions(deps)) return;
+  await deps.store.take(codeKey(tokenHash)).catch(() => undefined);
+}
