@@ -71,6 +71,7 @@ export const signInErrorMessages: Readonly<Record<string, string>> = {
   Verification: 'That sign-in link is no longer valid. It may have been used already or it may have expired. Request a new one below.',
   EmailSignInError: 'The sign-in e-mail could not be sent. Check your address and try again.',
   RateLimited: 'Too many sign-in attempts. Wait a few minutes, then try again.',
+  ServiceUnavailable: 'Sign-in is temporarily unavailable. Wait a few seconds, then try again.',
   WebAuthnVerificationError: 'Your passkey could not be verified. Try again, or choose a different way to sign in.',
   Configuration: 'Sign in is unavailable right now because of a server problem. Please try again later.',
   SessionRequired: 'Please sign in to view this page.',

@@ -1,5 +1,6 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
 import { failedFlowTrace } from '../inspect-trace.js';
+import { OUTAGE_RETRY_AFTER } from '../../core/store-deadline.js';
 import { loadPages } from '../pages/load.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf } from '../csrf.js';
@@ -20,6 +21,7 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
     return redirect(req, url.href);
   }
   const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req) });
+  if (page.status === 503) req.headers.set('retry-after', String(OUTAGE_RETRY_AFTER));
   return html(req, page.html, page.status);
 }
 
