@@ -3,7 +3,7 @@
 // `Configuration` or `RateLimited`; a store that comes back needs no restart; with two instances sharing Redis, the
 // one that loses it answers 503 while the other keeps counting.
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
