@@ -3,7 +3,7 @@
 // methods the configured features need are checked once at start.
 
 import { AdapterError, MissingAdapter, MissingAdapterMethods, ServiceUnavailable } from './errors.js';
-import { DEFAULT_STORE_TIMEOUT, OUTAGE_RETRY_AFTER, storeError, withDeadline } from './store-deadline.js';
+import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 
@@ -131,9 +131,7 @@ export interface WrapAdapterOptions {
 }
 
 function expired(method: string): ServiceUnavailable {
-  const error = new ServiceUnavailable(`The transaction's deadline passed before ${method}.`, { method });
-  error.retryAfter = OUTAGE_RETRY_AFTER;
-  return error;
+  return outage(`The transaction's deadline passed before ${method}.`, { method });
 }
 
 /**

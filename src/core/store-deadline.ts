@@ -13,6 +13,13 @@ export const OUTAGE_RETRY_AFTER = 5;
 // (57: statement_timeout, admin shutdown), and Redis clients refusing to queue while disconnected.
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', 'NR_CLOSED', 'ClientClosedError']);
 
+/** A ServiceUnavailable asking the client to wait {@link OUTAGE_RETRY_AFTER} seconds. */
+export function outage(message: string | Error, cause: Record<string, unknown>): ServiceUnavailable {
+  const error = new ServiceUnavailable(message, cause);
+  error.retryAfter = OUTAGE_RETRY_AFTER;
+  return error;
+}
+
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -46,9 +53,7 @@ export async function withDeadline<T>(work: () => Promise<T>, timeout: number, w
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new ServiceUnavailable(`The store did not answer ${what} within ${timeout} ms.`, { method: what, timeout });
-      error.retryAfter = OUTAGE_RETRY_AFTER;
-      reject(error);
+      reject(outage(`The store did not answer ${what} within ${timeout} ms.`, { method: what, timeout }));
     }, timeout);
   });
   const running = work();
@@ -65,10 +70,6 @@ export async function withDeadline<T>(work: () => Promise<T>, timeout: number, w
 export function storeError(method: string, thrown: unknown): AdapterError {
   if (thrown instanceof AdapterError && (thrown instanceof ServiceUnavailable || !isOutage(thrown))) return thrown;
   const err = thrown instanceof AdapterError ? (thrown.cause?.err ?? thrown) : thrown instanceof Error ? thrown : new Error(String(thrown));
-  if (isOutage(err)) {
-    const error = new ServiceUnavailable(err, { method });
-    error.retryAfter = OUTAGE_RETRY_AFTER;
-    return error;
-  }
+  if (isOutage(err)) return outage(err, { method });
   return new AdapterError(err, { method });
 }

@@ -1,7 +1,7 @@
 // Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
 import { AdapterError, MissingAdapter, ServiceUnavailable, SessionTokenError } from '../core/errors.js';
-import { OUTAGE_RETRY_AFTER } from '../core/store-deadline.js';
+import { outage } from '../core/store-deadline.js';
 import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
@@ -182,10 +182,7 @@ async function check(req: AuthRequest, update?: { data: unknown }): Promise<Sess
 
 /** A session read the database could not answer: a ServiceUnavailable, whatever the adapter's failure was. */
 function unavailable(err: AdapterError): ServiceUnavailable {
-  if (err instanceof ServiceUnavailable) return err;
-  const error = new ServiceUnavailable(err, { method: err.cause?.method });
-  error.retryAfter = OUTAGE_RETRY_AFTER;
-  return error;
+  return err instanceof ServiceUnavailable ? err : outage(err, { method: err.cause?.method });
 }
 
 export const databaseStrategy: SessionStrategyImpl = {
