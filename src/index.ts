@@ -38,7 +38,7 @@ export {
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
-  InvalidRequest, RateLimited, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
+  InvalidRequest, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,

@@ -1,7 +1,9 @@
-// The boundary between authchart and any adapter: every call is logged and every failure becomes an AdapterError,
-// and the methods the configured features need are checked once at start.
+// The boundary between authchart and any adapter: every call is logged and has a deadline, every failure becomes an
+// AdapterError (a ServiceUnavailable when the database cannot be reached or does not answer in time), and the
+// methods the configured features need are checked once at start.
 
-import { AdapterError, MissingAdapter, MissingAdapterMethods } from './errors.js';
+import { AdapterError, MissingAdapter, MissingAdapterMethods, ServiceUnavailable } from './errors.js';
+import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 
@@ -114,9 +116,22 @@ export function assertAdapter(adapter: Adapter | null | undefined, needs: Adapte
 }
 
 function adapterError(method: string, thrown: unknown): AdapterError {
-  if (thrown instanceof AdapterError) return thrown; // already wrapped by an inner wrapAdapter
-  const err = thrown instanceof Error ? thrown : new Error(String(thrown));
-  return new AdapterError(err, { method });
+  return storeError(method, thrown);
+}
+
+/** Options of {@link wrapAdapter}. */
+export interface WrapAdapterOptions {
+  /** Deadline of one call (a transaction counts as one), in ms; `storeTimeout` in the configuration. */
+  timeout?: number;
+  /**
+   * Inside a transaction: false once the transaction's deadline has passed, so a late statement fails (and the
+   * transaction rolls back) instead of committing work whose answer was already sent.
+   */
+  live?: () => boolean;
+}
+
+function expired(method: string): ServiceUnavailable {
+  return outage(`The transaction's deadline passed before ${method}.`, { method });
 }
 
 /**
@@ -133,7 +148,9 @@ function adapterError(method: string, thrown: unknown): AdapterError {
  * const adapter = wrapAdapter(config.adapter, logger);
  * try { await adapter.getSessionAndUser(token) } catch (e) { // e instanceof AdapterError }
  */
-export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAdapter {
+export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: WrapAdapterOptions = {}): WrappedAdapter {
+  const timeout = options.timeout ?? DEFAULT_STORE_TIMEOUT;
+  const live = options.live ?? (() => true);
   const wrapped: Record<string, unknown> = {};
   if (adapter.sessionFacts === true) wrapped.sessionFacts = true;
   const source = adapter as Record<string, unknown>;
@@ -144,9 +161,10 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
       if (typeof fn !== 'function') {
         throw adapterError(method, new MissingAdapterMethods(`The adapter has no ${method} method.`, { missing: [method] }));
       }
+      if (!live()) throw expired(method);
       try {
         // `apply` keeps `this` for class-based adapters; `await` turns a synchronous throw into a rejection.
-        return await fn.apply(adapter, args);
+        return await withDeadline(async () => await fn.apply(adapter, args), timeout, method);
       } catch (e) {
         throw adapterError(method, e);
       }
@@ -157,8 +175,9 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
   if (typeof getVerificationToken === 'function') {
     wrapped.getVerificationToken = async (params: { identifier: string; token: string }) => {
       logger.debug('adapter_getVerificationToken', [params]);
+      if (!live()) throw expired('getVerificationToken');
       try {
-        return await getVerificationToken.call(adapter, params);
+        return await withDeadline(async () => await getVerificationToken.call(adapter, params), timeout, 'getVerificationToken');
       } catch (e) {
         throw adapterError('getVerificationToken', e);
       }
@@ -170,8 +189,9 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
       logger.debug(`adapter_${name}`, args);
+      if (!live()) throw expired(name);
       try {
-        return await fn.apply(adapter, args);
+        return await withDeadline(async () => await fn.apply(adapter, args), timeout, name);
       } catch (e) {
         throw adapterError(name, e);
       }
@@ -184,16 +204,24 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger): WrappedAda
       // Errors thrown by `fn` itself (already AdapterErrors, or the caller's own) pass through unchanged;
       // only a failure to begin or commit is the adapter's.
       let inner: { error: unknown } | undefined;
+      let done = false;
+      const txOptions: WrapAdapterOptions = { timeout, live: () => !done && live() };
       try {
-        return (await withTransaction.call(adapter, async (tx: Adapter) => {
-          try {
-            return await fn(wrapAdapter(tx, logger));
-          } catch (e) {
-            inner = { error: e };
-            throw e;
-          }
-        })) as T;
+        const run = async () =>
+          (await withTransaction.call(adapter, async (tx: Adapter) => {
+            try {
+              const result = await fn(wrapAdapter(tx, logger, txOptions));
+              // Answered already (deadline passed): roll back rather than commit what the caller was told failed.
+              if (done) throw expired('commit');
+              return result;
+            } catch (e) {
+              inner = { error: e };
+              throw e;
+            }
+          })) as T;
+        return await withDeadline(run, timeout, 'withTransaction');
       } catch (e) {
+        done = true;
         if (inner && e === inner.error) throw e;
         throw adapterError('withTransaction', e);
       }

@@ -19,7 +19,8 @@ import { assertConditionalUI } from './webauthn-config.js';
 import { emailCodeOptions } from './email-code.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';
-import { resolveFlowStore } from './flow-store/resolve.js';
+import { flowStoreWithDeadline, resolveFlowStore } from './flow-store/resolve.js';
+import { DEFAULT_STORE_TIMEOUT } from './store-deadline.js';
 import type { FlowStore } from './flow-store/store.js';
 
 export interface InternalConfig {
@@ -64,6 +65,8 @@ export interface InternalConfig {
   singleUse: ThrottleCounter;
   /** Where flows keep state across requests (`deps.store`): the configured store, the adapter's, or memory. */
   flowStore: FlowStore;
+  /** Deadline of one store call, in ms (`storeTimeout`). */
+  storeTimeout: number;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   skipCSRFCheck: boolean;
@@ -215,7 +218,8 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     logger.warn('trust-host-any', 'trustHost is true without AUTH_URL: any Host or X-Forwarded-Host is believed, and it names the links in sign-in mails. List your hosts instead: trustHost: ["app.example.com"] or AUTH_TRUST_HOST=app.example.com.');
   }
 
-  const adapter = config.adapter ? wrapAdapter(config.adapter, logger) : undefined;
+  const storeTimeout = storeTimeoutOf(config.storeTimeout);
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, { timeout: storeTimeout }) : undefined;
   return {
     providers,
     providersById,
@@ -250,13 +254,21 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     // Made even when throttling is off: single use is not a limit one may switch off. Ten minutes is far longer
     // than any race between confirmations; the adapter's own delete keeps the token used after that.
     singleUse: (config.throttle?.store ?? memoryThrottleStore()).counter('single-use', { points: 1, duration: 600 }),
-    flowStore: resolveFlowStore(config.flowStore, adapter, { production, logger }),
+    flowStore: flowStoreWithDeadline(resolveFlowStore(config.flowStore, adapter, { production, logger }), storeTimeout),
+    storeTimeout,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,
   };
+}
+
+/** `storeTimeout` is a positive number of ms; anything else is a configuration error, not a store without deadline. */
+function storeTimeoutOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_STORE_TIMEOUT;
+  if (typeof value === 'number' && value > 0 && Number.isFinite(value)) return value;
+  throw new UnsupportedStrategy(`storeTimeout must be a positive number of milliseconds, not ${String(value)}.`, { option: 'storeTimeout', actual: value });
 }
 
 /** `migrateFrom` accepts only what authchart can read; a typo must not silently sign every user out. */

@@ -88,8 +88,8 @@ export class EmailSignInError extends SignInError {
   static override type = 'EmailSignInError';
 }
 /**
- * Too many sign-in attempts from this client or for this account (or the throttle's store is down and the limit
- * fails closed): answered with 429 (503) and `Retry-After`; nothing was sent or created.
+ * Too many sign-in attempts from this client or for this account: answered with 429 and `Retry-After`; nothing was
+ * sent or created. (A throttle store that is down is a `ServiceUnavailable`, 503.)
  *
  * @example
  * if (error instanceof RateLimited) console.log(`retry in ${error.retryAfter} s`)
@@ -123,6 +123,20 @@ export class SecondFactorFailed extends AuthError {
 
 export class AdapterError extends AuthError {
   static override type = 'AdapterError';
+}
+/**
+ * A store (the adapter's database, the throttle's or the flow store's Redis) did not answer within its deadline or
+ * could not be reached: answered with 503 and `Retry-After`, never as "signed out", "too many attempts" or
+ * `Configuration`. An `AdapterError` still (`instanceof AdapterError`), so code that handles a failing adapter
+ * handles an outage too.
+ *
+ * @example
+ * if (error instanceof ServiceUnavailable) console.log(`try again in ${error.retryAfter} s`)
+ */
+export class ServiceUnavailable extends AdapterError {
+  static override type = 'ServiceUnavailable';
+  /** Seconds a client is asked to wait before trying again. */
+  retryAfter = 5;
 }
 export class CallbackRouteError extends AuthError {
   static override type = 'CallbackRouteError';
@@ -228,6 +242,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   RateLimited.type,
   SecondFactorFailed.type,
   InvalidRequest.type,
+  ServiceUnavailable.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -250,7 +265,7 @@ const allErrorClasses = [
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
-  RefreshTokenError,
+  RefreshTokenError, ServiceUnavailable,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

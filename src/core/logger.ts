@@ -1,5 +1,5 @@
 // The logger: errors always, warnings always, debug only with `debug: true`; a custom logger replaces ours.
-import { AuthError } from './errors.js';
+import { AdapterError, AuthError } from './errors.js';
 import type { LoggerInstance } from './options.js';
 
 /** The logger every layer uses. `debug` is a no-op unless debug mode is on. */
@@ -32,6 +32,30 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** While a store keeps failing, at most one of its errors is logged per this many ms; the rest are counted. */
+export const STORE_ERROR_WINDOW_MS = 10_000;
+
+/**
+ * Counts store errors so an outage logs one error per window and then how many it held back, not one line per
+ * request (an outage of a few seconds under load is hundreds of requests).
+ */
+function storeErrorWindow(warn: (code: string, message?: string) => void): (e: Error) => boolean {
+  let opened = -Infinity;
+  let held = 0;
+  return (e) => {
+    if (!(e instanceof AdapterError)) return true;
+    const now = Date.now();
+    if (now - opened < STORE_ERROR_WINDOW_MS) {
+      held++;
+      return false;
+    }
+    if (held > 0) warn('store-errors', `${held} more store error${held === 1 ? '' : 's'} in ${Math.round((now - opened) / 1000)} s were not logged one by one.`);
+    opened = now;
+    held = 0;
+    return true;
+  };
+}
+
 /** Builds the logger from `config.logger` and `config.debug`. */
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): Logger {
   const error = custom?.error?.bind(custom) ?? defaultError;
@@ -40,11 +64,16 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
   // A custom debug function receives every debug message: it decides where they go.
   const debugEnabled = Boolean(customDebug) || debug;
   const debugFn = customDebug ?? (debug ? (message: string, metadata?: unknown) => console.debug(`${grey}[authchart][debug]:${reset} ${message}`, metadata === undefined ? '' : safeJson(metadata)) : () => {});
+  const shouldLog = storeErrorWindow((code, message) => {
+    try {
+      warn(code, message);
+    } catch {}
+  });
   return {
     debugEnabled,
     error(e) {
       try {
-        error(e);
+        if (shouldLog(e)) error(e);
       } catch {
         // A broken logger must never break a request.
       }

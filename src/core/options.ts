@@ -282,6 +282,16 @@ export interface AuthConfig {
    */
   flowStore?: FlowStore;
   /**
+   * Deadline of one call to a store (the adapter's database, a transaction, the flow store), in ms; default 5000,
+   * well under the 30 s a sign-in flow may take. Past it the request is answered `503 ServiceUnavailable` with
+   * `Retry-After` instead of waiting for the outage to end. The throttle has its own, shorter one
+   * (`throttle.timeout`, default 1000).
+   *
+   * @example
+   * storeTimeout: 2000
+   */
+  storeTimeout?: number;
+  /**
    * Second factors (authenticator-app codes, backup codes): a user who has one passes it after any first-factor
    * sign-in before a session is issued. Needs an adapter with the factor methods (PostgresAdapter has them).
    *

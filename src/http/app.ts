@@ -2,12 +2,12 @@
 // that a client's mistake gets a 4xx or an error redirect, and nothing escapes as an unhandled 500.
 import { H3, getRouterParam, type H3Event } from 'h3';
 import type { InternalConfig } from '../core/config.js';
-import { AuthError, InvalidRequest, UnknownAction, UntrustedHost } from '../core/errors.js';
+import { AuthError, InvalidRequest, ServiceUnavailable, UnknownAction, UntrustedHost } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
 import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
-import { configurationErrorBody, errorRedirect, json } from './response.js';
+import { configurationErrorBody, errorRedirect, json, unavailableJson } from './response.js';
 import { callbackRoute } from './routes/callback.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
@@ -53,6 +53,7 @@ function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler) {
       if (err instanceof UntrustedHost) return earlyFailure(config, err);
       if (kind === 'browser') return errorRedirect(req, err);
       config.logger.error(err instanceof Error ? err : new Error(String(err)));
+      if (err instanceof ServiceUnavailable) return unavailableJson(req, err);
       if (err instanceof AuthError && err.type === 'MissingCSRF') return json(req, null, 400);
       return json(req, configurationErrorBody, 500);
     }

@@ -2,7 +2,7 @@
 // clients that ask for it), JSON and HTML bodies, and error redirects.
 import { stringifySetCookie } from 'cookie';
 import type { CookieToSet } from '../core/cookies.js';
-import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType } from '../core/errors.js';
+import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType, ServiceUnavailable } from '../core/errors.js';
 import { bodyString, type AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
@@ -129,5 +129,17 @@ export function errorRedirect(req: AuthRequest, error: unknown, providerId?: str
   req.config.logger.error(error instanceof Error ? error : new Error(String(error)));
   return redirect(req, errorPageUrl(req, error, providerId));
 }
+
+/**
+ * A store outage for a client that reads data: 503, `Retry-After`, and `{ error: 'ServiceUnavailable', message,
+ * retryAfter }`, never a session of `null` that reads as signed out.
+ */
+export function unavailableJson(req: AuthRequest, error: ServiceUnavailable): Response {
+  req.headers.set('retry-after', String(error.retryAfter));
+  return json(req, { error: ServiceUnavailable.type, message: unavailableMessage, retryAfter: error.retryAfter }, 503, { noCache: true });
+}
+
+/** What a client is told during a store outage. */
+export const unavailableMessage = 'Sign-in is temporarily unavailable. Try again in a few seconds.';
 
 export const configurationErrorBody = { message: 'There was a problem with the server configuration. Check the server logs for more information.' };

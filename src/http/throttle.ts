@@ -5,7 +5,7 @@ import { messagesFor } from '../core/messages/request.js';
 import { clientAddress as requestClientAddress, addressUnit } from '../core/client-address.js';
 import type { InternalConfig } from '../core/config.js';
 import { accountKey, identifierField, submittedIdentifier, type IdentifiedProvider } from '../core/credentials-identifier.js';
-import { RateLimited } from '../core/errors.js';
+import { RateLimited, ServiceUnavailable } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import type { ThrottleLimit } from '../core/throttle/options.js';
@@ -85,16 +85,21 @@ function wantsJson(req: AuthRequest, route: FlowRoute): boolean {
   return route === 'options' || redirectsAsData(req) || (req.request.headers.get('accept') ?? '').startsWith('application/json');
 }
 
-/** 429 (or 503 when the store is down) with Retry-After: the built-in page, or `{ error, url, retryAfter }` as JSON. */
+/**
+ * 429 with Retry-After: the built-in page, or `{ error, url, retryAfter }` as JSON. When the store is down and the
+ * limit fails closed it is no "too many attempts": 503 `ServiceUnavailable`, with its own page and message.
+ */
 async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: ThrottleRefusal): Promise<Response> {
-  const error = new RateLimited(`Over the "${refusal.limit}" limit.`, { limit: refusal.limit });
+  const error = refusal.unavailable
+    ? new ServiceUnavailable(`The throttle store is down; the "${refusal.limit}" limit fails closed.`, { limit: refusal.limit })
+    : new RateLimited(`Over the "${refusal.limit}" limit.`, { limit: refusal.limit });
   error.retryAfter = refusal.retryAfter;
   const status = refusal.unavailable ? 503 : 429;
   req.headers.set('retry-after', String(refusal.retryAfter));
   if (wantsJson(req, route)) {
-    return json(req, { error: RateLimited.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
+    return json(req, { error: error.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
   }
-  const page = (await loadPages()).renderError({ error: RateLimited.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
+  const page = (await loadPages()).renderError({ error: error.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
   return html(req, page.html, status);
 }
 

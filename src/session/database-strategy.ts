@@ -1,6 +1,7 @@
 // Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
-import { AdapterError, MissingAdapter, SessionTokenError } from '../core/errors.js';
+import { AdapterError, MissingAdapter, ServiceUnavailable, SessionTokenError } from '../core/errors.js';
+import { outage } from '../core/store-deadline.js';
 import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
@@ -171,10 +172,17 @@ async function check(req: AuthRequest, update?: { data: unknown }): Promise<Sess
     await dispatchEvent(req.config.events, req.config.logger, 'session', { session });
     return session;
   } catch (err) {
-    // Database down: no session, and the cookie is kept for when it comes back.
+    // The database cannot say who this is: an outage answer (503), never "signed out"; the cookie is kept for when
+    // it comes back. A failing session callback is the app's error, and reads as no session as before.
+    if (err instanceof AdapterError) throw unavailable(err);
     logFailure(req, err);
     return null;
   }
+}
+
+/** A session read the database could not answer: a ServiceUnavailable, whatever the adapter's failure was. */
+function unavailable(err: AdapterError): ServiceUnavailable {
+  return err instanceof ServiceUnavailable ? err : outage(err, { method: err.cause?.method });
 }
 
 export const databaseStrategy: SessionStrategyImpl = {

@@ -28,6 +28,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['WebAuthnVerificationError', 'WebAuthnVerificationError', 'error'],
   ['SecondFactorFailed', 'SecondFactorFailed', 'error'],
   ['RefreshTokenError', 'RefreshTokenError', 'error'],
+  ['ServiceUnavailable', 'ServiceUnavailable', 'error'],
   ['AdapterError', 'AdapterError', 'error'],
   ['CallbackRouteError', 'CallbackRouteError', 'error'],
   ['ErrorPageLoop', 'ErrorPageLoop', 'error'],
@@ -58,11 +59,12 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
 
 /**
  * The types a client may see in `?error=`; the reference's eight, plus EmailSignInError, RateLimited,
- * SecondFactorFailed and InvalidRequest (the client's own bad request; their pages have a message).
+ * SecondFactorFailed, InvalidRequest (the client's own bad request) and ServiceUnavailable (a store outage); their
+ * pages have a message.
  */
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
-  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed', 'InvalidRequest',
+  'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed', 'InvalidRequest', 'ServiceUnavailable',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdapterError, type AuthError } from '../../src/core/errors.js';
+import { AdapterError, ServiceUnavailable, type AuthError } from '../../src/core/errors.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import { AuthInit } from '../../src/http/integrations/fetch.js';
@@ -44,41 +44,42 @@ describe('a database that cannot be reached (pg Pool on a closed port)', () => {
     await pool?.end();
   });
 
-  it('session reads answer 200 null, log the AdapterError, and keep the cookie for when it is back', async () => {
+  it('session reads answer 503 ServiceUnavailable (never "signed out"), log it, and keep the cookie for when it is back', async () => {
     const t = testAuth(config);
     t.client.cookies.set(SESSION_COOKIE, randomUUID(), origin);
     const { res, body } = await readSession(t.client);
-    expect(res.status).toBe(200);
-    expect(body).toBeNull();
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(body).toMatchObject({ error: 'ServiceUnavailable', retryAfter: 5 });
     expect(sessionCookies(res)).toEqual([]);
     expect(adapterFailures(t.logger.errors)).toEqual(['getSessionAndUser']);
     expect((t.logger.errors[0] as AuthError).cause?.err).toMatchObject({ code: 'ECONNREFUSED' });
   });
 
-  it('session updates answer 200 null', async () => {
+  it('session updates answer 503', async () => {
     const t = testAuth(config);
     t.client.cookies.set(SESSION_COOKIE, randomUUID(), origin);
     const csrfToken = await t.csrfToken();
     const res = await t.client.post('/auth/session', JSON.stringify({ csrfToken, data: { x: 1 } }), { json: true });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toBeNull();
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: 'ServiceUnavailable' });
     expect(adapterFailures(t.logger.errors)).toEqual(['getSessionAndUser']);
   });
 
-  it('application code reading the session gets null', async () => {
+  it('application code reading the session gets a ServiceUnavailable, not a signed-out null', async () => {
     const { auth } = AuthInit({ ...config, secret: TEST_SECRET, trustHost: true, logger: { error: () => {} } });
     const request = new Request(`${ORIGIN}/dashboard`, { headers: { cookie: `${SESSION_COOKIE}=${randomUUID()}` } });
-    expect(await (await auth(async () => Response.json(await auth()))(request)).json()).toBeNull();
+    await expect(auth(async () => Response.json(await auth()))(request)).rejects.toBeInstanceOf(ServiceUnavailable);
   });
 
-  it('credentials sign-in lands on the error page with Configuration, sets no session cookie, logs the AdapterError', async () => {
+  it('credentials sign-in lands on the error page with ServiceUnavailable (not Configuration), sets no session cookie, logs it', async () => {
     const t = testAuth(config);
     const res = await signIn(t, address());
     expect(res.status).toBe(302);
     expect(res.location?.pathname).toBe('/auth/error');
-    expect(res.location?.searchParams.get('error')).toBe('Configuration');
+    expect(res.location?.searchParams.get('error')).toBe('ServiceUnavailable');
     expect(writes(res)).toEqual([]);
-    expect(t.logger.errorTypes()).toEqual(['AdapterError']);
+    expect(t.logger.errorTypes()).toEqual(['ServiceUnavailable']);
     // The first read of a credentials sign-in: its `credentials` account row.
     expect((t.logger.errors[0] as AuthError).cause).toMatchObject({ method: 'getUserByAccount', state: 'failed.callbackRoute' });
   });
@@ -114,13 +115,13 @@ describe('on PGlite', () => {
   const sessionCount = async () => Number((await d.sql<{ n: string }>('SELECT count(*)::int AS n FROM sessions'))[0]!.n);
 
   describe('failing mid-flow', () => {
-    it('createSession failing after the user was resolved: Configuration, no cookie, no session row', async () => {
+    it('createSession failing after the user was resolved: ServiceUnavailable, no cookie, no session row', async () => {
       const t = auth({ adapter: failing('createSession') });
       const email = address();
       const before = await sessionCount();
       const res = await signIn(t, email);
       expect(res.location?.pathname).toBe('/auth/error');
-      expect(res.location?.searchParams.get('error')).toBe('Configuration');
+      expect(res.location?.searchParams.get('error')).toBe('ServiceUnavailable');
       expect(sessionCookies(res)).toEqual([]);
       expect(adapterFailures(t.logger.errors)).toEqual(['createSession']);
       expect(await sessionCount()).toBe(before);
@@ -131,13 +132,13 @@ describe('on PGlite', () => {
       expect(await d.sql('SELECT id FROM users WHERE email = $1', [email])).toHaveLength(1);
     });
 
-    it('getSessionAndUser failing: 200 null, AdapterError logged', async () => {
+    it('getSessionAndUser failing: 503, logged', async () => {
       const good = auth();
       await signIn(good, address());
       const t = auth({ adapter: failing('getSessionAndUser') });
       t.client.cookies.set(SESSION_COOKIE, good.client.cookies.get(SESSION_COOKIE)!, origin);
       const { res, body } = await readSession(t.client);
-      expect([res.status, body]).toEqual([200, null]);
+      expect([res.status, body?.error]).toEqual([503, 'ServiceUnavailable']);
       expect(adapterFailures(t.logger.errors)).toEqual(['getSessionAndUser']);
     });
 

@@ -2,6 +2,7 @@
 // flow-store methods, else this process's memory.
 import type { WrappedAdapter } from '../adapter-wrap.js';
 import { UnsupportedStrategy } from '../errors.js';
+import { isOutage, storeError, withDeadline } from '../store-deadline.js';
 import { adapterFlowStore, hasFlowStoreMethods, memoryFlowStore, type FlowStore } from './store.js';
 
 /** Where the warning about an implicit memory store goes (the configuration's logger). */
@@ -45,5 +46,30 @@ export function resolveFlowStore(
       }
       return memory.set(key, value, ttlSeconds);
     },
+  };
+}
+
+/**
+ * The flow store with a deadline on each call (`storeTimeout`): a Redis or database that does not answer, or cannot
+ * be reached, is a ServiceUnavailable instead of a flow that waits for the outage to end. Other failures (a full
+ * memory store) pass through as they are. Memory needs no deadline.
+ *
+ * @example
+ * const store = flowStoreWithDeadline(resolveFlowStore(undefined, adapter, context), 5000)
+ */
+export function flowStoreWithDeadline(store: FlowStore, timeout: number): FlowStore {
+  if (store.kind === 'memory') return store;
+  const call = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await withDeadline(work, timeout, `flowStore.${what}`);
+    } catch (e) {
+      throw isOutage(e) ? storeError(`flowStore.${what}`, e) : e;
+    }
+  };
+  return {
+    kind: store.kind,
+    set: (key, value, ttl) => call('set', () => store.set(key, value, ttl)),
+    get: (key) => call('get', () => store.get(key)),
+    take: (key) => call('take', () => store.take(key)),
   };
 }

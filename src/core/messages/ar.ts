@@ -62,6 +62,9 @@ export const ar: Messages = {
 
   'error.Configuration.heading': 'خطأ في الخادم',
   'error.Configuration.message': 'توجد مشكلة في إعدادات الخادم. راجع سجلات الخادم لمزيد من المعلومات.',
+  'error.ServiceUnavailable.heading': 'غير متاح مؤقتًا',
+  'error.ServiceUnavailable.message': 'تسجيل الدخول غير متاح مؤقتًا. انتظر بضع ثوانٍ ثم حاول مرة أخرى.',
+  'signin.error.ServiceUnavailable': 'تسجيل الدخول غير متاح مؤقتًا. انتظر بضع ثوانٍ ثم حاول مرة أخرى.',
   'error.AccessDenied.heading': 'تم رفض الوصول',
   'error.AccessDenied.message': 'ليس لديك إذن بتسجيل الدخول.',
   'error.InvalidRequest.heading': 'طلب غير صالح',

@@ -62,6 +62,9 @@ export const de: Messages = {
 
   'error.Configuration.heading': 'Serverfehler',
   'error.Configuration.message': 'Die Serverkonfiguration ist fehlerhaft. Details stehen in den Serverprotokollen.',
+  'error.ServiceUnavailable.heading': 'Vorübergehend nicht verfügbar',
+  'error.ServiceUnavailable.message': 'Die Anmeldung ist vorübergehend nicht verfügbar. Warten Sie einige Sekunden und versuchen Sie es dann erneut.',
+  'signin.error.ServiceUnavailable': 'Die Anmeldung ist vorübergehend nicht verfügbar. Warten Sie einige Sekunden und versuchen Sie es dann erneut.',
   'error.AccessDenied.heading': 'Zugriff verweigert',
   'error.AccessDenied.message': 'Sie sind nicht berechtigt, sich anzumelden.',
   'error.InvalidRequest.heading': 'Ungültige Anfrage',

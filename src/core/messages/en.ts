@@ -68,6 +68,9 @@ export const en = {
   // Error page
   'error.Configuration.heading': 'Server error',
   'error.Configuration.message': 'There is a problem with the server configuration. Check the server logs for more information.',
+  'error.ServiceUnavailable.heading': 'Temporarily unavailable',
+  'error.ServiceUnavailable.message': 'Sign-in is temporarily unavailable. Wait a few seconds, then try again.',
+  'signin.error.ServiceUnavailable': 'Sign-in is temporarily unavailable. Wait a few seconds, then try again.',
   'error.AccessDenied.heading': 'Access denied',
   'error.AccessDenied.message': 'You do not have permission to sign in.',
   'error.InvalidRequest.heading': 'Request not valid',

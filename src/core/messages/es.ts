@@ -62,6 +62,9 @@ export const es: Messages = {
 
   'error.Configuration.heading': 'Error del servidor',
   'error.Configuration.message': 'Hay un problema con la configuración del servidor. Consulta los registros del servidor para más información.',
+  'error.ServiceUnavailable.heading': 'No disponible temporalmente',
+  'error.ServiceUnavailable.message': 'El inicio de sesión no está disponible temporalmente. Espera unos segundos y vuelve a intentarlo.',
+  'signin.error.ServiceUnavailable': 'El inicio de sesión no está disponible temporalmente. Espera unos segundos y vuelve a intentarlo.',
   'error.AccessDenied.heading': 'Acceso denegado',
   'error.AccessDenied.message': 'No tienes permiso para iniciar sesión.',
   'error.InvalidRequest.heading': 'Solicitud no válida',

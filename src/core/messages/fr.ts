@@ -62,6 +62,9 @@ export const fr: Messages = {
 
   'error.Configuration.heading': 'Erreur du serveur',
   'error.Configuration.message': 'La configuration du serveur pose problème. Consultez les journaux du serveur pour en savoir plus.',
+  'error.ServiceUnavailable.heading': 'Temporairement indisponible',
+  'error.ServiceUnavailable.message': 'La connexion est temporairement indisponible. Patientez quelques secondes, puis réessayez.',
+  'signin.error.ServiceUnavailable': 'La connexion est temporairement indisponible. Patientez quelques secondes, puis réessayez.',
   'error.AccessDenied.heading': 'Accès refusé',
   'error.AccessDenied.message': 'Vous n’êtes pas autorisé à vous connecter.',
   'error.InvalidRequest.heading': 'Requête non valide',

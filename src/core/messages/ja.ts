@@ -62,6 +62,9 @@ export const ja: Messages = {
 
   'error.Configuration.heading': 'サーバーエラー',
   'error.Configuration.message': 'サーバーの設定に問題があります。詳しくはサーバーのログを確認してください。',
+  'error.ServiceUnavailable.heading': '一時的に利用できません',
+  'error.ServiceUnavailable.message': 'ログインは一時的に利用できません。数秒待ってから、もう一度試してください。',
+  'signin.error.ServiceUnavailable': 'ログインは一時的に利用できません。数秒待ってから、もう一度試してください。',
   'error.AccessDenied.heading': 'アクセスが拒否されました',
   'error.AccessDenied.message': 'ログインする権限がありません。',
   'error.InvalidRequest.heading': '無効なリクエスト',

@@ -34,6 +34,8 @@ interface Entry {
 
 const pages: Readonly<Record<string, Entry>> = {
   Configuration: { heading: 'error.Configuration.heading', message: 'error.Configuration.message', link: 'home' },
+  // A database or Redis outage: nothing is wrong with the request nor the configuration, and trying again helps.
+  ServiceUnavailable: { heading: 'error.ServiceUnavailable.heading', message: 'error.ServiceUnavailable.message', link: 'signin' },
   AccessDenied: { heading: 'error.AccessDenied.heading', message: 'error.AccessDenied.message', link: 'signin' },
   // A request the browser should never have sent (a tampered form, a factor that is not the user's): say so, blame
   // no server configuration.
@@ -47,13 +49,15 @@ const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * The status code of the error page: 500 for `Configuration`, 400 for `InvalidRequest`, 403 for `AccessDenied`
- * and `Verification`, 429 for `RateLimited`, else 200 (the page itself was served fine).
+ * and `Verification`, 429 for `RateLimited`, 503 for `ServiceUnavailable` (a store outage), else 200 (the page itself
+ * was served fine).
  */
 export function errorPageStatus(error: string): number {
   if (error === 'Configuration') return 500;
   if (error === 'InvalidRequest') return 400;
   if (error === 'AccessDenied' || error === 'Verification') return 403;
   if (error === 'RateLimited') return 429;
+  if (error === 'ServiceUnavailable') return 503;
   return 200;
 }
 

@@ -75,6 +75,7 @@ export const signInErrorIds: Readonly<Record<string, MessageId>> = {
   Verification: 'signin.error.Verification',
   EmailSignInError: 'signin.error.EmailSignInError',
   RateLimited: 'signin.error.RateLimited',
+  ServiceUnavailable: 'signin.error.ServiceUnavailable',
   WebAuthnVerificationError: 'signin.error.WebAuthnVerificationError',
   Configuration: 'signin.error.Configuration',
   SessionRequired: 'signin.error.SessionRequired',

@@ -1,6 +1,7 @@
 // GET {basePath}/error and GET {basePath}/verify-request: built-in pages, or redirects to custom ones.
 import { messagesFor } from '../../core/messages/request.js';
 import { failedFlowTrace } from '../inspect-trace.js';
+import { OUTAGE_RETRY_AFTER } from '../../core/store-deadline.js';
 import { loadPages } from '../pages/load.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf } from '../csrf.js';
@@ -21,6 +22,7 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
     return redirect(req, url.href);
   }
   const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req), i18n: await messagesFor(req) });
+  if (page.status === 503) req.headers.set('retry-after', String(OUTAGE_RETRY_AFTER));
   return html(req, page.html, page.status);
 }
 
