@@ -1,43 +1,34 @@
 // The account page in Chromium (issue 30), on the demo: a credentials user links the Demo IdP from the account page,
 // signs out, signs in with the Demo IdP as the same user, and unlinks it again. Screenshots in .data/screenshots/.
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../examples/demo/app.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EMAIL } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
-import { loginAtDemoIdp, signInAsDemoUser, startOfflineDemo } from './peers/demo.js';
+import { fenceToLoopback, hasChromium } from './peers/browser.js';
+import { loginAtDemoIdp, signInAsDemoUser, useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
 
 describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlink the Demo IdP', { timeout: 120_000 }, () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let origin: string;
+  const run = useDemoInChromium();
 
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(SHOTS, { recursive: true });
-    ({ demo, origin } = await startOfflineDemo());
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
   });
 
   /** Logs in at the Demo IdP as alice and comes back. */
   async function atTheIdp(page: Page): Promise<void> {
-    await page.waitForURL((url) => url.origin !== origin);
-    await loginAtDemoIdp(page, origin);
+    await page.waitForURL((url) => url.origin !== run.origin);
+    await loginAtDemoIdp(page, run.origin);
   }
 
   const idpRow = (page: Page) => page.locator('[data-linked-accounts] li[data-provider="demo-idp"]');
 
   it('links the Demo IdP to the demo user, signs in with it, and unlinks it', async () => {
-    const context = await browser.newContext();
+    const context = await run.browser.newContext();
     await fenceToLoopback(context);
     const page = await context.newPage();
-    await signInAsDemoUser(page, origin);
+    await signInAsDemoUser(page, run.origin);
 
     await Promise.all([page.waitForNavigation(), page.click('a[data-account]')]);
     expect(new URL(page.url()).pathname).toBe('/auth/account');
@@ -46,7 +37,7 @@ describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlin
 
     await page.click('[data-account-action="link-demo-idp"]');
     await atTheIdp(page);
-    await page.waitForURL(`${origin}/auth/account`);
+    await page.waitForURL(`${run.origin}/auth/account`);
     expect(await idpRow(page).innerText()).toContain('linked');
     expect(await idpRow(page).innerText()).not.toContain('not linked');
     expect(await page.locator('body').innerText()).toContain(`Signed in as ${DEMO_EMAIL}`);
@@ -54,14 +45,14 @@ describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlin
 
     // Signed out, the Demo IdP now signs in as the demo user.
     await context.clearCookies();
-    await page.goto(`${origin}/auth/signin`);
+    await page.goto(`${run.origin}/auth/signin`);
     await page.click('form[action$="/signin/demo-idp"] button');
     await atTheIdp(page);
-    await page.waitForURL((url) => url.origin === origin && !url.pathname.startsWith('/auth/callback'));
-    await page.goto(`${origin}/`);
+    await page.waitForURL((url) => url.origin === run.origin && !url.pathname.startsWith('/auth/callback'));
+    await page.goto(`${run.origin}/`);
     expect(await page.locator('body').innerText()).toContain('Signed in as Demo User');
 
-    await page.goto(`${origin}/auth/account`);
+    await page.goto(`${run.origin}/auth/account`);
     await Promise.all([page.waitForNavigation(), page.click('[data-account-action="unlink-demo-idp"]')]);
     expect(new URL(page.url()).pathname).toBe('/auth/account');
     expect(await idpRow(page).innerText()).toContain('not linked');

@@ -2,12 +2,11 @@
 // without navigating, and two tabs of one browser following each other's sign-in and sign-out over BroadcastChannel.
 // Screenshots go to .data/screenshots/ (gitignored).
 import { mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../examples/demo/app.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { loginAtDemoIdp, startOfflineDemo } from './peers/demo.js';
+import { fenceToLoopback, hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { loginAtDemoIdp, useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
 
@@ -35,22 +34,14 @@ const statesOf = (page: Page) => page.evaluate(() => (window as unknown as { sta
 
 // Generous per test: the CPU is shared, and a cold PGlite, IdP and browser make the first steps slow.
 describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo', { timeout: 60_000 }, () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let origin: string;
+  const run = useDemoInChromium();
 
-  beforeAll(async () => {
-    ({ demo, origin } = await startOfflineDemo());
-    browser = await launchChromium();
+  beforeAll(() => {
     mkdirSync(SHOTS, { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
   });
 
   async function newContext(): Promise<BrowserContext> {
-    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+    const context = await run.browser.newContext({ viewport: { width: 900, height: 700 } });
     await fenceToLoopback(context);
     return context;
   }
@@ -60,7 +51,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
     const page = await context.newPage();
     page.on('pageerror', (err) => problems.push(err.message));
     page.on('console', (msg) => msg.type() === 'error' && problems.push(msg.text()));
-    await page.goto(`${origin}${path}`);
+    await page.goto(`${run.origin}${path}`);
     return page;
   }
 
@@ -75,7 +66,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
         'return { session: await c.getSession(), providers: await c.getProviders(), csrfToken: await c.getCsrfToken() };');
       expect(reads.session).toBeNull();
       expect(Object.keys(reads.providers)).toEqual(expect.arrayContaining(['demo-idp', 'credentials', 'email', 'passkey']));
-      expect(reads.providers.credentials).toMatchObject({ type: 'credentials', callbackUrl: `${origin}/auth/callback/credentials` });
+      expect(reads.providers.credentials).toMatchObject({ type: 'credentials', callbackUrl: `${run.origin}/auth/callback/credentials` });
       expect(reads.csrfToken).toMatch(/^[\w-]{20,}$/);
       // The token is the one the cookie pairs with: a second read gives the same token.
       expect(await inPage(page, 'return c.getCsrfToken();')).toBe(reads.csrfToken);
@@ -87,7 +78,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
       expect(await inPage(page, 'return c.getSession();')).toBeNull();
 
       const accepted = await inPage(page, `return c.signIn('credentials', { email: '${DEMO_EMAIL}', password: '${DEMO_PASSWORD}', redirect: false, redirectTo: '/protected' });`);
-      expect(accepted).toEqual({ ok: true, status: 200, error: null, code: null, url: `${origin}/protected` });
+      expect(accepted).toEqual({ ok: true, status: 200, error: null, code: null, url: `${run.origin}/protected` });
       const session = await inPage(page, 'return c.getSession();');
       expect(session).toMatchObject({ user: { email: DEMO_EMAIL, name: 'Demo User' } });
       expect(problems).toEqual([]);
@@ -105,7 +96,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
       await expect.poll(() => b.locator('#who').textContent()).toContain('You are not signed in.');
       // A third tab of the same site holding nothing but a store (a page that never reloads itself).
       const watcher = await context.newPage();
-      await watcher.goto(`${origin}/a-page-with-only-the-client`);
+      await watcher.goto(`${run.origin}/a-page-with-only-the-client`);
       await watchSession(watcher);
 
       // Tab A signs in with the home page's own form (signIn, redirect: false); the wrong password first.
@@ -130,7 +121,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
       expect((await statesOf(watcher)).map((s) => s.status)).toEqual(['loading', 'unauthenticated', 'authenticated', 'unauthenticated']);
       await expect.poll(() => a.locator('#who').textContent()).toContain('You are not signed in.');
       await a.screenshot({ path: `${SHOTS}client-tab-a-followed-signout.png` });
-      expect((await context.cookies(origin)).some((c) => c.name === 'authchart.session-token')).toBe(false);
+      expect((await context.cookies(run.origin)).some((c) => c.name === 'authchart.session-token')).toBe(false);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -141,7 +132,7 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
     const context = await newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`${origin}/a-page-with-only-the-client`);
+      await page.goto(`${run.origin}/a-page-with-only-the-client`);
       await inPage(page, `
         const states = (window.states = []);
         c.createSessionStore({ refetchInterval: 0 }).subscribe((s) => states.push({ status: s.status, email: s.data?.user?.email ?? null }));`);
@@ -159,12 +150,12 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
   });
 
   it('registerPasskey and signInWithPasskey run the ceremonies with a virtual authenticator', async () => {
-    const { page, credentials, close } = await newPageWithVirtualAuthenticator(browser);
+    const { page, credentials, close } = await newPageWithVirtualAuthenticator(run.browser);
     try {
-      await page.goto(`${origin}/`);
+      await page.goto(`${run.origin}/`);
       expect(await inPage(page, 'return c.passkeysSupported();')).toBe(true);
       const registered = await inPage(page, `return c.registerPasskey({ email: 'grace@example.test', redirect: false, redirectTo: '/protected' });`);
-      expect(registered).toEqual({ ok: true, status: 200, error: null, code: null, url: `${origin}/protected` });
+      expect(registered).toEqual({ ok: true, status: 200, error: null, code: null, url: `${run.origin}/protected` });
       expect(await credentials()).toHaveLength(1);
       // The address only labels the passkey (nobody verified it): a new user, known by id.
       const first = await inPage<{ user: { id: string; email: string | null } }>(page, 'return c.getSession();');
@@ -190,12 +181,12 @@ describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo',
     const problems: string[] = [];
     try {
       const page = await openHome(context, problems);
-      const leaving = page.waitForURL((url) => url.origin !== origin);
+      const leaving = page.waitForURL((url) => url.origin !== run.origin);
       // The page navigates away while the call is pending: its promise is left behind.
-      void inPage(page, `c.signIn('demo-idp', { redirectTo: '${origin}/protected' });`).catch(() => {});
+      void inPage(page, `c.signIn('demo-idp', { redirectTo: '${run.origin}/protected' });`).catch(() => {});
       await leaving;
-      await loginAtDemoIdp(page, origin);
-      await page.waitForURL(`${origin}/protected`);
+      await loginAtDemoIdp(page, run.origin);
+      await page.waitForURL(`${run.origin}/protected`);
       expect(await page.locator('body').textContent()).toContain('Hello, Alice Liddell');
       await page.screenshot({ path: `${SHOTS}client-oidc-protected.png` });
       // The IdP's pages ask for a web font the fence blocks; nothing else may fail.

@@ -1,31 +1,18 @@
 // The demo's "Your devices" card in Chromium (issue 19): two browsers signed in to the demo account each see both
 // sessions, this one marked; "End" on the other device's row, or "Sign out other devices", signs that browser out.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../examples/demo/app.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
-import { signInAsDemoUser, startOfflineDemo } from './peers/demo.js';
-
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { fenceToLoopback, hasChromium } from './peers/browser.js';
+import { signInAsDemoUser, useDemoInChromium } from './peers/demo.js';
 
 describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let origin: string;
-
-  beforeAll(async () => {
-    ({ demo, origin } = await startOfflineDemo());
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
+  const run = useDemoInChromium();
 
   async function signedInPage(): Promise<Page> {
-    const context = await browser.newContext();
+    const context = await run.browser.newContext();
     await fenceToLoopback(context);
     const page = await context.newPage();
-    await signInAsDemoUser(page, origin);
+    await signInAsDemoUser(page, run.origin);
     return page;
   }
 
@@ -35,7 +22,7 @@ describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, 
     const laptop = await signedInPage();
     const phone = await signedInPage();
     const tablet = await signedInPage();
-    await laptop.goto(`${origin}/`);
+    await laptop.goto(`${run.origin}/`);
     expect(await rows(laptop).count()).toBe(3);
     expect(await laptop.locator('#devices li[data-current]').count()).toBe(1);
     expect(await laptop.locator('#devices').innerText()).toContain('this device');
@@ -47,7 +34,7 @@ describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, 
     expect(await laptop.locator('#devices [data-end-others]').count()).toBe(0);
 
     for (const other of [phone, tablet]) {
-      await other.goto(`${origin}/`);
+      await other.goto(`${run.origin}/`);
       expect(await other.locator('body').innerText()).toContain('You are not signed in');
       expect(await other.locator('#devices').count()).toBe(0);
     }

@@ -2,34 +2,21 @@
 // account, e-mail link, Demo IdP, passkey) and looks at each page in light and dark, at 1280x800 and 390x844:
 // text, focus after an error, contrast computed from the rendered colours, no horizontal scroll, no failed request.
 // Screenshots go to .data/screenshots/pages/ (gitignored): look at them after changing a page.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../examples/demo/app.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, isLoopbackUrl, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { fenceToLoopback, hasChromium, isLoopbackUrl, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { focusRing, lookAt, problemsOf } from './peers/look.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { useDemoInChromium } from './peers/demo.js';
 
 const CRED_EMAIL = 'form[data-credentials] input[name=email]';
 const CRED_PASSWORD = 'form[data-credentials] input[name=password]';
 const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
 
-
 describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let origin: string;
+  const run = useDemoInChromium();
   /** Requests that failed or were refused (4xx/5xx), over every page of every test; expected ones are listed. */
   const failed: string[] = [];
-
-  beforeAll(async () => {
-    ({ demo, origin } = await startOfflineDemo());
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
 
   function watch(page: Page): Page {
     // ERR_ABORTED is the browser dropping a request it no longer needs (a navigation, an autofill request a
@@ -45,7 +32,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   }
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await run.browser.newContext({ viewport: { width: 1280, height: 800 } });
     await fenceToLoopback(context);
     return { context, page: watch(await context.newPage()) };
   }
@@ -62,7 +49,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('the sign-in page: providers first, one primary action, distinct labels, fields that help, readable everywhere', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       expect(await page.locator('h1').innerText()).toBe('Sign in');
       const buttons = await page.locator('main button:visible').allInnerTexts();
       expect(buttons[0]).toBe('Sign in with Demo IdP');
@@ -95,7 +82,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('a wrong password keeps the typed address, says what failed and puts focus on the password', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await signInWithPassword(page, 'not-the-password');
       expect(await page.locator('[role=alert]').innerText()).toMatch(/sign in failed/i);
       expect(await page.locator(CRED_EMAIL).inputValue()).toBe(DEMO_EMAIL);
@@ -111,7 +98,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('signs in with the demo account; the home page says how; a signed-in visitor of the sign-in page is told; sign-out only for the signed in', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await signInWithPassword(page);
       expect(new URL(page.url()).pathname).toBe('/');
       const home = await textOf(page);
@@ -123,19 +110,19 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(255, 255, 255)');
       expect(problemsOf(await lookAt(page, SHOTS, 'home-signed-in'))).toEqual({});
 
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       expect(await textOf(page)).toContain(`You are signed in as ${DEMO_EMAIL}`);
       expect(await page.getByRole('link', { name: 'Continue' }).count()).toBe(1);
       expect(problemsOf(await lookAt(page, SHOTS, 'signin-signed-in'))).toEqual({});
 
-      await page.goto(`${origin}/protected`);
+      await page.goto(`${run.origin}/protected`);
       expect(await textOf(page)).toContain('Demo User');
       expect(problemsOf(await lookAt(page, SHOTS, 'protected'))).toEqual({});
 
-      await page.goto(`${origin}/auth/signout`);
+      await page.goto(`${run.origin}/auth/signout`);
       expect(await textOf(page)).toContain(`Signed in as ${DEMO_EMAIL}`);
       await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      await page.goto(`${origin}/auth/signout`);
+      await page.goto(`${run.origin}/auth/signout`);
       expect(await textOf(page)).toContain('You are not signed in');
       expect(await page.locator('button[type=submit]').count()).toBe(0);
       expect(problemsOf(await lookAt(page, SHOTS, 'signout-signed-out'))).toEqual({});
@@ -147,14 +134,14 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('/protected signed out says why; the return address it saved applies to that sign-in only', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/protected`);
+      await page.goto(`${run.origin}/protected`);
       expect(new URL(page.url()).pathname).toBe('/auth/signin');
       expect(await page.locator('[role=status],[role=alert]').first().innerText()).toMatch(/sign in to see that page/i);
       await signInWithPassword(page);
       expect(new URL(page.url()).pathname).toBe('/protected');
-      await page.goto(`${origin}/auth/signout`);
+      await page.goto(`${run.origin}/auth/signout`);
       await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await signInWithPassword(page);
       expect(new URL(page.url()).pathname).toBe('/');
     } finally {
@@ -167,13 +154,13 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
     const sender = await newPage();
     const address = `new-mail-${process.pid}@example.test`;
     try {
-      await reader.page.goto(`${origin}/dev/mailbox`);
+      await reader.page.goto(`${run.origin}/dev/mailbox`);
       const notice = reader.page.locator('#new-mail');
       expect(await notice.isVisible()).toBe(false);
       // Something the reader opened stays open: the page is not reloaded behind their back.
       await reader.page.evaluate(() => document.body.setAttribute('data-opened', 'yes'));
 
-      await sender.page.goto(`${origin}/auth/signin`);
+      await sender.page.goto(`${run.origin}/auth/signin`);
       await sender.page.fill('[data-webauthn] input[name=email]', address);
       await Promise.all([sender.page.waitForNavigation(), sender.page.getByRole('button', { name: 'Email me a sign-in link' }).click()]);
 
@@ -195,7 +182,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   async function mailedCode(address: string): Promise<{ code: string; link: string }> {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/dev/mailbox`);
+      await page.goto(`${run.origin}/dev/mailbox`);
       const mail = page.locator('article', { hasText: address }).first();
       const text = await mail.locator('pre').textContent();
       const code = /enter this code[^\n]*\n\s*(\d{6})/i.exec(text ?? '')?.[1];
@@ -210,7 +197,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
     const { context, page } = await newPage();
     const address = `code-${process.pid}@example.test`;
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await page.fill('[data-webauthn] input[name=email]', address);
       await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Email me a sign-in link' }).click()]);
       expect(await textOf(page)).toContain(address);
@@ -247,13 +234,13 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
     const { context, page } = await newPage();
     const address = 'a.rather.long.address.for.wrapping@subdomain.example-organisation.test';
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await page.fill('[data-webauthn] input[name=email]', address);
       await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Email me a sign-in link' }).click()]);
       expect(await textOf(page)).toContain(address);
       expect(problemsOf(await lookAt(page, SHOTS, 'verify-request'))).toEqual({});
 
-      await page.goto(`${origin}/`);
+      await page.goto(`${run.origin}/`);
       await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: /mailbox/i }).first().click()]);
       expect(await page.locator('meta[http-equiv=refresh]').count()).toBe(0);
       expect(await textOf(page)).toContain(address);
@@ -281,12 +268,12 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('Demo IdP: its page is the demo style with one cancel button; cancelling says so and names the provider; then signs in', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await Promise.all([page.waitForURL((u) => u.hostname === '127.0.0.1'), page.getByRole('button', { name: 'Sign in with Demo IdP' }).click()]);
       expect(await page.getByRole('button', { name: /cancel/i }).count()).toBe(1);
       expect(await page.locator('text=/debug|session details/i').count()).toBe(0);
       expect(problemsOf(await lookAt(page, SHOTS, 'idp-login'))).toEqual({});
-      await Promise.all([page.waitForURL((u) => u.origin === origin), page.getByRole('button', { name: /cancel/i }).click()]);
+      await Promise.all([page.waitForURL((u) => u.origin === run.origin), page.getByRole('button', { name: /cancel/i }).click()]);
       const alert = await page.locator('[role=alert]').innerText();
       expect(alert).toMatch(/cancelled/i);
       expect(alert).toContain('Demo IdP');
@@ -297,7 +284,7 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
       await page.fill('input[name=login]', 'alice');
       await page.fill('input[name=password]', 'any');
       await page.getByRole('button', { name: /^(sign in|continue)/i }).first().click();
-      await page.waitForURL(`${origin}/`);
+      await page.waitForURL(`${run.origin}/`);
       const home = await textOf(page);
       expect(home).toContain('alice@demo-idp.test');
       expect(home).toMatch(/You signed in with Demo IdP/);
@@ -307,13 +294,13 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   });
 
   it('passkeys: a new address gets a passkey and is signed in; the home page says so', async () => {
-    const tab = await newPageWithVirtualAuthenticator(browser);
+    const tab = await newPageWithVirtualAuthenticator(run.browser);
     const page = watch(tab.page);
     try {
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await page.fill('[data-webauthn] input[name=email]', 'passkey-person@example.test');
-      await Promise.all([page.waitForURL(`${origin}/`), page.click('[data-webauthn] button[data-action=register]')]);
+      await Promise.all([page.waitForURL(`${run.origin}/`), page.click('[data-webauthn] button[data-action=register]')]);
       expect(await textOf(page)).toMatch(/You signed in with a passkey/);
       expect(await tab.credentials()).toHaveLength(1);
       // "Add a passkey" on the home page: this device holds this user's passkey already, and says so.
@@ -326,10 +313,10 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   });
 
   it('passkeys: a user signed in with a password adds one from the home page', async () => {
-    const tab = await newPageWithVirtualAuthenticator(browser);
+    const tab = await newPageWithVirtualAuthenticator(run.browser);
     const page = watch(tab.page);
     try {
-      await page.goto(`${origin}/auth/signin`);
+      await page.goto(`${run.origin}/auth/signin`);
       await signInWithPassword(page);
       await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Add a passkey' }).click()]);
       await page.waitForLoadState();
@@ -343,8 +330,8 @@ describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', 
   it('the demo has a favicon and no request failed or left the machine', async () => {
     const { context, page } = await newPage();
     try {
-      await page.goto(`${origin}/`);
-      const icon = await page.request.get(new URL((await page.locator('link[rel=icon]').getAttribute('href'))!, origin).href);
+      await page.goto(`${run.origin}/`);
+      const icon = await page.request.get(new URL((await page.locator('link[rel=icon]').getAttribute('href'))!, run.origin).href);
       expect(icon.status()).toBe(200);
       expect(icon.headers()['content-type']).toMatch(/^image\//);
       expect(failed).toEqual([]);

@@ -3,36 +3,24 @@
 // looks at each in light and dark, desktop and phone (contrast, focus, no sideways scroll). Arabic pages run right
 // to left: the document says so and the form's labels stand at the right edge.
 // Screenshots go to .data/screenshots/locales/ (gitignored): look at them after changing a page or a translation.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../examples/demo/app.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { translatorFor } from '../../src/core/messages/request.js';
 import type { Translator } from '../../src/core/messages/translator.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
+import { fenceToLoopback, hasChromium } from './peers/browser.js';
 import { lookAt, problemsOf } from './peers/look.js';
-import { startOfflineDemo } from './peers/demo.js';
+import { useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/locales/', import.meta.url).pathname;
 const CRED = 'form[data-credentials]';
 
 describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 180_000 }, () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let origin: string;
-
-  beforeAll(async () => {
-    ({ demo, origin } = await startOfflineDemo());
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
+  const run = useDemoInChromium();
 
   async function open(locale: string): Promise<{ context: BrowserContext; page: Page; i18n: Translator }> {
     // The browser's own language setting: Chromium sends it as Accept-Language.
-    const context = await browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
+    const context = await run.browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
     await fenceToLoopback(context);
     return { context, page: await context.newPage(), i18n: await translatorFor(locale, {}) };
   }
@@ -46,7 +34,7 @@ describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 1
     it(`${locale}: sign-in, a wrong password, sign-out, the error page`, async () => {
       const { context, page, i18n } = await open(locale);
       try {
-        await page.goto(`${origin}/auth/signin`);
+        await page.goto(`${run.origin}/auth/signin`);
         expect(await documentLanguage(page)).toEqual([locale, dir, dir]);
         expect(await h1(page)).toBe(i18n.t('signin.title'));
         expect(await page.locator('main button:visible').first().innerText()).toBe(i18n.t('signin.with', { provider: 'Demo IdP' }));
@@ -73,15 +61,15 @@ describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 1
 
         await page.fill(`${CRED} input[name=password]`, DEMO_PASSWORD);
         await Promise.all([page.waitForNavigation(), page.click(`${CRED} button[type=submit]`)]);
-        await page.goto(`${origin}/auth/signout`);
+        await page.goto(`${run.origin}/auth/signout`);
         expect(await h1(page)).toBe(i18n.t('signout.title'));
         expect(await page.locator('main').innerText()).toContain(i18n.t('signout.question'));
         expect(problemsOf(await lookAt(page, SHOTS, `${locale}-signout`))).toEqual({});
         await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-        await page.goto(`${origin}/auth/signout`);
+        await page.goto(`${run.origin}/auth/signout`);
         expect(await page.locator('main').innerText()).toContain(i18n.t('signout.notSignedIn'));
 
-        await page.goto(`${origin}/auth/error?error=Verification`);
+        await page.goto(`${run.origin}/auth/error?error=Verification`);
         expect(await h1(page)).toBe(i18n.t('error.Verification.heading'));
         expect(await documentLanguage(page)).toEqual([locale, dir, dir]);
         expect(problemsOf(await lookAt(page, SHOTS, `${locale}-error`))).toEqual({});
@@ -94,7 +82,7 @@ describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 1
       const { context, page, i18n } = await open(locale);
       try {
         const address = `reader.${locale}@example.test`;
-        await page.goto(`${origin}/auth/signin`);
+        await page.goto(`${run.origin}/auth/signin`);
         await page.fill('[data-webauthn] input[name=email]', address);
         await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: i18n.t('signin.emailLink') }).click()]);
         expect(await h1(page)).toBe(i18n.t('verify.title'));
@@ -102,8 +90,8 @@ describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 1
         expect(problemsOf(await lookAt(page, SHOTS, `${locale}-verify-request`))).toEqual({});
 
         // The mail went out in the reader's language: the demo's mailbox shows its subject.
-        const mails = await (await page.request.get(`${origin}/dev/mailbox`)).text();
-        expect(mails).toContain(i18n.t('mail.subject', { host: new URL(origin).host }));
+        const mails = await (await page.request.get(`${run.origin}/dev/mailbox`)).text();
+        expect(mails).toContain(i18n.t('mail.subject', { host: new URL(run.origin).host }));
         const links = [...mails.matchAll(/href="([^"]*\/auth\/callback\/email[^"]*)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
         const link = links.find((l) => new URL(l).searchParams.get('email') === address)!;
         expect(link).toBeDefined();
