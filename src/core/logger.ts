@@ -1,5 +1,5 @@
 // The logger: errors always, warnings always, debug only with `debug: true`; a custom logger replaces ours.
-import { AdapterError, AuthError } from './errors.js';
+import { AuthError, ServiceUnavailable } from './errors.js';
 import type { LoggerInstance } from './options.js';
 
 /** The logger every layer uses. `debug` is a no-op unless debug mode is on. */
@@ -32,18 +32,19 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** While a store keeps failing, at most one of its errors is logged per this many ms; the rest are counted. */
+/** While a store is down, at most one of its outage errors is logged per this many ms; the rest are counted. */
 export const STORE_ERROR_WINDOW_MS = 10_000;
 
 /**
- * Counts store errors so an outage logs one error per window and then how many it held back, not one line per
- * request (an outage of a few seconds under load is hundreds of requests).
+ * Counts outage errors (`ServiceUnavailable`) so an outage logs one error per window and then how many it held back,
+ * not one line per request (an outage of a few seconds under load is hundreds of requests). Any other store error
+ * (a refused statement, a broken adapter) is logged every time: each may be a different bug.
  */
 function storeErrorWindow(warn: (code: string, message?: string) => void): (e: Error) => boolean {
   let opened = -Infinity;
   let held = 0;
   return (e) => {
-    if (!(e instanceof AdapterError)) return true;
+    if (!(e instanceof ServiceUnavailable)) return true;
     const now = Date.now();
     if (now - opened < STORE_ERROR_WINDOW_MS) {
       held++;

@@ -18,7 +18,7 @@ import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
 import { renderConfirmEmail } from './pages/confirm-email.js';
 import { renderFormPage } from './pages/form.js';
 import { pageNonce, type AuthRequest } from './request.js';
-import { errorRedirect, html, json, redirect } from './response.js';
+import { errorRedirect, html, json, redirect, redirectsAsData } from './response.js';
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
 import { lazy } from '../core/lazy.js';
@@ -139,6 +139,13 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   if (result.status === 'paused') {
     if (link) result.paused.carry = { ...result.paused.carry, link };
     sealFlow(req, slot, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
+    // A client that reads redirects as data (next-auth's and authchart's browser clients) cannot show a page: an
+    // e-mail sign-in that sent a code answers where the link's sign-in would, the check-your-e-mail page; the mail's
+    // link still signs in, and the paused code flow stays sealed in this browser.
+    if (provider.type === 'email' && route === 'signin' && result.response.kind === 'page' && redirectsAsData(req)) {
+      rememberSentTo(req);
+      return redirect(req, `${req.authUrl}/verify-request?${new URLSearchParams({ provider: provider.id, type: 'email' })}`);
+    }
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
   if (result.status === 'failed') rememberTypedIdentifier(req, provider);

@@ -122,9 +122,12 @@ describe('on PGlite with authchart’s PostgresAdapter', () => {
 
   async function expectNothingHalfWritten(t: TestAuth, who: string, res: Awaited<ReturnType<typeof oidcSignIn>>) {
     expect(res.location?.pathname).toBe('/auth/error');
-    expect(res.location?.searchParams.get('error')).toBe('Configuration');
+    // The trigger raises SQLSTATE 53100 (insufficient resources): a store outage, answered as one (503 page), not as
+    // a configuration problem; the error is still an AdapterError.
+    expect(res.location?.searchParams.get('error')).toBe('ServiceUnavailable');
     expect(writes(res)).toEqual([]);
-    expect(t.logger.errorTypes()).toEqual(['AdapterError']);
+    expect(t.logger.errorTypes()).toEqual(['ServiceUnavailable']);
+    expect(t.logger.errors[0]).toBeInstanceOf(AdapterError);
     const error = t.logger.errors[0] as AuthError;
     expect(error.cause).toMatchObject({ method: 'linkAccount', state: 'failed.callbackRoute' });
     expect(error.cause?.err).toMatchObject({ code: '53100' });
@@ -133,7 +136,7 @@ describe('on PGlite with authchart’s PostgresAdapter', () => {
     expect((await readSession(t.client)).body).toBeNull();
   }
 
-  it('linking fails inside the transaction: the new user is rolled back, the browser gets Configuration', async () => {
+  it('linking fails inside the transaction: the new user is rolled back, the browser is told the store is unavailable', async () => {
     const { seen, events } = recordEvents();
     const t = testAuth({ adapter: d.adapter, providers: [oidc()], events });
     const res = await oidcSignIn(t, 'doomed-1');
@@ -152,12 +155,12 @@ describe('on PGlite with authchart’s PostgresAdapter', () => {
     expect(calls.slice(calls.indexOf('createUser'))).toEqual(['createUser', 'linkAccount', 'deleteUser']);
   });
 
-  it('a database that cannot be reached: Configuration, AdapterError logged, no session cookie', async () => {
+  it('a database that cannot be reached: ServiceUnavailable (an AdapterError) logged, no session cookie', async () => {
     const pool = new pg.Pool({ host: '127.0.0.1', port: await closedPort(), user: 'nobody', database: 'none', connectionTimeoutMillis: 2000 });
     try {
       const t = testAuth({ adapter: PostgresAdapter(pool), providers: [oidc()] });
       const res = await oidcSignIn(t, 'doomed-3');
-      expect(res.location?.searchParams.get('error')).toBe('Configuration');
+      expect(res.location?.searchParams.get('error')).toBe('ServiceUnavailable');
       expect(writes(res)).toEqual([]);
       expect(t.logger.errors.map((e) => [e instanceof AdapterError, (e as AuthError).cause?.method])).toEqual([[true, 'getUserByAccount']]);
     } finally {

@@ -1,5 +1,5 @@
-// An outage under load must not flood the logs: store errors are logged once per window, the rest counted and
-// summarised in one warning; other errors are never held back.
+// An outage under load must not flood the logs: outage errors are logged once per window, the rest counted and
+// summarised in one warning; other errors, store errors that are no outage included, are never held back.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdapterError, ServiceUnavailable, SessionTokenError } from '../../src/core/errors.js';
 import { createLogger, STORE_ERROR_WINDOW_MS } from '../../src/core/logger.js';
@@ -12,12 +12,14 @@ describe('store error log window', () => {
     const errors: Error[] = [];
     const warnings: [string, string | undefined][] = [];
     const logger = createLogger({ error: (e) => void errors.push(e), warn: (c, m) => void warnings.push([c, m]) }, false);
-    for (let i = 0; i < 684; i++) logger.error(i % 2 ? new ServiceUnavailable('down') : new AdapterError(new Error('reset')));
+    for (let i = 0; i < 684; i++) logger.error(new ServiceUnavailable('down'));
     logger.error(new SessionTokenError('not a store error'));
-    expect(errors.map((e) => e.name)).toEqual(['AdapterError', 'SessionTokenError']);
+    logger.error(new AdapterError(new Error('duplicate key value violates unique constraint')));
+    logger.error(new AdapterError(new Error('column "x" does not exist')));
+    expect(errors.map((e) => e.name)).toEqual(['ServiceUnavailable', 'SessionTokenError', 'AdapterError', 'AdapterError']);
     vi.advanceTimersByTime(STORE_ERROR_WINDOW_MS);
     logger.error(new ServiceUnavailable('still down'));
-    expect(errors).toHaveLength(3);
+    expect(errors).toHaveLength(5);
     expect(warnings).toEqual([['store-errors', '683 more store errors in 10 s were not logged one by one.']]);
   });
 });

@@ -103,6 +103,7 @@ interface App {
   events: string[];
   outbox: Outbox;
   confirmOutbox: Outbox;
+  codeOutbox: Outbox;
 }
 
 /** One instance with every kind of provider (and `more`), on `store` (the PostgreSQL adapter, or one lacking a method). */
@@ -110,6 +111,7 @@ function app(store: Adapter = adapter, more: AuthConfig['providers'] = []): App 
   const events: string[] = [];
   const outbox = memoryOutbox();
   const confirmOutbox = memoryOutbox({ id: 'email-confirm', confirm: true });
+  const codeOutbox = memoryOutbox({ id: 'email-code', code: true });
   const t = testAuth({
     adapter: store,
     session: { strategy: 'database' },
@@ -129,11 +131,12 @@ function app(store: Adapter = adapter, more: AuthConfig['providers'] = []): App 
       OIDC({ id: 'op-manual', name: 'OP by hand', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret!, authorization: `${op.issuer}/auth`, token: `${op.issuer}/token` }),
       outbox.provider,
       confirmOutbox.provider,
+      codeOutbox.provider,
       Passkey(),
       ...more,
     ],
   });
-  return { t, events, outbox, confirmOutbox };
+  return { t, events, outbox, confirmOutbox, codeOutbox };
 }
 
 /** The transitions the runs of one flow machine logged: its own, and the second-factor machine's that ran after it. */
@@ -211,7 +214,7 @@ const generated = {
 
 describe('every route into a proven identity ends at the second-factor stage', () => {
   it('the machines have routes into `authenticated` (generated from their graphs)', () => {
-    expect(Object.fromEntries(Object.entries(generated).map(([k, v]) => [k, v.length]))).toEqual({ credentials: 1, oauth: 2, email: 3, webauthn: 2, identity: 1 });
+    expect(Object.fromEntries(Object.entries(generated).map(([k, v]) => [k, v.length]))).toEqual({ credentials: 1, oauth: 2, email: 7, webauthn: 2, identity: 1 });
   });
 
   it('the second-factor machine passes only after a check passed, with nothing to check, or once a new factor is active', () => {
@@ -283,6 +286,18 @@ describe('every route into a proven identity ends at the second-factor stage', (
     await expectStageThenSession(a, a.t.client, who, { responses: [requested, opened, confirmed], machine: emailMachine, logged: 'email' });
   });
 
+  it('an e-mail code typed in the browser that asked for it', async () => {
+    const a = app();
+    const who = await person();
+    const csrf = await a.t.csrfToken();
+    const requested = await a.t.client.post('/auth/signin/email-code', { csrfToken: csrf, email: who.email, callbackUrl: '/after' });
+    expect(requested.status).toBe(200); // the code page
+    expect(setsSession(requested)).toBe(false);
+    const code = a.codeOutbox.sent.at(-1)!.code!;
+    const typed = await a.t.client.post('/auth/callback/email-code', { csrfToken: await a.t.csrfToken(), code });
+    await expectStageThenSession(a, a.t.client, who, { responses: [requested, typed], machine: emailMachine, logged: 'email' });
+  });
+
   it('a passkey, signing in', async () => {
     const a = app();
     const who = await person();
@@ -325,6 +340,24 @@ describe('every route into a proven identity ends at the second-factor stage', (
     await expectStageThenSession(a, a.t.client, who, { responses: [res], machine: identityMachine, logged: 'identity' });
   });
 
+  // Routes the graph has but the guards exclude: with codes on, `and(signInAllowed, codesOn)` is taken before
+  // `signInAllowed` alone, and `storeToken [codesOn]` before the plain `storeToken`; so a code is never sent
+  // without the cooldown claimed and the code stored. Named here so a new route cannot hide among them.
+  const codeRoute = (cooldown: boolean, stored: boolean) =>
+    [
+      'idle --REQUEST--> normalizing',
+      'normalizing --xstate.done.actor.normalize--> findingRecipient',
+      'findingRecipient --xstate.done.actor.findRecipient--> checkingRequest',
+      cooldown ? 'checkingRequest --xstate.done.actor.checkSignIn [and(signInAllowed, codesOn)]--> claimingCooldown' : 'checkingRequest --xstate.done.actor.checkSignIn [signInAllowed]--> storingToken',
+      ...(cooldown ? ['claimingCooldown --xstate.done.actor.claimCooldown--> storingToken'] : []),
+      ...(stored ? ['storingToken --xstate.done.actor.storeToken [codesOn]--> storingCode', 'storingCode --xstate.done.actor.storeCode--> sendingLink'] : ['storingToken --xstate.done.actor.storeToken--> sendingLink']),
+      'sendingLink --xstate.done.actor.sendLink [codesOn]--> awaitingCode',
+      'awaitingCode --SUBMIT_CODE--> checkingCode',
+      'checkingCode --xstate.done.actor.checkCode [codePassed]--> consumingToken',
+      'consumingToken --xstate.done.actor.consumeToken--> authenticated',
+    ].join(' | ');
+  const unreachable = new Map<AnyStateMachine, string[]>([[emailMachine, [codeRoute(true, false), codeRoute(false, true), codeRoute(false, false)]]]);
+
   it('walked every generated route of every flow', () => {
     const names = new Map<AnyStateMachine, string>([
       [credentialsMachine, 'credentials'],
@@ -337,7 +370,7 @@ describe('every route into a proven identity ends at the second-factor stage', (
       const missing = routesInto(machine)
         .map((r) => r.join(' | '))
         .filter((r) => !walked.get(machine)?.has(r));
-      expect(missing, `${name}: routes into authenticated not walked`).toEqual([]);
+      expect(missing, `${name}: routes into authenticated not walked`).toEqual(unreachable.get(machine) ?? []);
     }
   });
 });

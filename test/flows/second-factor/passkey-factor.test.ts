@@ -71,7 +71,7 @@ describe('a passkey as the second factor', () => {
     const { res, page } = await password(t, u.email);
     expect(res.status).toBe(200);
     expect(page).toContain('Two-step verification');
-    expect(page).toMatch(/<div class="section" data-webauthn data-options-url="http:\/\/localhost:3000\/auth\/second-factor" data-callback-url="http:\/\/localhost:3000\/auth\/second-factor" data-csrf-token="[^"]+">/);
+    expect(page).toMatch(/<div class="section" data-webauthn data-options-url="http:\/\/localhost:3000\/auth\/second-factor" data-callback-url="http:\/\/localhost:3000\/auth\/second-factor" data-csrf-token="[^"]+"( data-text-[a-z-]+="[^"]*")*>/);
     expect(page).toContain('data-action="authenticate">Use a passkey instead</button>');
     const nonce = /script-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
     expect(nonce).toBeTruthy();
