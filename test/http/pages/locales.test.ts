@@ -42,6 +42,15 @@ function pages(i18n: Translator): Record<string, string> {
       providers: [{ id: 'github', name: 'GitHub', providerAccountId: '42' }, { id: 'google', name: 'Google' }],
       devices: [{ current: true, lastSeen: '2026-11-25T10:00:00.000Z', userAgent: 'Firefox' }, { current: false, lastSeen: '2026-11-24T10:00:00.000Z' }] }),
     codes: renderBackupCodesPage({ ...common, codes: ['ABCD-EFGH'], continueUrl: `${origin}/account` }),
+    // The e-mail code page and the authenticator-app enrolment page, with the ids their machines use.
+    emailCode: renderFormPage({ ...common, actionUrl: `${origin}/auth/callback/email`, hiddenFields: { csrfToken: 'c' }, page: {
+      title: { message: 'verify.title' }, message: { message: 'emailCode.message', values: { address: 'ada@example.com' } },
+      error: { message: 'emailCode.wrong', values: { count: 4 } }, fields: [{ name: 'code', label: { message: 'emailCode.label' } }], submit: { message: 'common.signIn' } } }),
+    enrol: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: {
+      title: { message: 'factor.enrol.title' }, message: { message: 'factor.enrol.message', values: { key: 'ABCD EFGH' } },
+      image: { src: 'data:image/svg+xml;base64,PHN2Zy8+', alt: { message: 'factor.enrol.qrAlt', values: { account: 'otpauth://totp/x' } } },
+      link: { href: 'otpauth://totp/x', text: { message: 'factor.enrol.openApp' } }, error: { message: 'factor.enrol.wrongCode' },
+      fields: [{ name: 'code', label: { message: 'factor.code' } }], submit: { message: 'factor.enrol.submit' } } }),
     check: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: codePage('stepUp', { message: 'factor.check.wrongCode' }, true), passkeyScript: `${origin}/auth/webauthn-script.js` }),
   };
 }
@@ -74,6 +83,8 @@ describe.each(shippedLocales)('in %s', (locale) => {
     expect(text(all.account)).toContain(i18n.t('account.thisDevice', { device: 'Firefox' }));
     expect(text(all.account)).toContain(i18n.t('account.lastSeen', { date: i18n.date('2026-11-24T10:00:00.000Z') }));
     expect(text(all.check)).toContain(i18n.t('factor.check.titleConfirm'));
+    expect(text(all.emailCode)).toContain(i18n.t('emailCode.wrong', { count: 4 }));
+    expect(text(all.enrol)).toContain(i18n.t('factor.enrol.message', { key: 'ABCD EFGH' }));
     expect(text(all.check)).toContain(i18n.t('factor.check.wrongCode'));
     if (locale !== 'en') {
       // Not English: the English sentences are gone.
