@@ -6,7 +6,7 @@ import type { Awaitable } from '../core/types.js';
 import { escapeHtml } from '../core/html-escape.js';
 import { readableTextOn, safeColor } from '../core/color.js';
 import type { Theme } from '../core/theme.js';
-import { english, type Translator } from '../core/messages/translator.js';
+import { english, messageParts, type Translator } from '../core/messages/translator.js';
 import type { CommonProviderOptions } from '../core/provider.js';
 import { emailCodeOptions, type EmailCodeOptions } from '../core/email-code.js';
 
@@ -174,7 +174,9 @@ export function magicLinkMessage(params: { url: string; host: string; expires: D
   const text = `${lines.join('\n')}\n${expiry}\n${ignore}\n`;
   const h = escapeHtml;
   // The heading with the host in bold: the message's own text escaped, the host put in as markup.
-  const heading = i18n.t('mail.heading', { host: '\u0000' }).split('\u0000').map(h).join(`<strong>${h(host)}</strong>`);
+  const heading = messageParts(i18n.text('mail.heading'))
+    .map((p) => (typeof p === 'string' ? h(p) : p.slot === 'host' ? `<strong>${h(host)}</strong>` : h(`{${p.slot}}`)))
+    .join('');
   const button = withLink
     ? `<tr><td style="padding:8px 24px;text-align:center">
 <a href="${h(url)}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${h(brand)};color:${h(buttonText)};text-decoration:none;font-weight:bold">${h(i18n.t('mail.button'))}</a>

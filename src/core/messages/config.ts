@@ -4,7 +4,7 @@ import { UnsupportedStrategy } from '../errors.js';
 import type { Awaitable } from '../types.js';
 import { shippedLocales } from './catalog.js';
 import type { Messages } from './en.js';
-import { matchLocale } from './negotiate.js';
+import { localeTagPattern, matchLocale } from './negotiate.js';
 
 export interface I18nConfig {
   /** Every locale a page can be in: the shipped ones, then the app's own. */
@@ -14,13 +14,11 @@ export interface I18nConfig {
   locale?: (request: Request) => Awaitable<string | null | undefined>;
 }
 
-const tagPattern = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
-
 /** The resolved languages of a configuration. Throws `UnsupportedStrategy` for a malformed tag. */
 export function resolveI18n(config: { locale?: I18nConfig['locale']; messages?: I18nConfig['messages']; defaultLocale?: string }): I18nConfig {
   const messages = config.messages ?? {};
   for (const tag of Object.keys(messages)) {
-    if (!tagPattern.test(tag)) throw new UnsupportedStrategy(`\`messages\` has a key that is not a locale tag: "${tag}".`);
+    if (!localeTagPattern.test(tag)) throw new UnsupportedStrategy(`\`messages\` has a key that is not a locale tag: "${tag}".`);
   }
   if (config.locale !== undefined && typeof config.locale !== 'function') throw new UnsupportedStrategy('`locale` must be a function of the request.');
   const own = Object.keys(messages).filter((tag) => !(shippedLocales as readonly string[]).includes(tag.toLowerCase()));

@@ -4,7 +4,8 @@
 // A header is the client's to make: read a bounded part of it, never a list an attacker can make long.
 const MAX_HEADER = 512;
 const MAX_ENTRIES = 16;
-const tagPattern = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
+/** A BCP 47-shaped locale tag (`de`, `pt-BR`, `zh-Hant-TW`): letters, then dash-separated subtags. */
+export const localeTagPattern = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
 
 /** The primary language of a tag, lower-cased (`pt-BR` → `pt`). */
 export function languageOf(tag: string): string {
@@ -19,7 +20,7 @@ export function languageOf(tag: string): string {
  * matchLocale('de-AT', ['en', 'de']) // 'de'
  */
 export function matchLocale(requested: string, available: readonly string[]): string | undefined {
-  if (!tagPattern.test(requested)) return undefined;
+  if (!localeTagPattern.test(requested)) return undefined;
   const lower = requested.toLowerCase();
   const exact = available.find((a) => a.toLowerCase() === lower);
   if (exact) return exact;
@@ -39,7 +40,7 @@ export function acceptedLanguages(header: string | null | undefined): string[] {
   for (const part of header.slice(0, MAX_HEADER).split(',').slice(0, MAX_ENTRIES)) {
     const [rawTag, ...params] = part.trim().split(';');
     const tag = rawTag!.trim();
-    if (!tag || tag === '*' || !tagPattern.test(tag)) continue;
+    if (!tag || tag === '*' || !localeTagPattern.test(tag)) continue;
     let q = 1;
     for (const p of params) {
       if (!/^\s*q\s*=/.test(p)) continue;
