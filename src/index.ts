@@ -20,7 +20,7 @@ export { createAuth, type AuthInstance, type ConfigInput } from './http/auth.js'
 export { skipCSRFCheck } from './core/options.js';
 export type {
   AuthConfig, AuthInitConfig, ServerAuthConfig, CallbacksOptions, DebugOptions, EventsOptions, JWTOptions, LoggerInstance, PagesOptions,
-  SessionOptions, SessionStrategy, SessionsValidAfterStore, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
+  SessionOptions, SessionStrategy, SessionsValidAfterStore, ProviderTokensInSession, SignInCallbackParams, JWTCallbackParams, SessionCallbackParams,
 } from './core/options.js';
 export type * from './core/types.js';
 export type { CommonProviderOptions, AnyProvider } from './core/provider.js';

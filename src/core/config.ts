@@ -8,7 +8,7 @@ import { authUrlFromEnv, hostSettingPlatform, runtimeEnv, secretsFromEnv, type E
 import { identifierField, type IdentifiedProvider } from './credentials-identifier.js';
 import { parseOriginPatterns, parseTrustedHosts, trustHostFromEnv, type OriginPatterns, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
-import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, SessionStrategy, SessionsValidAfterStore } from './options.js';
+import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, ProviderTokensInSession, SessionStrategy, SessionsValidAfterStore } from './options.js';
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
 import { resolveI18n, type I18nConfig } from './messages/config.js';
@@ -30,7 +30,7 @@ export interface InternalConfig {
   basePath: string;
   /** Newest first: the first encrypts, any decrypts. */
   secrets: string[];
-  session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string; validAfter?: SessionsValidAfterStore };
+  session: { strategy: SessionStrategy; maxAge: number; updateAge: number; generateSessionToken: () => string; validAfter?: SessionsValidAfterStore; providerTokens?: ProviderTokensInSession };
   jwt: Required<Pick<JWTOptions, 'maxAge' | 'verifiedTokenCache'>> & Pick<JWTOptions, 'encode' | 'decode'>;
   callbacks: Required<Omit<CallbacksOptions, 'authorized'>> & Pick<CallbacksOptions, 'authorized'>;
   events: EventsOptions;
@@ -181,6 +181,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');
   assertValidAfterStore(config.session?.validAfter, strategy);
+  assertProviderTokens(config.session?.providerTokens, strategy);
   if (config.adapter) {
     assertAdapter(config.adapter, adapterNeedsOf(config, providers));
     if (strategy === 'database' && config.session?.control === undefined && (typeof config.adapter.listSessions !== 'function' || typeof config.adapter.deleteSessions !== 'function')) {
@@ -232,6 +233,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
       updateAge: config.session?.updateAge ?? DAY,
       generateSessionToken: config.session?.generateSessionToken ?? (() => randomUUID()),
       validAfter: config.session?.validAfter,
+      ...(config.session?.providerTokens ? { providerTokens: config.session.providerTokens } : {}),
     },
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode, verifiedTokenCache: verifiedTokenCacheSize(config.jwt?.verifiedTokenCache) },
     callbacks: { ...defaultCallbacks, ...config.callbacks } as InternalConfig['callbacks'],
@@ -285,6 +287,13 @@ function assertValidAfterStore(store: SessionsValidAfterStore | undefined, strat
     throw new UnsupportedStrategy('`session.validAfter` must be a store with `get(userId)` and `set(userId, at, keepUntil)`.');
   }
   if (strategy !== 'jwt') throw new UnsupportedStrategy('`session.validAfter` applies to JWT sessions; database sessions are ended by deleting their rows.');
+}
+
+/** `session.providerTokens` is its one named value, and only the JWT strategy has a session token to keep them in. */
+function assertProviderTokens(value: unknown, strategy: SessionStrategy): void {
+  if (value === undefined) return;
+  if (value !== 'in-session-cookie') throw new UnsupportedStrategy(`\`session.providerTokens\` is 'in-session-cookie' (or unset), not ${JSON.stringify(value)}.`);
+  if (strategy !== 'jwt') throw new UnsupportedStrategy("`session.providerTokens: 'in-session-cookie'` applies to JWT sessions; with database sessions the adapter keeps provider tokens.");
 }
 
 /** Entries in the verified-token cache (see `JWTOptions.verifiedTokenCache`): a whole number, 0 for none. */

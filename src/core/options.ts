@@ -52,7 +52,21 @@ export interface SessionOptions {
    * session: { strategy: 'database', control: true } // PostgresAdapter has the methods
    */
   control?: boolean;
+  /**
+   * JWT strategy, opt-in: `'in-session-cookie'` keeps the access token, refresh token and expiry of the provider a
+   * user signed in with inside the sealed (encrypted) session token, so `getAccessToken` works without an adapter or
+   * token store. Reserved claims: only authchart writes them, callbacks never see them, `/session` never shows them.
+   * A refresh rewrites the session cookie. Single-flight across instances and tabs only with a flow store that can
+   * claim a key (`redisFlowStore`); otherwise within one instance (docs/provider-tokens-jwt.md says what races).
+   *
+   * @example
+   * session: { strategy: 'jwt', providerTokens: 'in-session-cookie' }, flowStore: redisFlowStore(redis)
+   */
+  providerTokens?: ProviderTokensInSession;
 }
+
+/** Where {@link SessionOptions.providerTokens} keeps provider tokens: the one opt-in value. */
+export type ProviderTokensInSession = 'in-session-cookie';
 
 /**
  * Keeps each user's "sessions valid after" time for JWT sessions (see the README's "Ending JWT sessions").

@@ -2,11 +2,13 @@
 // last proved it (`auth_time`, `amr`) and when the session began (`session_iat`: "sessions valid after" compares
 // it). A `jwt` callback sees them, but nothing it returns overwrites them, so an app that merges an update body
 // into the token cannot let a client forge a step-up or outlive "sign out everywhere". `iat`, `exp` and `jti` are
-// set by the encoder on every write.
+// set by the encoder on every write. `provider_tokens` (provider-token-claim.ts) is reserved too, and callbacks do not
+// even see it.
 import type { JWT } from '../core/types.js';
+import { PROVIDER_TOKENS_CLAIM } from './provider-token-claim.js';
 
 /** The reserved claims (see the module comment). */
-export const RESERVED_CLAIMS = ['sub', 'auth_time', 'amr', 'session_iat'] as const;
+export const RESERVED_CLAIMS = ['sub', 'auth_time', 'amr', 'session_iat', PROVIDER_TOKENS_CLAIM] as const;
 
 /** The reserved claims of a token authchart wrote (absent ones stay absent). */
 export function reservedClaims(token: JWT): Partial<JWT> {

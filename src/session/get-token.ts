@@ -6,6 +6,7 @@ import type { JWT } from '../core/types.js';
 import { decodeAuthjsToken } from './authjs-token.js';
 import { readChunked } from './chunks.js';
 import { decodeSync } from './jwt.js';
+import { withoutProviderTokens } from './provider-token-claim.js';
 import { beganBefore } from './valid-after.js';
 import type { SessionsValidAfterStore } from '../core/options.js';
 import type { Adapter } from '../core/adapter.js';
@@ -89,7 +90,8 @@ export async function getToken(request: TokenRequest | (GetTokenParams & { req: 
   const salt = options.salt ?? name;
   const decoded = await decodeEither(token, secrets, salt);
   if (decoded && options.validAfter && (await endedBefore(options.validAfter, decoded))) return null;
-  return decoded;
+  // Provider tokens kept in the session token are getAccessToken's to hand out, never part of the decoded claims.
+  return withoutProviderTokens(decoded);
 }
 
 /** authchart's token, else Auth.js's under the same salt, else null. */

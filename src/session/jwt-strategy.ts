@@ -12,6 +12,7 @@ import type { InternalConfig } from '../core/config.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
 import { reservedClaims, withReserved } from './claims.js';
+import { PROVIDER_TOKENS_CLAIM, providerTokensFromAccount, providerTokensOf, withoutProviderTokens, type ProviderTokensClaim } from './provider-token-claim.js';
 import { endedElsewhere } from './valid-after.js';
 import { lazy } from '../core/lazy.js';
 
@@ -88,7 +89,9 @@ function isoExpiry(exp: number): string {
 async function toSession(req: AuthRequest, token: JWT): Promise<Session> {
   const expires = isoExpiry(token.exp ?? nowSeconds() + req.config.jwt.maxAge);
   const base: Session = { user: { name: token.name, email: token.email, image: token.picture }, expires };
-  return (await req.config.callbacks.session({ session: base, token })) as Session;
+  // A refused provider-token refresh (tokens in the cookie) shows as Auth.js's `session.error`.
+  if (providerTokensOf(token)?.error === 'RefreshTokenError') base.error = 'RefreshTokenError';
+  return (await req.config.callbacks.session({ session: base, token: withoutProviderTokens(token) })) as Session;
 }
 
 /** Decodes, or clears the cookies and logs when the cookie is bad. */
@@ -149,6 +152,17 @@ export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> 
   await writeToken(req, token);
 }
 
+/**
+ * Rewrites the live session's provider tokens (getAccessToken's refresh, or its refusal), without calling the jwt
+ * callback: the claim is authchart's alone. False when the request has no live session.
+ */
+export async function rewriteProviderTokens(req: AuthRequest, claim: ProviderTokensClaim): Promise<boolean> {
+  const token = await open(req);
+  if (!token) return false;
+  await writeToken(req, { ...token, [PROVIDER_TOKENS_CLAIM]: claim });
+  return true;
+}
+
 export const jwtStrategy: SessionStrategyImpl = {
   async open(req) {
     const token = await open(req);
@@ -162,8 +176,9 @@ export const jwtStrategy: SessionStrategyImpl = {
       const { callbacks, events } = req.config;
       // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
       const custom = callbacks.jwt !== defaultCallbacks.jwt;
-      const before = custom ? JSON.stringify(token) : undefined;
-      const returned = custom ? await callbacks.jwt({ token: { ...token } }) : token;
+      // The callback sees the token without the provider tokens; they are put back as they were (withReserved).
+      const before = custom ? JSON.stringify(withReserved(withoutProviderTokens({ ...token }), token)) : undefined;
+      const returned = custom ? await callbacks.jwt({ token: withoutProviderTokens({ ...token }) }) : token;
       if (returned === null) {
         clearSession(req);
         return null;
@@ -173,7 +188,7 @@ export const jwtStrategy: SessionStrategyImpl = {
       const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
       const current = changed || due ? await writeToken(req, next) : next;
       const session = await toSession(req, current);
-      if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: current });
+      if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
       return session;
     } catch (err) {
       // A failing callback must not sign anyone in, nor crash the request.
@@ -187,7 +202,10 @@ export const jwtStrategy: SessionStrategyImpl = {
     // written as authchart set them (a callback that builds a token of its own keeps them too).
     const claims = { ...(user.id === undefined ? {} : { sub: String(user.id) }), ...(verification ? verificationClaims(verification) : {}), session_iat: Date.now() / 1000 };
     const initial: JWT = { name: user.name ?? null, email: user.email ?? null, picture: user.image ?? null, ...claims };
-    const token = await req.config.callbacks.jwt({ token: initial, user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
+    // Opt-in: the provider's tokens ride in the sealed token, as a reserved claim the callback does not see.
+    const tokens = req.config.session.providerTokens === 'in-session-cookie' ? providerTokensFromAccount(account) : undefined;
+    if (tokens) initial[PROVIDER_TOKENS_CLAIM] = tokens;
+    const token = await req.config.callbacks.jwt({ token: withoutProviderTokens({ ...initial }), user, account, profile, isNewUser, trigger: isNewUser ? 'signUp' : 'signIn' });
     if (!token) throw new AccessDenied('The jwt callback returned no token at sign-in.');
     await writeToken(req, withReserved(token, initial));
   },
@@ -197,14 +215,14 @@ export const jwtStrategy: SessionStrategyImpl = {
     if (!token) return null;
     // What the client sent may reach the jwt callback (a common pattern merges it into the token); the claims
     // authchart relies on stay as authchart wrote them whatever comes back.
-    const returned = await req.config.callbacks.jwt({ token: { ...token }, trigger: 'update', session: data });
+    const returned = await req.config.callbacks.jwt({ token: withoutProviderTokens({ ...token }), trigger: 'update', session: data });
     if (returned === null) {
       clearSession(req);
       return null;
     }
     const current = await writeToken(req, withReserved(returned, token));
     const session = await toSession(req, current);
-    await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: current });
+    await dispatchEvent(req.config.events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
     return session;
   },
 
@@ -217,7 +235,7 @@ export const jwtStrategy: SessionStrategyImpl = {
     }
     clearSession(req);
     if (req.config.migrateFrom === 'authjs') (await loadMigration()).clearAuthjsCookies(req);
-    await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token });
+    await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token: withoutProviderTokens(token) });
   },
 
   async reverify(req, method) {

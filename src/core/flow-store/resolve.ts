@@ -71,5 +71,6 @@ export function flowStoreWithDeadline(store: FlowStore, timeout: number): FlowSt
     set: (key, value, ttl) => call('set', () => store.set(key, value, ttl)),
     get: (key) => call('get', () => store.get(key)),
     take: (key) => call('take', () => store.take(key)),
+    ...(store.claim ? { claim: (key: string, value: string, ttl: number) => call('claim', () => store.claim!(key, value, ttl)) } : {}),
   };
 }

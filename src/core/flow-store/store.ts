@@ -21,6 +21,11 @@ export interface FlowStore {
   get(key: string): Promise<string | null>;
   /** The value, deleted in the same step, or null when absent or expired. */
   take(key: string): Promise<string | null>;
+  /**
+   * Optional: sets `value` under `key` only if no live entry is there, in one step (of concurrent claims of one key,
+   * exactly one gets true). What a lock across instances needs; memory and Redis stores have it.
+   */
+  claim?(key: string, value: string, ttlSeconds: number): Promise<boolean>;
 }
 
 /** Options of {@link memoryFlowStore}. */
@@ -72,6 +77,14 @@ export function memoryFlowStore(options: MemoryFlowStoreOptions = {}): FlowStore
       entries.delete(key);
       return entry.value;
     },
+    async claim(key, value, ttlSeconds) {
+      // One synchronous step from the check to the write, as take's.
+      if (live(key)) return false;
+      if (entries.size >= maxEntries) sweep();
+      if (entries.size >= maxEntries) throw new FlowStoreFull(`The in-memory flow store holds ${maxEntries} entries, its limit.`);
+      entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 });
+      return true;
+    },
   };
 }
 
@@ -87,8 +100,8 @@ export interface RedisFlowStoreOptions {
 }
 
 /**
- * Entries in Redis, shared by every instance on the same server: `SET … PX`, `GET`, and `GETDEL` for the atomic
- * take (Redis 6.2 or later). Pass an ioredis client or a connected node-redis client.
+ * Entries in Redis, shared by every instance on the same server: `SET … PX`, `GET`, `GETDEL` for the atomic
+ * take (Redis 6.2 or later), and `SET … NX PX` for a claim. Pass an ioredis client or a connected node-redis client.
  *
  * @example
  * import { Redis } from 'ioredis';
@@ -108,6 +121,10 @@ export function redisFlowStore(client: unknown, options: RedisFlowStoreOptions =
     },
     async take(key) {
       return text(await send(['GETDEL', prefix + key]));
+    },
+    async claim(key, value, ttlSeconds) {
+      const set = await send(['SET', prefix + key, value, 'NX', 'PX', String(Math.ceil(ttlSeconds * 1000))]);
+      return set !== null && set !== undefined;
     },
   };
 }

@@ -1,33 +1,91 @@
 // The machine half of `getAccessToken` (access-token.ts): runs the token refresh machine for a signed-in user's
-// account. Its own module so the OAuth client and the machine load on the first call, never at import.
+// account, against the adapter's tokens or (opt-in) the tokens sealed in the session cookie. Its own module so the
+// OAuth client and the machine load on the first call, never at import.
 import { randomUUID } from 'node:crypto';
 import { AccountNotLinked, RefreshTokenError } from '../../core/errors.js';
 import type { Adapter } from '../../core/adapter.js';
 import type { ResolvedProvider } from '../../core/provider.js';
+import type { AdapterAccount } from '../../core/types.js';
+import { cookieTokenStore, refreshStoreOf } from '../../flows/tokens/cookie-tokens.js';
 import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
 import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
 import type { FlowDeps } from '../../flows/runtime/contract.js';
 import { settleMachine } from '../../flows/runtime/run.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
+import { liveToken, rewriteProviderTokens } from '../../session/jwt-strategy.js';
+import { providerTokensOf, type ProviderTokensClaim } from '../../session/provider-token-claim.js';
 import type { AuthRequest } from '../request.js';
 
-/** The access token of `provider` for `userId`, refreshed when due; throws RefreshTokenError or AccountNotLinked. */
-export async function refreshedAccessToken(req: AuthRequest, adapter: Adapter, provider: ResolvedProvider, userId: string, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
+/** The account with a usable access token, refreshed when due; or the refusal's error and the state it ended in. */
+async function runRefresh(
+  req: AuthRequest,
+  adapter: Adapter,
+  provider: ResolvedProvider,
+  userId: string,
+  options: Required<TokenRefreshOptions>,
+  trace: TraceEntry[] | undefined,
+): Promise<{ account: AdapterAccount } | { error: RefreshTokenError | AccountNotLinked; state: string }> {
   const deps: TokenDeps = {
     req,
     adapter: adapter as TokenDeps['adapter'],
     provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps),
     userId,
     holder: randomUUID(),
-    options: { ...tokenRefreshDefaults, ...timing },
+    options,
     now: () => Date.now(),
   };
-  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: deps.options.waitMs + deps.options.lockMs + 15_000, keepTrace: trace !== undefined });
-  if (settled.kind === 'done') return String((settled.output as TokenRefreshOutput).account.access_token);
+  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
+  if (settled.kind === 'done') return { account: (settled.output as TokenRefreshOutput).account };
   if (settled.kind === 'failed') {
-    if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) throw settled.error;
-    throw new RefreshTokenError(settled.error.message, { err: settled.error, state: settled.state });
+    if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) return { error: settled.error, state: settled.state };
+    return { error: new RefreshTokenError(settled.error.message, { err: settled.error, state: settled.state }), state: settled.state };
   }
-  throw new RefreshTokenError('The token refresh paused, which it never should.');
+  return { error: new RefreshTokenError('The token refresh paused, which it never should.'), state: '' };
+}
+
+/** The access token of `provider` for `userId`, refreshed when due; throws RefreshTokenError or AccountNotLinked. */
+export async function refreshedAccessToken(req: AuthRequest, adapter: Adapter, provider: ResolvedProvider, userId: string, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
+  const result = await runRefresh(req, adapter, provider, userId, { ...tokenRefreshDefaults, ...timing }, trace);
+  if ('error' in result) throw result.error;
+  return String(result.account.access_token);
+}
+
+/** The claim that holds `account`'s tokens. */
+function claimOf(providerId: string, account: AdapterAccount): ProviderTokensClaim {
+  return providerTokensOf({
+    provider_tokens: { provider: providerId, access_token: account.access_token, refresh_token: account.refresh_token, expires_at: account.expires_at ?? undefined, token_type: account.token_type },
+  })!;
+}
+
+const sameTokens = (a: ProviderTokensClaim | undefined, b: ProviderTokensClaim) =>
+  a !== undefined && a.access_token === b.access_token && a.refresh_token === b.refresh_token && a.expires_at === b.expires_at && a.error === b.error;
+
+/**
+ * `getAccessToken` with the tokens in the sealed session cookie: the same machine, its store the cookie plus the
+ * refresh lock store (cookie-tokens.ts). New tokens (this caller's refresh, or another's it was handed) rewrite the
+ * session cookie on `req`; a refusal marks it (`error: 'RefreshTokenError'`, tokens dropped) so nothing is sent
+ * again. The caller forwards `req`'s cookies to the response.
+ */
+export async function cookieAccessToken(req: AuthRequest, provider: ResolvedProvider, userId: string, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
+  const options = { ...tokenRefreshDefaults, ...timing };
+  const claim = providerTokensOf(await liveToken(req));
+  const adapter = cookieTokenStore({
+    claim,
+    provider: { id: provider.id, type: provider.type as 'oauth' | 'oidc' },
+    userId,
+    store: refreshStoreOf(req.config).store,
+    secrets: req.config.secrets,
+    reuseWindowMs: options.reuseWindowMs,
+  });
+  const result = await runRefresh(req, adapter, provider, userId, options, trace);
+  if ('account' in result) {
+    const next = claimOf(provider.id, result.account);
+    if (!sameTokens(claim, next)) await rewriteProviderTokens(req, next);
+    return String(result.account.access_token);
+  }
+  if (result.state === 'failed.reauthRequired' && claim?.provider === provider.id && claim.error !== 'RefreshTokenError') {
+    await rewriteProviderTokens(req, { provider: provider.id, error: 'RefreshTokenError' });
+  }
+  throw result.error;
 }
