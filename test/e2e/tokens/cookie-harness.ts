@@ -7,7 +7,8 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import { OIDC } from '../../../src/providers/oauth.js';
 import { decodeSync, encodeSync } from '../../../src/session/jwt.js';
 import type { JWT } from '../../../src/core/types.js';
-import { ORIGIN, TEST_SECRET, testAuth } from '../../support/auth-app.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
+import type { TestClient } from '../../support/client.js';
 import { startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
@@ -20,6 +21,8 @@ export interface CookieTokenTestbed {
   config(extra?: Partial<AuthConfig>): AuthConfig;
   /** Signs a new browser in at the OP as `who` through `config`'s instance; its cookie header. */
   signIn(config: AuthConfig, who: string): Promise<string>;
+  /** Signs a new browser in, as `signIn`; the browser itself, to go on using the app. */
+  browser(config: AuthConfig, who: string): Promise<{ app: TestAuth; client: TestClient; cookie(): string }>;
   /** The session token's claims (as the server sees them) of a cookie header. */
   claims(cookie: string): JWT & { provider_tokens?: Record<string, unknown> };
   /** The cookie header with the session token's access token expired `seconds` ago (re-sealed with the secret). */
@@ -61,18 +64,21 @@ export async function cookieTokenTestbed(): Promise<CookieTokenTestbed> {
       .split(/;\s*/)
       .map((c) => (c.startsWith(`${SESSION_COOKIE}=`) ? `${SESSION_COOKIE}=${value}` : c))
       .join('; ');
-  return {
+  const testbed: CookieTokenTestbed = {
     op,
     grants,
     config: (extra = {}) => ({ secret: TEST_SECRET, trustHost: true, session: { strategy: 'jwt', providerTokens: 'in-session-cookie' }, providers: [provider()], ...extra }),
     async signIn(config, who) {
+      return (await testbed.browser(config, who)).cookie();
+    },
+    async browser(config, who) {
       const app = testAuth(config);
       const client = app.newClient();
       const csrfToken = await app.csrfToken(client);
       const start = await client.post('/auth/signin/oidc', { csrfToken, callbackUrl: '/after' });
       const done = await client.submit(await op.login(start.location!.href, who));
       if (done.location?.pathname !== '/after') throw new Error(`sign-in as ${who} failed: ${done.status} ${done.location?.href}`);
-      return client.cookies.header(`${ORIGIN}/`);
+      return { app, client, cookie: () => client.cookies.header(`${ORIGIN}/`) };
     },
     claims,
     expire(cookie, seconds = 10) {
@@ -99,5 +105,6 @@ export async function cookieTokenTestbed(): Promise<CookieTokenTestbed> {
     request: (cookie) => new Request(`${ORIGIN}/api/provider-data`, { headers: { cookie } }),
     close: () => op.stop(),
   };
+  return testbed;
 }
 
