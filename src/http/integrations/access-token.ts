@@ -50,11 +50,13 @@ function cookieTarget(input: AnyRequest, given: Headers | ServerResponse | undef
  * A valid access token of `providerId` for the request's signed-in user, or null when nobody is signed in.
  * Refreshed (refresh-token grant) when it expires within `skewSeconds` (default 60); tokens without an expiry
  * (GitHub OAuth apps) are never refreshed. Needs an adapter with the token-refresh methods (`PostgresAdapter` has
- * them): the tokens live in its accounts table, with database or JWT sessions.
+ * them): the tokens live in its accounts table, with database or JWT sessions. Or JWT sessions with
+ * `session.providerTokens: 'in-session-cookie'`: the tokens live in the sealed session cookie, a refresh rewrites it
+ * (h3 events and Express requests carry it back themselves; a fetch handler passes `{ cookies: headers }`).
  *
  * Throws a `RefreshTokenError` when the provider refused the refresh (the grant was revoked, the refresh token
  * reused or expired: the user must sign in with the provider again; their session then shows
- * `error: 'RefreshTokenError'` with database sessions) or could not be reached; `AccountNotLinked` when the user has no account with
+ * `error: 'RefreshTokenError'` with database sessions and with tokens in the cookie) or could not be reached; `AccountNotLinked` when the user has no account with
  * that provider.
  *
  * @example
