@@ -143,3 +143,18 @@ describe('flow store chosen by configuration', () => {
     expect(await stale.take('k')).toBeNull();
   });
 });
+
+// `claim` (set if absent), what the provider-token refresh lock with tokens in the session cookie takes: memory and
+// Redis have it; the database store does not (that mode then locks in the configuration's own memory).
+describe.each(cases.filter(([name]) => name !== 'PostgreSQL server'))('flow store claim on %s', (_name, backend) => {
+  it('hands a key to exactly one of 30 concurrent claims, and again once the entry has lapsed', async () => {
+    const store = (await backend())();
+    const key = `claim-${runId()}`;
+    const got = await Promise.all(Array.from({ length: 30 }, (_, i) => store.claim!(key, `holder-${i}`, 0.4)));
+    expect(got.filter(Boolean)).toHaveLength(1);
+    expect(await store.get(key)).toBe(`holder-${got.indexOf(true)}`);
+    await sleep(600);
+    expect(await store.claim!(key, 'later', 60)).toBe(true);
+    expect(await store.get(key)).toBe('later');
+  });
+});

@@ -145,6 +145,18 @@ describe("getAccessToken with session.providerTokens: 'in-session-cookie' (no ad
     expect(session.error).toBe('RefreshTokenError');
     expect(session.user).toBeTruthy();
     expect((await getSession(t.request(marked), config))?.error).toBe('RefreshTokenError');
+    // authchart/client, as a browser holding the marked cookie runs it against the app.
+    const client = await import('../../../src/client/index.js');
+    const app = testAuth(config);
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
+      app.handle(new Request(new URL(String(input), 'http://localhost:3000'), { ...init, headers: { ...(init?.headers as Record<string, string>), cookie: marked } }))) as typeof fetch;
+    try {
+      client.configure({ basePath: '/auth' });
+      expect((await client.getSession())?.error).toBe('RefreshTokenError');
+    } finally {
+      globalThis.fetch = realFetch;
+    }
     // Asked again with the marked cookie: the same error, no request.
     await expect(call(config, marked)).rejects.toBeInstanceOf(RefreshTokenError);
     expect(t.grants.refused).toBe(start.refused + 1);
