@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RefreshTokenError, UnsupportedStrategy, MissingRequestContext } from '../../../src/core/errors.js';
+import { MissingAdapterMethods, MissingRequestContext, RefreshTokenError, UnsupportedStrategy } from '../../../src/core/errors.js';
 import { redisFlowStore } from '../../../src/core/flow-store/store.js';
 import type { AuthConfig } from '../../../src/core/options.js';
 import { resolveConfig } from '../../../src/core/config.js';
@@ -166,6 +166,13 @@ describe("getAccessToken with session.providerTokens: 'in-session-cookie' (no ad
     const config = t.config();
     const cookie = await t.signIn(config, 'bob');
     await expect(getAccessToken(t.request(cookie), config, 'oidc')).rejects.toBeInstanceOf(MissingRequestContext);
+  });
+
+  it('without the opt-in the cookie holds no provider tokens, and getAccessToken asks for an adapter', async () => {
+    const config = t.config({ session: { strategy: 'jwt' } });
+    const cookie = await t.signIn(config, 'alice');
+    expect(t.claims(cookie).provider_tokens).toBeUndefined();
+    await expect(getAccessToken(t.request(cookie), config, 'oidc')).rejects.toBeInstanceOf(MissingAdapterMethods);
   });
 
   it('the opt-in is refused with database sessions, and any other value', () => {
