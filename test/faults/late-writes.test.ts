@@ -128,21 +128,20 @@ describe('a slow database after the token is spent or the session written', () =
     expect(await sessionRows(email)).toBe(0);
   });
 
-  it('a COMMIT that answers late: the client is told what the database decided, never an error over a committed session', async () => {
+  it('a COMMIT that answers after the deadline is waited for: the client is told it is signed in, and holds the row', async () => {
+    // PostgreSQL's statement_timeout does not stop a COMMIT (its deferred triggers here): the outcome is the
+    // database's, and the answer must be that outcome, not an error over a committed session.
     const { t } = setup('database');
     const email = address('commit');
     await slowAt('commit');
+    const started = Date.now();
     const res = await signIn(t, email);
-    await afterTheSlowWork();
+    expect(Date.now() - started).toBeGreaterThan(SLOW);
     await slowAt(null);
-    const rows = await sessionRows(email);
-    if (errorOf(res) === null) {
-      expect(writes(res)).toHaveLength(1);
-      expect(rows).toBe(1);
-    } else {
-      expect(errorOf(res)).toBe('ServiceUnavailable');
-      expect(writes(res)).toEqual([]);
-      expect(rows, 'an error answer leaves no session row').toBe(0);
-    }
+    expect(errorOf(res)).toBeNull();
+    expect(res.location?.pathname).toBe('/home');
+    expect(writes(res)).toHaveLength(1);
+    expect(await sessionRows(email)).toBe(1);
+    expect(await signedInAs(t.client)).toBe(email);
   });
 });

@@ -7,6 +7,7 @@
 import { and, assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
+import type { TokenSpend } from '../../session/spend.js';
 import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/check.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
@@ -49,6 +50,8 @@ export interface EmailContext extends FlowContextBase {
   code?: string;
   /** Tries left after a wrong code, shown on the code page. */
   triesLeft?: number;
+  /** The proved token, left stored for the session issue to use up with the session (steps.ts `consumeToken`). */
+  spend?: TokenSpend;
 }
 
 /** What the e-mail flow is created with, beside {@link FlowInput}. */
@@ -64,7 +67,7 @@ export type EmailEvent =
   | { type: 'CONFIRM' }
   | { type: 'SUBMIT_CODE'; code: string };
 
-type TokenFound = { expires: number } | null;
+type TokenFound = { expires: number; spend?: TokenSpend } | null;
 type Link = { deps: FlowDeps; email: string; token: string };
 const output = doneOutput;
 
@@ -124,6 +127,7 @@ export const emailMachine = /* @__PURE__ */ setup({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom(errorOf(event)).message ?? 'unknown error'}` }),
     }),
     forgetToken: assign({ token: undefined, code: undefined }),
+    recordSpend: assign({ spend: ({ event }) => output<NonNullable<TokenFound>>(event).spend }),
     recordCooldown: assign({ failure: () => ({ message: 'A code went to this address moments ago: wait before asking for another.', expected: 'the resend cooldown over', actual: 'cooling' }) }),
     recordWrongCode: assign({ triesLeft: ({ event }) => (output<CodeCheck>(event) as { left: number }).left }),
     recordCodeDead: assign({
@@ -351,7 +355,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         onDone: [
           { guard: not('tokenFound'), target: 'failed.linkUnknown', actions: 'recordLinkUnknown' },
           { guard: 'tokenExpired', target: 'failed.linkExpired', actions: 'recordLinkExpired' },
-          { target: 'authenticated', actions: 'forgetToken' },
+          { target: 'authenticated', actions: ['forgetToken', 'recordSpend'] },
         ],
         onError: { target: 'failed.callbackRoute', actions: ['recordError', 'forgetToken'] },
       },
@@ -364,6 +368,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         outcome: 'authenticated' as const,
         user: { email: context.email! },
         account: emailAccount(context.providerId, context.email!),
+        ...(context.spend ? { spend: context.spend } : {}),
       }),
     },
     failed: {
