@@ -1,6 +1,7 @@
 // The e-mail (magic link) flow. Request: normalise the address -> signIn callback -> store a hashed token ->
 // send the link -> verify-request page. Callback: open the link -> look the token up (without using it) ->
-// confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token ->
+// confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token (with a
+// transactional adapter: claim and prove it, left for the session issue to spend in the session's transaction) ->
 // authenticated: the standard sign-in tail creates or verifies the user and issues the session. With codes on, the
 // request also claims the address's resend cooldown and stores a code beside the token, then pauses on the code
 // page; the code typed back in that browser consumes the same token the link would (codes.ts).
