@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { PostgresAdapter, toQueryable, type PostgresAdapterInstance, type Queryable } from '../../src/adapters/postgres/index.js';
+import { PostgresAdapter, pgTimeouts, toQueryable, type PostgresAdapterInstance, type Queryable } from '../../src/adapters/postgres/index.js';
 
 /** A provider account linked to the signed-in user. */
 export interface LinkedAccount {
@@ -76,7 +76,9 @@ export async function openDemoDatabase(env: NodeJS.ProcessEnv = process.env): Pr
   let close: () => Promise<void>;
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 5 });
+    // The server stops what the demo no longer waits for: statement, lock and idle-in-transaction limits and a
+    // connection timeout, all at the store deadline (storeTimeout, default 5000 ms).
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 5, ...pgTimeouts() });
     q = toQueryable(pool);
     where = `PostgreSQL at ${new URL(env.DATABASE_URL).host} (DATABASE_URL)`;
     close = () => pool.end();

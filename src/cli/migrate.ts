@@ -18,14 +18,16 @@ export function migrationSql(): string {
 
 /** Applies the pending migrations to the database at `url` (through `pg`, the adapter's optional peer). */
 export async function applyMigrations(url: string): Promise<number[]> {
-  let pg: { default?: { Pool: new (options: { connectionString: string }) => PoolLike }; Pool?: new (options: { connectionString: string }) => PoolLike };
+  type PoolOptions = { connectionString: string; connectionTimeoutMillis?: number };
+  let pg: { default?: { Pool: new (options: PoolOptions) => PoolLike }; Pool?: new (options: PoolOptions) => PoolLike };
   try {
     pg = (await import('pg' as string)) as typeof pg;
   } catch {
     throw new Error('`authchart migrate` connects with the `pg` package: npm install pg.');
   }
   const Pool = (pg.default ?? pg).Pool!;
-  const pool = new Pool({ connectionString: url });
+  // A server that cannot be reached fails the command instead of hanging it; migrations themselves may take long.
+  const pool = new Pool({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     return await migrate(pool as never);
   } finally {

@@ -130,6 +130,9 @@ export interface WrapAdapterOptions {
   live?: () => boolean;
 }
 
+/** How many more deadlines a COMMIT already sent is waited for, when the transaction's deadline passes meanwhile. */
+export const COMMIT_GRACE = 2;
+
 function expired(method: string): ServiceUnavailable {
   return outage(`The transaction's deadline passed before ${method}.`, { method });
 }
@@ -205,22 +208,45 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
       // only a failure to begin or commit is the adapter's.
       let inner: { error: unknown } | undefined;
       let done = false;
+      // Set once `fn` has resolved in time: the adapter is committing, and only the database knows the outcome now.
+      let committing = false;
       const txOptions: WrapAdapterOptions = { timeout, live: () => !done && live() };
-      try {
-        const run = async () =>
-          (await withTransaction.call(adapter, async (tx: Adapter) => {
+      const startedAt = Date.now();
+      const running = (async () =>
+        (await withTransaction.call(
+          adapter,
+          async (tx: Adapter) => {
             try {
               const result = await fn(wrapAdapter(tx, logger, txOptions));
               // Answered already (deadline passed): roll back rather than commit what the caller was told failed.
               if (done) throw expired('commit');
+              committing = true;
               return result;
             } catch (e) {
               inner = { error: e };
               throw e;
             }
-          })) as T;
-        return await withDeadline(run, timeout, 'withTransaction');
+          },
+          // What is left of the deadline once BEGIN is sent: the database stops statements that outlive it.
+          { timeout: Math.max(1, timeout - (Date.now() - startedAt)) },
+        )) as T)();
+      running.catch(() => {});
+      try {
+        return await withDeadline(() => running, timeout, 'withTransaction');
       } catch (e) {
+        // The deadline passed while COMMIT was on its way: answering now would tell the caller "failed" about work
+        // that may be committed (PostgreSQL's statement_timeout does not stop a COMMIT). Wait for the database's
+        // answer instead, up to COMMIT_GRACE more deadlines, and report it. Only a COMMIT that gets no answer at all
+        // (a connection lost mid-commit) leaves the outcome unknown: then the answer is ServiceUnavailable.
+        if (committing && e instanceof ServiceUnavailable && inner === undefined) {
+          try {
+            return await withDeadline(() => running, COMMIT_GRACE * timeout, 'commit');
+          } catch (late) {
+            done = true;
+            if (inner && late === (inner as { error: unknown }).error) throw late;
+            throw adapterError('withTransaction', late);
+          }
+        }
         done = true;
         if (inner && e === inner.error) throw e;
         throw adapterError('withTransaction', e);

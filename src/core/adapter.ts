@@ -119,7 +119,13 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
   /**
    * authchart extension, absent from Auth.js adapters: runs `fn` with an adapter bound to one database
    * transaction, committed when `fn` resolves and rolled back when it throws. The flow layer uses it to create
-   * a user and link its account atomically; without it, it falls back to compensating deletes.
+   * a user and link its account atomically; without it, it falls back to compensating deletes. It also spends a
+   * magic-link token and writes the session in one transaction, so an error answer never leaves a burnt link or a
+   * session row nobody holds.
+   *
+   * `options.timeout` is what is left of the caller's deadline (ms): an adapter should have the database stop the
+   * transaction's statements past it (PostgresAdapter: `SET LOCAL statement_timeout`, `lock_timeout`,
+   * `idle_in_transaction_session_timeout`). After `fn` resolves, the caller waits for the COMMIT's own answer.
    *
    * @example
    * await adapter.withTransaction?.(async (tx) => {
@@ -127,7 +133,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    *   await tx.linkAccount!({ ...account, userId: user.id });
    * });
    */
-  withTransaction?<T>(fn: (tx: Adapter) => Promise<T>): Promise<T>;
+  withTransaction?<T>(fn: (tx: Adapter) => Promise<T>, options?: { timeout?: number }): Promise<T>;
   /**
    * authchart extension, absent from Auth.js adapters: deletes what can never be used again (expired magic-link
    * tokens and WebAuthn challenge rows, expired sessions, lapsed throttle counters) and says how many of each.

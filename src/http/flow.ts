@@ -2,7 +2,7 @@
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
-import { UnknownAction } from '../core/errors.js';
+import { ServiceUnavailable, UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
@@ -129,8 +129,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
   if (result.status === 'refused') return refusedAnswer(req, result.error, provider.id);
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
-  // cookie is cleared; another provider's paused flow (another tab) is left alone.
-  clearFlow(req, slot);
+  // cookie is cleared; another provider's paused flow (another tab) is left alone. Except after an outage: nothing
+  // was spent (the store rolled back), so the browser keeps its paused flow and can send the same code again.
+  if (!(result.status === 'failed' && paused && result.error instanceof ServiceUnavailable)) clearFlow(req, slot);
   if (result.status === 'paused' && result.slot === 'assurance') {
     // Proven, and now at the second-factor check: it waits in its own cookie for the code.
     sealFlow(req, { stage: 'assurance' }, await assuranceStage(), result.paused);

@@ -197,8 +197,8 @@ export const databaseStrategy: SessionStrategyImpl = {
 
   update: (req, data) => check(req, { data }),
 
-  async issue(req, { user, verification }) {
-    const adapter = adapterOf(req);
+  async issue(req, { user, verification }, tx) {
+    const adapter = tx ?? adapterOf(req);
     if (user.id === undefined || user.id === null || user.id === '') {
       throw new SessionTokenError('Cannot create a database session for a user without an id.');
     }
@@ -216,10 +216,15 @@ export const databaseStrategy: SessionStrategyImpl = {
     writeCookie(req, sessionToken, expires);
     if (verification && !own) writeSessionFacts(req, stored(sessionToken), expires, verification);
     else clearSessionFacts(req);
-    // The session this browser held before is replaced: its row would otherwise stay valid, held by no one.
-    if (previous && previous !== sessionToken && plausible(previous)) {
-      await adapter.deleteSession(stored(previous)).catch((err: unknown) => req.config.logger.error(err as Error));
-    }
+    // The session this browser held before is replaced: its row would otherwise stay valid, held by no one. In a
+    // transaction, only once the new one is committed (and outside it: a failed delete must not abort the commit).
+    const endPrevious = async () => {
+      if (previous && previous !== sessionToken && plausible(previous)) {
+        await adapterOf(req).deleteSession(stored(previous)).catch((err: unknown) => req.config.logger.error(err as Error));
+      }
+    };
+    if (tx) return endPrevious;
+    await endPrevious();
   },
 
   async signOut(req) {

@@ -1,7 +1,10 @@
 // Issuing the session of a sign-in that reached its level: the only place a session begins. When and how the user
-// proved who they are (`auth_time`, `amr`) is recorded by authchart here, never by a callback.
+// proved who they are (`auth_time`, `amr`) is recorded by authchart here, never by a callback. With an adapter that
+// has transactions, the session row and the spend of a single-use token commit together, or neither does.
+import { MissingAdapter } from '../core/errors.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { recordProviderSessionInStore } from './provider-sessions.js';
+import { releaseClaim, spendIn, type TokenSpend } from './spend.js';
 import { strategyFor, type SignInResult } from './strategy.js';
 import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
@@ -9,14 +12,53 @@ import type { AuthMethod } from '../core/types.js';
 /**
  * Writes the session (JWT cookie or database row) for the signed-in user, verified now by the first factor of the
  * account's kind and `secondFactor` (how the second-factor check passed, if one was asked for); a database session
- * of another user this browser held is ended by the strategy.
+ * of another user this browser held is ended by the strategy once the new one is committed.
+ *
+ * `spend`: a magic-link token (or the token behind an e-mail code) the flow proved but left stored. It is used up in
+ * the transaction that writes the session (database sessions: the row; JWT: nothing else is stored), which commits
+ * only when this resolves: when it throws (a store past its deadline above all), the link still works, no session row
+ * is left, and no session cookie is set. Without `withTransaction` the two are separate steps, as before.
  *
  * @example
  * await issueSession(req, { user, account, isNewUser: false }, 'otp')
  */
-export async function issueSession(req: AuthRequest, result: Omit<SignInResult, 'verification'>, secondFactor?: string, firstFactor?: readonly AuthMethod[]): Promise<void> {
+export async function issueSession(
+  req: AuthRequest,
+  result: Omit<SignInResult, 'verification'>,
+  secondFactor?: string,
+  firstFactor?: readonly AuthMethod[],
+  spend?: TokenSpend,
+): Promise<void> {
   const amr = signInMethods(result.account?.type, secondFactor, firstFactor);
-  await strategyFor(req).issue(req, { ...result, verification: { authTime: new Date(), amr } });
+  const verified: SignInResult = { ...result, verification: { authTime: new Date(), amr } };
+  const strategy = strategyFor(req);
+  const adapter = req.config.adapter;
   // JWT sessions without an adapter that keeps provider sessions: back-channel logout finds them through the store.
+  // Recorded first: a record of a sign-in that then fails names a user who did sign in at the provider, and ends
+  // nothing that exists, while a failure after the session is written would answer an error over a live session.
   if (result.user.id) await recordProviderSessionInStore(req, String(result.user.id), result.account);
+  const cookies = req.setCookies;
+  let afterCommit: void | (() => Promise<void>);
+  try {
+    if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database')) {
+      afterCommit = await adapter.withTransaction(async (tx) => {
+        if (spend) await spendIn(tx, spend);
+        return strategy.issue(req, verified, tx);
+      });
+    } else {
+      if (spend) await spendIn(adapterFor(req), spend);
+      afterCommit = await strategy.issue(req, verified);
+    }
+  } catch (err) {
+    // The answer reports no session: none of the cookies the strategy queued goes out, and the token may be used again.
+    req.setCookies = cookies;
+    if (spend) await releaseClaim(req, spend);
+    throw err;
+  }
+  await afterCommit?.();
+}
+
+function adapterFor(req: AuthRequest) {
+  if (!req.config.adapter) throw new MissingAdapter('Spending a sign-in token needs an adapter.');
+  return req.config.adapter;
 }

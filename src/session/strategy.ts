@@ -26,7 +26,7 @@ function loadDatabase(): Promise<SessionStrategyImpl> {
 const databaseOnFirstUse: SessionStrategyImpl = {
   open: async (req) => (await loadDatabase()).open(req),
   read: async (req) => (await loadDatabase()).read(req),
-  issue: async (req, result) => (await loadDatabase()).issue(req, result),
+  issue: async (req, result, tx) => (await loadDatabase()).issue(req, result, tx),
   update: async (req, data) => (await loadDatabase()).update(req, data),
   signOut: async (req) => (await loadDatabase()).signOut(req),
   reverify: async (req, method) => (await loadDatabase()).reverify(req, method),

@@ -1,6 +1,7 @@
 // What the two session strategies implement, apart from the dispatcher that picks one (strategy.ts).
 import type { Account, AdapterUser, AuthMethod, Profile, Session, SessionVerification, User } from '../core/types.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
 
 /** What a successful sign-in hands to the session layer. */
 export interface SignInResult {
@@ -27,8 +28,12 @@ export interface SessionStrategyImpl {
   open(req: AuthRequest): Promise<VerifiedSession | null>;
   /** The session for this request's cookie, or null; refreshes the cookie when due. Never throws. Built on `open`. */
   read(req: AuthRequest): Promise<Session | null>;
-  /** Writes a new session for a signed-in user. Throws AccessDenied when the jwt callback refuses. */
-  issue(req: AuthRequest, result: SignInResult): Promise<void>;
+  /**
+   * Writes a new session for a signed-in user. Throws AccessDenied when the jwt callback refuses. With `tx` (a
+   * transaction the caller commits), every store write goes through it, and what must wait until the commit
+   * (ending the session this browser held before) comes back as a function to call after it.
+   */
+  issue(req: AuthRequest, result: SignInResult, tx?: WrappedAdapter): Promise<void | (() => Promise<void>)>;
   /** Applies a client update (`POST session`, `unstable_update`) and returns the new session. */
   update(req: AuthRequest, data: unknown): Promise<Session | null>;
   /** Ends the session: cookie cleared, row deleted, `signOut` event. Never throws. */

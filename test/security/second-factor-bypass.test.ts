@@ -267,6 +267,8 @@ describe('every route into a proven identity ends at the second-factor stage', (
     const who = await person();
     const requested = await requestLink(a.t, who.email);
     const opened = await a.t.client.get(a.outbox.linkFor(who.email));
+    // The second-factor page is the answer that reports the proof: the token is spent with it, not left for a replay.
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_token WHERE identifier = $1', [who.email])).rows[0]!.n).toBe(0);
     await expectStageThenSession(a, a.t.client, who, { responses: [requested, opened], machine: emailMachine, logged: 'email' });
   });
 

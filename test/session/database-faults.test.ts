@@ -108,10 +108,15 @@ describe('on PGlite', () => {
 
   const auth = (config: Partial<AuthConfig> = {}) => testAuth({ adapter: d.adapter, providers: [passwordProvider()], ...config });
   /** The adapter with `method` replaced by one that rejects like a dropped connection. */
-  const failing = (method: 'createSession' | 'getSessionAndUser' | 'updateSession') => ({
-    ...d.adapter,
-    [method]: () => Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' })),
-  });
+  const failing = (method: 'createSession' | 'getSessionAndUser' | 'updateSession') => {
+    const fail = () => Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' }));
+    // The method fails in a transaction too (the session is written in one).
+    return {
+      ...d.adapter,
+      [method]: fail,
+      withTransaction: <T>(fn: (tx: typeof d.adapter) => Promise<T>, options?: { timeout?: number }) => d.adapter.withTransaction((tx) => fn({ ...tx, [method]: fail }), options),
+    };
+  };
   const sessionCount = async () => Number((await d.sql<{ n: string }>('SELECT count(*)::int AS n FROM sessions'))[0]!.n);
 
   describe('failing mid-flow', () => {

@@ -63,7 +63,7 @@ export interface PostgresAdapterInstance extends Adapter {
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
-  withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>): Promise<T>;
+  withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>, options?: { timeout?: number }): Promise<T>;
   /** Creates or upgrades the schema; see {@link migrate}. */
   migrate(): Promise<number[]>;
   /** Deletes expired tokens, challenges, sessions and throttle counters; see {@link prune}. */
@@ -405,10 +405,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
       },
       toAccount,
     ),
-    async withTransaction(fn) {
+    async withTransaction(fn, options) {
       await ready();
       // Inside the transaction the schema is known to be ready; don't re-enter the migration lock.
-      return q.transaction((tx) => fn(bind(tx, async () => {})));
+      return q.transaction((tx) => fn(bind(tx, async () => {})), options);
     },
     async migrate() {
       return migrate(q);

@@ -11,13 +11,35 @@ export interface Queryable {
   query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }>;
   /**
    * Runs `fn` inside a transaction: committed when it resolves, rolled back when it throws. Inside an open
-   * transaction this simply runs `fn` in it (nested calls join the outer transaction).
+   * transaction this simply runs `fn` in it (nested calls join the outer transaction). On a PostgreSQL server,
+   * `options.timeout` (ms) bounds each statement, each lock wait and each pause between statements of the
+   * transaction: past it the server cancels the work itself (see {@link transactionTimeouts}).
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   readonly [queryableBrand]: true;
 }
 
 const queryableBrand = Symbol.for('authchart.queryable');
+
+/** Options of {@link Queryable.transaction}. */
+export interface TransactionOptions {
+  /** The caller's deadline, in ms: the server stops the transaction's work past it. */
+  timeout?: number;
+}
+
+/**
+ * The statements that give one transaction the server-side limits of its deadline: `statement_timeout` (a slow
+ * statement is cancelled), `lock_timeout` (a lock wait gives up) and `idle_in_transaction_session_timeout` (a
+ * transaction its client stopped driving is ended, its locks released). `SET LOCAL`: they end with the transaction,
+ * and the connection goes back to the pool as it came. Empty without a usable timeout.
+ *
+ * @example transactionTimeouts(5000) // 'SET LOCAL statement_timeout = 5000; ...'
+ */
+export function transactionTimeouts(timeout: number | undefined): string {
+  if (timeout === undefined || !Number.isFinite(timeout) || timeout <= 0) return '';
+  const ms = Math.ceil(timeout);
+  return ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'].map((name) => `SET LOCAL ${name} = ${ms}`).join('; ');
+}
 
 interface FieldLike {
   name: string;
@@ -138,10 +160,13 @@ async function inTransaction<T>(
   client: PgClientLike,
   fn: (tx: Queryable) => Promise<T>,
   onBroken: (err: Error) => void,
+  options: TransactionOptions = {},
 ): Promise<T> {
   const tx = make((sql, params) => client.query(sql, params), undefined);
+  const limits = transactionTimeouts(options.timeout);
   try {
-    await client.query('BEGIN');
+    // One round trip: BEGIN and the limits go as one simple-protocol query.
+    await client.query(limits ? `BEGIN; ${limits}` : 'BEGIN');
   } catch (e) {
     onBroken(e as Error);
     throw e;
@@ -170,7 +195,7 @@ function fromPgClient(client: PgClientLike): Queryable {
   };
   return make(
     (sql, params) => inTurn(() => client.query(sql, params)),
-    (fn) => inTurn(() => inTransaction(client, fn, () => {})),
+    (fn, options) => inTurn(() => inTransaction(client, fn, () => {}, options)),
   );
 }
 
@@ -178,7 +203,7 @@ function fromPgClient(client: PgClientLike): Queryable {
 function fromPgPool(pool: PgPoolLike): Queryable {
   return make(
     (sql, params) => pool.query(sql, params),
-    async (fn) => {
+    async (fn, options) => {
       const client = await pool.connect();
       // The pool stops listening to a checked-out client; a connection dropping between two statements of
       // the transaction would otherwise be an uncaught 'error' event. The next statement reports it instead.
@@ -187,7 +212,7 @@ function fromPgPool(pool: PgPoolLike): Queryable {
       // A connection that could not roll back must not return to the pool in the middle of a transaction.
       let broken: Error | undefined;
       try {
-        return await inTransaction(client, fn, (err) => (broken = err));
+        return await inTransaction(client, fn, (err) => (broken = err), options);
       } finally {
         client.removeListener?.('error', onError);
         client.release?.(broken);

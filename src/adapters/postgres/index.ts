@@ -2,6 +2,7 @@
 
 export { PostgresAdapter, type PostgresAdapterInstance, type PostgresAdapterOptions } from './adapter.js';
 export { migrate, migrations, schemaVersion, versionTable, type Migration } from './schema.js';
-export { toQueryable, type Database, type PGliteLike, type PgClientLike, type PgPoolLike, type Queryable, type Row } from './client.js';
+export { toQueryable, transactionTimeouts, type Database, type PGliteLike, type PgClientLike, type PgPoolLike, type Queryable, type Row, type TransactionOptions } from './client.js';
+export { pgTimeouts, type PgTimeouts } from './timeouts.js';
 export { PostgresThrottleStore, throttleTable } from './throttle-store.js';
 export { prune } from './prune.js';

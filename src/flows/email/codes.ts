@@ -6,7 +6,7 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { emailCodeOptions, type ResolvedEmailCode } from '../../core/email-code.js';
 import { FLOW_STORE_LIMITS } from '../../core/flow-store/scoped.js';
 import type { FlowDeps } from '../runtime/contract.js';
-import { adapterOf, emailProviderOf, tokenSecrets } from './deps.js';
+import { adapterOf, defersSpend, emailProviderOf, tokenSecrets } from './deps.js';
 
 /** What the flow store keeps per sent code: never the code itself. */
 interface StoredCode {
@@ -89,15 +89,20 @@ function matches(deps: FlowDeps, tokenHash: string, code: string, stored: string
 
 /**
  * One try at the code. The entry is taken for the try (of concurrent tries, one sees it; the others find the code
- * gone), so no more than `maxAttempts` tries are ever compared. A match leaves it taken: the caller consumes the
- * token. A miss puts it back with one more failure; the last allowed miss revokes the token, link included.
+ * gone), so no more than `maxAttempts` tries are ever compared. A match leaves it taken (the caller consumes the
+ * token at once), or puts it back when the token is spent with the session. A miss puts it back with one more failure; the last allowed miss revokes the token, link included.
  */
 export async function checkCode(deps: FlowDeps, input: { email: string; tokenHash: string; code: string }): Promise<CodeCheck> {
   const { maxAttempts } = required(deps);
   const key = codeKey(input.tokenHash);
   const entry = await deps.store.take<StoredCode>(key);
   if (!entry || typeof entry.hash !== 'string' || !(entry.expires > Date.now())) return { result: 'dead' };
-  if (matches(deps, input.tokenHash, typedCode(input.code), entry.hash)) return { result: 'passed' };
+  if (matches(deps, input.tokenHash, typedCode(input.code), entry.hash)) {
+    // The token behind the code is spent only with the session (defersSpend): until that commits, the code must
+    // still work, so it goes back as it was. Once the token is spent, a code that passes finds no token to use.
+    if (defersSpend(deps)) await deps.store.set(key, entry, secondsUntil(entry.expires));
+    return { result: 'passed' };
+  }
   const failures = entry.failures + 1;
   if (failures >= maxAttempts) {
     await adapterOf(deps).useVerificationToken({ identifier: input.email, token: input.tokenHash });

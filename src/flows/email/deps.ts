@@ -24,3 +24,12 @@ export function tokenSecrets(deps: FlowDeps): string[] {
   return secrets.length > 0 ? secrets : deps.req.config.secrets;
 }
 
+
+/**
+ * Whether the token is spent with the session (issue.ts) instead of when it is proved: the adapter can look a token
+ * up without using it, and has transactions to use it up in. Any other adapter spends it at once, as Auth.js does.
+ */
+export function defersSpend(deps: FlowDeps): boolean {
+  const adapter = deps.req.config.adapter;
+  return adapter?.withTransaction !== undefined && adapter.getVerificationToken !== undefined;
+}

@@ -1,12 +1,14 @@
 // The e-mail (magic link) flow. Request: normalise the address -> signIn callback -> store a hashed token ->
 // send the link -> verify-request page. Callback: open the link -> look the token up (without using it) ->
-// confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token ->
+// confirmation page (the only persisted state; GET consumes nothing) -> confirm -> consume the token (with a
+// transactional adapter: claim and prove it, left for the session issue to spend in the session's transaction) ->
 // authenticated: the standard sign-in tail creates or verifies the user and issues the session. With codes on, the
 // request also claims the address's resend cooldown and stores a code beside the token, then pauses on the code
 // page; the code typed back in that browser consumes the same token the link would (codes.ts).
 import { and, assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
+import type { TokenSpend } from '../../session/spend.js';
 import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/check.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
@@ -49,6 +51,8 @@ export interface EmailContext extends FlowContextBase {
   code?: string;
   /** Tries left after a wrong code, shown on the code page. */
   triesLeft?: number;
+  /** The proved token, left stored for the session issue to use up with the session (steps.ts `consumeToken`). */
+  spend?: TokenSpend;
 }
 
 /** What the e-mail flow is created with, beside {@link FlowInput}. */
@@ -64,7 +68,7 @@ export type EmailEvent =
   | { type: 'CONFIRM' }
   | { type: 'SUBMIT_CODE'; code: string };
 
-type TokenFound = { expires: number } | null;
+type TokenFound = { expires: number; spend?: TokenSpend } | null;
 type Link = { deps: FlowDeps; email: string; token: string };
 const output = doneOutput;
 
@@ -124,6 +128,7 @@ export const emailMachine = /* @__PURE__ */ setup({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom(errorOf(event)).message ?? 'unknown error'}` }),
     }),
     forgetToken: assign({ token: undefined, code: undefined }),
+    recordSpend: assign({ spend: ({ event }) => output<NonNullable<TokenFound>>(event).spend }),
     recordCooldown: assign({ failure: () => ({ message: 'A code went to this address moments ago: wait before asking for another.', expected: 'the resend cooldown over', actual: 'cooling' }) }),
     recordWrongCode: assign({ triesLeft: ({ event }) => (output<CodeCheck>(event) as { left: number }).left }),
     recordCodeDead: assign({
@@ -351,7 +356,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         onDone: [
           { guard: not('tokenFound'), target: 'failed.linkUnknown', actions: 'recordLinkUnknown' },
           { guard: 'tokenExpired', target: 'failed.linkExpired', actions: 'recordLinkExpired' },
-          { target: 'authenticated', actions: 'forgetToken' },
+          { target: 'authenticated', actions: ['forgetToken', 'recordSpend'] },
         ],
         onError: { target: 'failed.callbackRoute', actions: ['recordError', 'forgetToken'] },
       },
@@ -364,6 +369,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         outcome: 'authenticated' as const,
         user: { email: context.email! },
         account: emailAccount(context.providerId, context.email!),
+        ...(context.spend ? { spend: context.spend } : {}),
       }),
     },
     failed: {

@@ -7,8 +7,9 @@ import { asciiEmailDomain } from '../../core/email-address.js';
 import type { AdapterUser } from '../../core/types.js';
 import { normalizeEmailAddress, resolveEmailProvider, sendMagicLinkMail } from '../../providers/email.js';
 import type { FlowDeps } from '../runtime/contract.js';
-import { dropCode } from './codes.js';
-import { adapterOf, emailProviderOf, tokenSecrets } from './deps.js';
+import { codeKey, codeOptions, dropCode } from './codes.js';
+import { adapterOf, defersSpend, emailProviderOf, tokenSecrets } from './deps.js';
+import type { TokenSpend } from '../../session/spend.js';
 
 export { emailProviderOf } from './deps.js';
 
@@ -90,13 +91,18 @@ export async function revokeToken(deps: FlowDeps, input: { email: string; token:
 }
 
 /**
- * Uses the token up: returns its expiry when a stored token matched `email` (and deletes it), else null. The
- * token comes as the link's raw token, or (a matched code) as the hash the flow cookie kept. Each hash is claimed
- * first (`config.singleUse`), then taken with the adapter's `useVerificationToken`: of concurrent uses at most one
- * finds it, whether or not the adapter's take is atomic. A link used up this way takes its code with it.
+ * Proves the token: returns its expiry when a stored token matched `email`, else null. The token comes as the link's
+ * raw token, or (a matched code) as the hash the flow cookie kept. Each hash is claimed first (`config.singleUse`):
+ * of concurrent uses at most one goes on, whether or not the adapter's take is atomic.
+ *
+ * With an adapter that can look a token up and has transactions ({@link defersSpend}), the token is only looked up
+ * here and comes back as `spend`: the session issue uses it up in the transaction that writes the session, and gives
+ * the claim back if that fails, so an error answer never burns the link. Otherwise it is taken here with the adapter's
+ * `useVerificationToken`, and a link used up this way takes its code with it.
  */
-export async function consumeToken(deps: FlowDeps, input: { email: string; token?: string; tokenHash?: string }): Promise<{ expires: number } | null> {
+export async function consumeToken(deps: FlowDeps, input: { email: string; token?: string; tokenHash?: string }): Promise<{ expires: number; spend?: TokenSpend } | null> {
   const adapter = adapterOf(deps);
+  const defer = defersSpend(deps);
   const tried = new Set<string>();
   const hashes = input.tokenHash !== undefined ? [input.tokenHash] : tokenSecrets(deps).map((secret) => hashToken(input.token ?? '', secret));
   for (const hash of hashes) {
@@ -105,15 +111,19 @@ export async function consumeToken(deps: FlowDeps, input: { email: string; token
     if (!(await claim(deps, hash))) return null;
     let found;
     try {
-      found = await adapter.useVerificationToken({ identifier: input.email, token: hash });
+      const key = { identifier: input.email, token: hash };
+      found = defer ? await adapter.getVerificationToken!(key) : await adapter.useVerificationToken(key);
     } catch (err) {
       // The adapter did not take it: the link stays usable once the store is back.
       await deps.req.config.singleUse.delete(hash).catch(() => undefined);
       throw err;
     }
     if (found) {
+      const expires = new Date(found.expires).getTime();
+      // The code sent beside the link goes once the token is spent (it is put back on a match until then).
+      if (defer) return { expires, spend: { identifier: input.email, token: hash, ...(codeOptions(deps) ? { forget: codeKey(hash) } : {}) } };
       if (input.tokenHash === undefined) await dropCode(deps, hash);
-      return { expires: new Date(found.expires).getTime() };
+      return { expires };
     }
   }
   return null;

@@ -5,6 +5,7 @@ import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import type { FlowKeyValueStore } from '../../core/flow-store/scoped.js';
 import type { RequestContext } from '../../core/request-context.js';
+import type { TokenSpend } from '../../session/spend.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { InvalidProvider } from '../../core/errors.js';
 
@@ -143,6 +144,12 @@ export type FlowOutput =
        * in the session as the flow's claim. Absent: `oauth` for a custom flow. An unknown name fails the flow.
        */
       amr?: AuthMethod[];
+      /**
+       * A single-use verification token the flow proved but left stored (the built-in e-mail flow with an adapter
+       * that has transactions): used up in the transaction that writes the session (`issueSession`), or, when the
+       * sign-in pauses for a second factor, with the answer that shows it. Never spent when the answer is an error.
+       */
+      spend?: TokenSpend;
     }
   | { outcome: 'redirected'; url: string };
 

@@ -3,12 +3,14 @@
 // configuration has second factors, then the session. The runtime imports no specific flow: the stages arrive as
 // definitions. Every run leaves a record (trace.ts) for the logs and, in development, the inspector.
 import type { EventObject } from 'xstate';
-import { AccessDenied, AdapterError, AuthError, CallbackRouteError } from '../../core/errors.js';
+import { AccessDenied, AdapterError, AuthError, CallbackRouteError, Verification } from '../../core/errors.js';
 import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
 import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import { issueSession } from '../../session/issue.js';
-import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput } from './contract.js';
+import { releaseClaim, spendAlone, type TokenSpend } from '../../session/spend.js';
+import type { FlowContextBase } from './context.js';
+import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput, FlowOutput } from './contract.js';
 import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
 import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
@@ -86,11 +88,30 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   const out = outputOf(first.output, deps);
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
   if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
-  // Proven: the standard tail decides whether this becomes a session.
-  const { outcome: _outcome, amr, ...identity } = out;
+  // Proven: the standard tail decides whether this becomes a session. A token the flow left unspent is used up with
+  // the answer that reports it (a session, or a second-factor page); on any other answer its claim is given back.
+  const { outcome: _outcome, amr, spend, ...identity } = out;
+  const proven = await afterProof(deps, first.context, identity, amr, spend, stages, trace, options);
+  const spent = proven.status === 'signedIn' || proven.status === 'paused';
+  if (spend && !spent) await releaseClaim(deps.req, spend);
+  if (spend?.forget && spent) await deps.store.take(spend.forget).catch(() => undefined);
+  return proven;
+}
+
+/** The stages after a flow proved who someone is: the tail, the second-factor check, the session. */
+async function afterProof(
+  deps: FlowDeps,
+  context: FlowContextBase | undefined,
+  identity: Omit<Extract<FlowOutput, { outcome: 'authenticated' }>, 'outcome' | 'amr' | 'spend'>,
+  amr: AuthMethod[] | undefined,
+  spend: TokenSpend | undefined,
+  stages: SignInStages,
+  trace: TraceEntry[],
+  options: RunOptions,
+): Promise<SettledFlow> {
   // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
   // form_post) carries no callback-url cookie, so this request's own would be the default.
-  const chosen = first.context?.callbackUrl;
+  const chosen = context?.callbackUrl;
   const callbackUrl = typeof chosen === 'string' && chosen ? await destination(deps, chosen) : deps.callbackUrl;
 
   const tailEmitted: EventObject[] = [];
@@ -109,9 +130,9 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
     redirect: resolved.redirect,
     ...(amr ? { amr } : {}),
   };
-  if (!stages.assurance) return signIn(deps, pending, undefined, trace);
+  if (!stages.assurance) return signIn(deps, pending, undefined, trace, spend);
   const start = { type: 'START', purpose: 'signIn', userId: String(pending.user.id), user: pending.user, account: pending.account };
-  return assure(deps, stages.assurance, start, undefined, pending, trace, options);
+  return assure(deps, stages.assurance, start, undefined, pending, trace, options, spend);
 }
 
 /** Settles one stage machine and keeps its trace under its own machine id (and, when one records, its own span). */
@@ -146,6 +167,7 @@ async function assure(
   pending: PendingSignIn | undefined,
   trace: TraceEntry[],
   options: RunOptions,
+  spend?: TokenSpend,
 ): Promise<SettledFlow> {
   const emitted: EventObject[] = [];
   const settled = await stage('authchart.second_factor', flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
@@ -153,22 +175,30 @@ async function assure(
   if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
   if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
   if (settled.kind === 'paused') {
+    // The second-factor page is the answer that reports the proof: the link is spent with it, not left for a replay.
+    if (spend) {
+      try {
+        await spendAlone(deps.req, spend);
+      } catch (err) {
+        return failed(err instanceof AuthError ? err : new CallbackRouteError(err instanceof Error ? err : String(err)), trace, 'spendingToken');
+      }
+    }
     if (pending) settled.paused.carry = { signIn: pending };
     return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'assurance' };
   }
   const result = settled.output as { outcome?: string; method?: string } | undefined;
   if (!pending) return { status: 'assured', output: settled.output, trace };
   if (result?.outcome !== 'passed') return failed(new CallbackRouteError('The second-factor check ended without passing.', { actual: result?.outcome }), trace);
-  return signIn(deps, pending, result.method, trace);
+  return signIn(deps, pending, result.method, trace, spend);
 }
 
 /** Issues the session of a sign-in that reached its level, and announces it (`signIn`). */
-async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, method: string | undefined, trace: TraceEntry[]): Promise<SettledFlow> {
+async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, method: string | undefined, trace: TraceEntry[], spend?: TokenSpend): Promise<SettledFlow> {
   const { user, account, profile, isNewUser } = pending;
   try {
-    await issueSession(deps.req, { user, account, profile, isNewUser }, method, pending.amr);
+    await issueSession(deps.req, { user, account, profile, isNewUser }, method, pending.amr, spend);
   } catch (err) {
-    if (err instanceof AccessDenied || err instanceof AdapterError) return failed(err, trace, 'issuingSession');
+    if (err instanceof AccessDenied || err instanceof AdapterError || err instanceof Verification) return failed(err, trace, 'issuingSession');
     return failed(new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'issuingSession' }), trace, 'issuingSession');
   }
   await dispatchEvent(deps.req.config.events, deps.req.config.logger, 'signIn', { user, account, profile, isNewUser });

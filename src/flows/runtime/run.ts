@@ -10,6 +10,7 @@ import { AWAITING, type FlowDeps, type FlowOutput, type FlowResponse } from './c
 import type { FlowContextBase } from './context.js';
 import { recordsRead } from './log.js';
 import { knownMethods } from '../../session/verification.js';
+import { isTokenSpend } from '../../session/spend.js';
 import { createTraceRecorder, type TraceEntry } from './trace.js';
 import type { MachineSpan } from './spans.js';
 import { statePathOf as statePath } from './state-path.js';
@@ -254,6 +255,7 @@ export function outputOf(value: unknown, deps: FlowDeps): FlowOutput | undefined
   if (out.existingUser !== undefined && (out.existingUser !== true || typeof user.id !== 'string' || user.id === '' || user.id.length > 255)) return undefined;
   // amr: known method names only, at least one; an unknown one fails the flow rather than being dropped in silence.
   if (out.amr !== undefined && (!Array.isArray(out.amr) || out.amr.length === 0 || out.amr.length > 5 || knownMethods(out.amr).length !== new Set(out.amr).size)) return undefined;
+  if (out.spend !== undefined && !isTokenSpend(out.spend)) return undefined;
   // The account is always this provider's: a flow cannot sign someone in as another provider's account.
   return { ...out, account: { ...account, provider: deps.provider.id } };
 }

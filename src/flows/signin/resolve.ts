@@ -46,7 +46,17 @@ export async function resolveEmailUser(deps: FlowDeps, email: string, owner: Ada
     const user = (await adapter.updateUser({ id: owner.id, emailVerified: new Date() })) as AdapterUser;
     return { user, isNewUser: false, created: false, linked: false, updated: true };
   }
-  const user = (await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() })) as AdapterUser;
+  let user: AdapterUser;
+  try {
+    user = (await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() })) as AdapterUser;
+  } catch (err) {
+    // The same link (or its code) used at the same moment elsewhere: the token is spent with the session, so two
+    // uses can both get here, and the other one created the user first. It is this address's owner, verified just
+    // now; which of the two sign-ins goes on is the token's spend's to decide (issue.ts), not a unique-key error.
+    const created = await adapter.getUserByEmail(email).catch(() => null);
+    if (!created) throw err;
+    return { user: created as AdapterUser, isNewUser: false, created: false, linked: false, updated: false };
+  }
   return { user, isNewUser: true, created: true, linked: false, updated: false };
 }
 
