@@ -2,7 +2,7 @@
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
-import { UnknownAction } from '../core/errors.js';
+import { publicErrorType, UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
@@ -12,6 +12,7 @@ import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { FlowResult } from '../flows/runtime/flow.js';
 import type { ResolvedProvider } from '../core/provider.js';
+import { accountErrorUrl } from './account-url.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
@@ -102,7 +103,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const callbackUrl = await resolveCallbackUrl(req);
   const deps: FlowDeps = flowDeps(req, provider, callbackUrl);
   const slot: FlowSlot = { provider: provider.id };
-  const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
+  const pausedHere = req.cookies[slotCookieName(req, slot)] !== undefined;
+  // A flow with no entry of its own for a link is entered as at sign-in: what it proves goes to the link stage.
+  const entry = flow.entry(route, deps, pausedHere) ?? (route === 'link' ? flow.entry('signin', deps, pausedHere) : null);
   if (!entry) {
     if (route === 'signin') return redirect(req, `${req.authUrl}/signin`);
     throw new UnknownAction(`Provider "${provider.id}" does not take ${req.method} ${route}.`);
@@ -148,10 +151,20 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
     }
     return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
+  // A link that failed (an account another user owns, a passkey not made for this user) goes back to the account page.
+  if (result.status === 'failed' && link) return linkFailed(req, result);
   if (result.status === 'failed') rememberTypedIdentifier(req, provider);
   if (result.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
   if (result.status === 'assured') throw new UnknownAction('A sign-in ended as a signed-in user\'s factor check.');
   return finished(req, result, provider.id);
+}
+
+/** A failed link: the account page saying why (`?error=`), the signed-in user's session untouched. */
+function linkFailed(req: AuthRequest, result: Extract<FlowResult, { status: 'failed' }>): Response {
+  withoutSessionCookies(req);
+  rememberFailedFlow(req, result.record);
+  req.config.logger.error(result.error);
+  return redirect(req, accountErrorUrl(req, publicErrorType(result.error)));
 }
 
 /** Whether the client asked for JSON (fetch with `Accept: application/json`, the client library) rather than a page. */

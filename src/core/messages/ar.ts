@@ -147,6 +147,8 @@ export const ar: Messages = {
   'account.error.AccessDenied': 'رُفض هذا التغيير: يجب أن يحتفظ الحساب بطريقة واحدة على الأقل لتسجيل الدخول.',
   'account.error.AccountNotLinked': 'بدأ الربط من جلسة أخرى.',
   'account.error.default': 'لم ينجح ذلك.',
+  'account.you': 'أنت',
+  'account.addPasskey': 'إضافة مفتاح مرور',
 
   'mail.subject': 'تسجيل الدخول إلى {host}',
   'mail.heading': 'تسجيل الدخول إلى {host}',

@@ -147,6 +147,8 @@ export const de: Messages = {
   'account.error.AccessDenied': 'Diese Änderung wurde abgelehnt: Ein Konto muss mindestens eine Anmeldemöglichkeit behalten.',
   'account.error.AccountNotLinked': 'Die Verknüpfung wurde in einer anderen Sitzung gestartet.',
   'account.error.default': 'Das hat nicht funktioniert.',
+  'account.you': 'Sie',
+  'account.addPasskey': 'Passkey hinzufügen',
 
   'mail.subject': 'Bei {host} anmelden',
   'mail.heading': 'Bei {host} anmelden',

@@ -157,6 +157,8 @@ export const en = {
   'account.error.AccessDenied': 'That change was refused: an account must keep at least one way to sign in.',
   'account.error.AccountNotLinked': 'The link was started by another session.',
   'account.error.default': 'That did not work.',
+  'account.you': 'you',
+  'account.addPasskey': 'Add a passkey',
 
   // The sign-in mail
   'mail.subject': 'Sign in to {host}',

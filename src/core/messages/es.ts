@@ -147,6 +147,8 @@ export const es: Messages = {
   'account.error.AccessDenied': 'Se ha rechazado el cambio: una cuenta debe conservar al menos una forma de iniciar sesión.',
   'account.error.AccountNotLinked': 'La vinculación la inició otra sesión.',
   'account.error.default': 'No ha funcionado.',
+  'account.you': 'usted',
+  'account.addPasskey': 'Añadir una llave de acceso',
 
   'mail.subject': 'Inicia sesión en {host}',
   'mail.heading': 'Inicia sesión en {host}',

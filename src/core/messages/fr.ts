@@ -147,6 +147,8 @@ export const fr: Messages = {
   'account.error.AccessDenied': 'Modification refusée : un compte doit garder au moins un moyen de connexion.',
   'account.error.AccountNotLinked': 'La liaison a été lancée par une autre session.',
   'account.error.default': 'Cela n’a pas fonctionné.',
+  'account.you': 'vous',
+  'account.addPasskey': 'Ajouter une clé d’accès',
 
   'mail.subject': 'Connexion à {host}',
   'mail.heading': 'Connexion à {host}',

@@ -147,6 +147,8 @@ export const ja: Messages = {
   'account.error.AccessDenied': '変更は拒否されました。アカウントには少なくとも 1 つのログイン方法が必要です。',
   'account.error.AccountNotLinked': 'この連携は別のセッションで開始されました。',
   'account.error.default': 'うまくいきませんでした。',
+  'account.you': 'あなた',
+  'account.addPasskey': 'パスキーを追加',
 
   'mail.subject': '{host} へのログイン',
   'mail.heading': '{host} へのログイン',

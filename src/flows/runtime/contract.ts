@@ -51,8 +51,11 @@ export interface FlowInput {
   startedAt: number;
 }
 
-/** The HTTP routes a flow may be entered from: `POST signin/:id`, `GET|POST callback/:id`, `GET webauthn-options/:id`. */
-export type FlowRoute = 'signin' | 'callback' | 'options';
+/**
+ * The HTTP routes a flow may be entered from: `POST signin/:id`, `GET|POST callback/:id`, `GET webauthn-options/:id`,
+ * and `POST link/:id` (a signed-in user adding this provider; a flow with no `link` entry is entered as at `signin`).
+ */
+export type FlowRoute = 'signin' | 'callback' | 'options' | 'link';
 
 /** What a paused flow answers while it waits for the browser (kept in context as `response`; never persisted). */
 export type FlowResponse =
