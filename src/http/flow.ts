@@ -62,6 +62,7 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
           nonce: pageNonce(req),
           i18n: await messagesFor(req),
           passkeyScript: `${req.authUrl}/webauthn-script.js`,
+          authUrl: req.authUrl,
         });
         return html(req, page, response.status ?? 200);
       }
@@ -132,8 +133,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
   if (result.status === 'refused') return refusedAnswer(req, result.error, provider.id);
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
-  // cookie is cleared; another provider's paused flow (another tab) is left alone.
-  clearFlow(req, slot);
+  // cookie is cleared; another provider's paused flow (another tab) is left alone. A fresh start that failed spent
+  // nothing: the flow already paused here stands (a "send a new code" refused by the cooldown keeps the first code).
+  if (entry.resume || result.status !== 'failed') clearFlow(req, slot);
   if (result.status === 'paused' && result.slot === 'assurance') {
     // Proven, and now at the second-factor check: it waits in its own cookie for the code.
     sealFlow(req, { stage: 'assurance' }, await assuranceStage(), result.paused);

@@ -90,6 +90,8 @@ export const ar: Messages = {
   'emailCode.wrong': 'هذا الرمز غير مطابق. المحاولات المتبقية: {count}.',
   'emailCode.wrongLast': 'هذا الرمز غير مطابق. بقيت محاولة واحدة.',
   'emailCode.label': 'الرمز من البريد الإلكتروني',
+  'emailCode.resend': 'إرسال رمز جديد',
+  'emailCode.otherAddress': 'استخدام عنوان آخر',
 
   'confirm.title': 'تأكيد تسجيل الدخول',
   'confirm.heading': 'تسجيل الدخول باسم {email}؟',

@@ -90,6 +90,8 @@ export const de: Messages = {
   'emailCode.wrong': 'Dieser Code stimmt nicht. Noch {count} Versuche.',
   'emailCode.wrongLast': 'Dieser Code stimmt nicht. Noch 1 Versuch.',
   'emailCode.label': 'Code aus der E-Mail',
+  'emailCode.resend': 'Neuen Code senden',
+  'emailCode.otherAddress': 'Eine andere Adresse verwenden',
 
   'confirm.title': 'Anmeldung bestätigen',
   'confirm.heading': 'Als {email} anmelden?',

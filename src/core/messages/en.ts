@@ -98,6 +98,8 @@ export const en = {
   'emailCode.wrong': 'That code did not match. {count} tries left.',
   'emailCode.wrongLast': 'That code did not match. 1 try left.',
   'emailCode.label': 'Code from the email',
+  'emailCode.resend': 'Send a new code',
+  'emailCode.otherAddress': 'Use a different address',
 
   'confirm.title': 'Confirm sign in',
   'confirm.heading': 'Sign in as {email}?',

@@ -90,6 +90,8 @@ export const es: Messages = {
   'emailCode.wrong': 'Ese código no coincide. Quedan {count} intentos.',
   'emailCode.wrongLast': 'Ese código no coincide. Queda 1 intento.',
   'emailCode.label': 'Código del correo',
+  'emailCode.resend': 'Enviar un código nuevo',
+  'emailCode.otherAddress': 'Usar otra dirección',
 
   'confirm.title': 'Confirmar inicio de sesión',
   'confirm.heading': '¿Iniciar sesión como {email}?',

@@ -90,6 +90,8 @@ export const fr: Messages = {
   'emailCode.wrong': 'Ce code ne correspond pas. Encore {count} essais.',
   'emailCode.wrongLast': 'Ce code ne correspond pas. Plus qu’un essai.',
   'emailCode.label': 'Code reçu par e-mail',
+  'emailCode.resend': 'Envoyer un nouveau code',
+  'emailCode.otherAddress': 'Utiliser une autre adresse',
 
   'confirm.title': 'Confirmer la connexion',
   'confirm.heading': 'Se connecter en tant que {email} ?',

@@ -90,6 +90,8 @@ export const ja: Messages = {
   'emailCode.wrong': 'コードが一致しません。残り {count} 回です。',
   'emailCode.wrongLast': 'コードが一致しません。残り 1 回です。',
   'emailCode.label': 'メールに記載のコード',
+  'emailCode.resend': '新しいコードを送信',
+  'emailCode.otherAddress': '別のアドレスを使う',
 
   'confirm.title': 'ログインの確認',
   'confirm.heading': '{email} としてログインしますか？',

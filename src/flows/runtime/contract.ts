@@ -120,6 +120,13 @@ export interface FlowFormPage {
    * with `GET <form action>?action=authenticate` and posts the assertion to the form action (`action`, `data`).
    */
   passkey?: { label: FlowText };
+  /**
+   * A second, lesser action under the form: a button that POSTs `fields` (with the browser's CSRF token) to `action`,
+   * e.g. "send a new code" to `signin/<provider id>`. A relative `action` is resolved under `{origin}{basePath}/`.
+   */
+  alternative?: { action: string; label: FlowText; fields?: Record<string, string> };
+  /** A way out at the bottom of the page (e.g. "use a different address": `signin`, resolved like `alternative`). */
+  leave?: { href: string; text: FlowText };
 }
 
 /**
