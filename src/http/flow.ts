@@ -2,11 +2,11 @@
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
-import { publicErrorType, UnknownAction } from '../core/errors.js';
+import { InvalidCheck, InvalidProvider, publicErrorType, UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
-import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
+import type { FlowDefinition, FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { flowDeps } from '../flows/runtime/deps.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
@@ -81,6 +81,55 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
   }
 }
 
+/** The name of the second-factor check's slot in `GET {basePath}/flow/:slot` (a provider's slot is its id). */
+const ASSURANCE_SLOT = 'second-factor';
+
+/** A paused flow that shows a built-in page keeps that page sealed beside it, for `GET {basePath}/flow/:slot`. */
+export function withPage(paused: PausedFlow, response: FlowResponse): PausedFlow {
+  if (response.kind === 'page') paused.carry = { ...paused.carry, page: response };
+  return paused;
+}
+
+/**
+ * What a paused flow answers. A client that reads redirects as data (next-auth's and authchart's browser clients)
+ * cannot show a page: it gets `{ url }` of the route that shows the sealed page from the flow cookie.
+ */
+function pausedAnswer(req: AuthRequest, slotName: string, formAction: string, response: FlowResponse): Promise<Response> | Response {
+  if (response.kind === 'page' && redirectsAsData(req)) return redirect(req, `${req.authUrl}/flow/${encodeURIComponent(slotName)}`);
+  return pausedResponse(req, formAction, response);
+}
+
+/**
+ * `GET {basePath}/flow/:slot`: the page a paused flow shows (the e-mail code page, the second-factor check), read
+ * from its flow cookie. It only reads: the flow is neither run nor resealed, so showing the page again and again
+ * advances nothing, spends nothing and sends nothing.
+ */
+export async function pausedPageRoute(req: AuthRequest, slotName: string): Promise<Response> {
+  let slot: FlowSlot;
+  let flow: FlowDefinition;
+  let formAction: string;
+  if (slotName === ASSURANCE_SLOT) {
+    slot = { stage: 'assurance' };
+    flow = await assuranceStage();
+    formAction = `${req.authUrl}/second-factor`;
+  } else {
+    const provider = req.config.providersById.get(slotName);
+    if (!provider) throw new InvalidProvider(`No provider with id "${slotName}".`, { actual: slotName });
+    slot = { provider: provider.id };
+    flow = await flowFor(provider);
+    formAction = `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`;
+  }
+  let paused: PausedFlow;
+  try {
+    paused = openFlow(req, slot, flow);
+  } catch (err) {
+    return errorRedirect(req, err);
+  }
+  const page = (paused.carry as { page?: FlowResponse } | undefined)?.page;
+  if (!page || page.kind !== 'page') return errorRedirect(req, new InvalidCheck('This paused flow shows no page.', { expected: 'a paused page', actual: paused.value }));
+  return pausedResponse(req, formAction, page);
+}
+
 /** A link the paused flow was started for, from its sealed carry (absent, or not this shape: a sign-in). */
 function carriedLink(paused: PausedFlow | undefined): { userId: string } | undefined {
   const link = (paused?.carry as { link?: { userId?: unknown } } | undefined)?.link;
@@ -138,20 +187,13 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   if (entry.resume || result.status !== 'failed') clearFlow(req, slot);
   if (result.status === 'paused' && result.slot === 'assurance') {
     // Proven, and now at the second-factor check: it waits in its own cookie for the code.
-    sealFlow(req, { stage: 'assurance' }, await assuranceStage(), result.paused);
-    return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
+    sealFlow(req, { stage: 'assurance' }, await assuranceStage(), withPage(result.paused, result.response));
+    return pausedAnswer(req, ASSURANCE_SLOT, `${req.authUrl}/second-factor`, result.response);
   }
   if (result.status === 'paused') {
     if (link) result.paused.carry = { ...result.paused.carry, link };
-    sealFlow(req, slot, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
-    // A client that reads redirects as data (next-auth's and authchart's browser clients) cannot show a page: an
-    // e-mail sign-in that sent a code answers where the link's sign-in would, the check-your-e-mail page; the mail's
-    // link still signs in, and the paused code flow stays sealed in this browser.
-    if (provider.type === 'email' && route === 'signin' && result.response.kind === 'page' && redirectsAsData(req)) {
-      rememberSentTo(req);
-      return redirect(req, `${req.authUrl}/verify-request?${new URLSearchParams({ provider: provider.id, type: 'email' })}`);
-    }
-    return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
+    sealFlow(req, slot, flow, withPage(result.paused, result.response), { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
+    return pausedAnswer(req, provider.id, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
   // A link that failed (an account another user owns, a passkey not made for this user) goes back to the account page.
   if (result.status === 'failed' && link) return linkFailed(req, result);
