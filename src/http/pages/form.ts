@@ -91,12 +91,12 @@ ${page.fields.map((field, i) => input(field, i, i === 0, i18n))}
 </form>`
     : ''
 }
-${alternative ? html`<form method="post" class="center"${attr('action', alternative)}>
+${alternative ? html`<form method="post" class="center alternative"${attr('action', alternative)}>
 ${params.hiddenFields.csrfToken === undefined ? '' : html`<input type="hidden" name="csrfToken" value="${params.hiddenFields.csrfToken}">`}
 ${Object.entries(page.alternative!.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <button type="submit" class="button secondary" data-form-alternative>${say(page.alternative!.label, i18n)}</button>
 </form>` : ''}
 ${leave ? html`<p class="center"><a${attr('href', leave)} data-form-leave>${say(page.leave!.text, i18n)}</a></p>` : ''}
 ${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: '.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }
