@@ -8,11 +8,12 @@ import { dispatchEvent } from '../core/events.js';
 import { signInMethods, unlinkAccount } from '../flows/account/methods.js';
 import { listSessions } from '../session/session-control.js';
 import { sessionGate } from '../session/gate.js';
+import { accountErrorUrl, accountUrl } from './account-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { handleFlow } from './flow-entry.js';
 import { renderAccountPage } from './pages/account.js';
 import { pageNonce, type AuthRequest } from './request.js';
-import { html, json, redirect } from './response.js';
+import { html, json, redirect, redirectsAsData } from './response.js';
 
 /** How recent (seconds) a sign-in or factor check must be to link or unlink. */
 export const LINK_MAX_AGE = 5 * 60;
@@ -20,19 +21,18 @@ export const LINK_MAX_AGE = 5 * 60;
 /** Provider kinds whose accounts one links here: a password and an address are methods, not linked accounts. */
 const LINKABLE = new Set(['oauth', 'oidc']);
 
+/** Kinds one adds through `POST link/:provider` too, shown apart on the account page: passkeys. */
+const ADDABLE = new Set([...LINKABLE, 'webauthn']);
+
 function wantsJson(req: AuthRequest): boolean {
   const accept = req.request.headers.get('accept') ?? '';
   return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
 }
 
-/** The account page: the app's own (`pages.account`) or the built-in one. */
-function accountUrl(req: AuthRequest): string {
-  return new URL(req.config.pages.account ?? `${req.config.basePath}/account`, req.origin).href;
-}
-
 /** Signed out: the sign-in page (coming back to the account page); stale: the factor check, else a new sign-in. */
 function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
-  if (wantsJson(req)) return json(req, { error: reason === 'signedOut' ? 'Unauthorized' : 'RecentSignInRequired' }, reason === 'signedOut' ? 401 : 403, { noCache: true });
+  // A client that reads redirects as data (the passkey script, next-auth's client) is told where to go instead.
+  if (wantsJson(req) && !redirectsAsData(req)) return json(req, { error: reason === 'signedOut' ? 'Unauthorized' : 'RecentSignInRequired' }, reason === 'signedOut' ? 401 : 403, { noCache: true });
   const stepUp = reason === 'stale' && req.config.secondFactor;
   const url = new URL(stepUp ? `${req.config.basePath}/factors/verify` : req.config.pages.signIn ?? `${req.config.basePath}/signin`, req.origin);
   url.searchParams.set('callbackUrl', accountUrl(req));
@@ -44,9 +44,7 @@ function refused(req: AuthRequest, err: unknown): Response {
   req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
   const type = publicErrorType(err);
   if (wantsJson(req)) return json(req, { error: type }, type === 'Configuration' ? 500 : 403, { noCache: true });
-  const url = new URL(accountUrl(req));
-  url.searchParams.set('error', type);
-  return redirect(req, url.href);
+  return redirect(req, accountErrorUrl(req, type));
 }
 
 /** `POST {basePath}/link/:provider`: starts the provider's flow for the signed-in user, who signed in recently. */
@@ -57,8 +55,8 @@ export async function linkRoute(req: AuthRequest, providerId: string): Promise<R
   const gate = await sessionGate(req, { maxAge: LINK_MAX_AGE });
   if (!gate.ok) return notRecent(req, gate.reason);
   // A custom flow proves what it proves; the link stage refuses what is not a provider account.
-  if (!LINKABLE.has(provider.type) && provider.flow === undefined) return refused(req, new AccessDenied(`Accounts of "${provider.id}" (${provider.type}) are not linked.`, { actual: provider.type }));
-  return handleFlow(req, provider, 'signin', { link: { userId: gate.userId } });
+  if (!ADDABLE.has(provider.type) && provider.flow === undefined) return refused(req, new AccessDenied(`Accounts of "${provider.id}" (${provider.type}) are not linked.`, { actual: provider.type }));
+  return handleFlow(req, provider, 'link', { link: { userId: gate.userId } });
 }
 
 /** `POST {basePath}/unlink/:provider/:providerAccountId`: removes one of the user's linked accounts (never the last method). */
@@ -94,15 +92,18 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   const devices = sessions.map((s) => ({ current: s.current, lastSeen: s.lastSeenAt ?? s.createdAt ?? s.expires, ...(s.userAgent ? { userAgent: s.userAgent } : {}) }));
   if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, email: methods.email, devices }, 200, { noCache: true });
   const error = req.query.error;
+  const who = methods.user.email ?? methods.user.name ?? undefined;
+  const passkey = [...req.config.providersById.values()].find((p) => p.type === 'webauthn');
   return html(
     req,
     renderAccountPage({
       theme: req.config.theme,
       authUrl: req.authUrl,
       csrfToken: csrf(req).token,
-      who: methods.user.email ?? methods.user.name ?? 'you',
+      ...(who ? { who } : {}),
       providers,
       passkeys: methods.passkeys,
+      ...(passkey ? { passkeyProvider: passkey.id } : {}),
       factors: Boolean(req.config.secondFactor),
       devices,
       ...(error ? { notice: error } : {}),

@@ -16,6 +16,7 @@ import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
+import { pausedPageRoute } from './flow-entry.js';
 import { AuthResponse } from './fast-response.js';
 
 /** How a route reports a failure: JSON routes answer with a status, browser routes redirect. */
@@ -95,6 +96,8 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.post(`${base}/backchannel-logout/:provider`, route(config, 'json', async (req, event) => (await backchannelLogout()).backchannelLogoutRoute(req, param(event, 'provider'))));
   app.get(`${base}/error`, route(config, 'browser', errorPage));
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
+  // A paused flow's page, read from its flow cookie (where a JSON client's `{ url }` leads): it runs nothing.
+  app.get(`${base}/flow/:slot`, route(config, 'browser', (req, event) => pausedPageRoute(req, param(event, 'slot'))));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
   if (config.secondFactor) {

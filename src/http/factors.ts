@@ -17,7 +17,7 @@ import type { PausedFlow } from '../flows/runtime/run.js';
 import { recordFactorCheck } from '../session/factor-check.js';
 import { sessionGate } from '../session/gate.js';
 import { csrf, requireCsrf } from './csrf.js';
-import { finished, pausedResponse, refusedAnswer } from './flow.js';
+import { finished, pausedResponse, refusedAnswer, withPage } from './flow.js';
 import { flowBrowser } from './inspect-trace.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
@@ -140,7 +140,7 @@ export async function secondFactorRoute(req: AuthRequest): Promise<Response> {
 async function answer(req: AuthRequest, result: FlowResult): Promise<Response> {
   switch (result.status) {
     case 'paused':
-      sealFlow(req, SLOT, await assuranceStage(), result.paused);
+      sealFlow(req, SLOT, await assuranceStage(), withPage(result.paused, result.response));
       return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
     case 'failed':
       if (wantsJson(req)) {

@@ -11,3 +11,8 @@ const load = lazy(() => import('./flow.js'));
 export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, start?: { link: { userId: string } }): Promise<Response> {
   return (await load()).handleFlow(req, provider, route, start);
 }
+
+/** See {@link import('./flow.js').pausedPageRoute}. */
+export async function pausedPageRoute(req: AuthRequest, slot: string): Promise<Response> {
+  return (await load()).pausedPageRoute(req, slot);
+}

@@ -2,16 +2,17 @@
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
-import { ServiceUnavailable, UnknownAction } from '../core/errors.js';
+import { InvalidCheck, InvalidProvider, publicErrorType, ServiceUnavailable, UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
-import type { FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
+import type { FlowDefinition, FlowDeps, FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { flowDeps } from '../flows/runtime/deps.js';
 import { recordRejectedFlow } from '../flows/runtime/log.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { FlowResult } from '../flows/runtime/flow.js';
 import type { ResolvedProvider } from '../core/provider.js';
+import { accountErrorUrl } from './account-url.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
@@ -61,6 +62,7 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
           nonce: pageNonce(req),
           i18n: await messagesFor(req),
           passkeyScript: `${req.authUrl}/webauthn-script.js`,
+          authUrl: req.authUrl,
         });
         return html(req, page, response.status ?? 200);
       }
@@ -77,6 +79,55 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
         response.status ?? 200,
       );
   }
+}
+
+/** The name of the second-factor check's slot in `GET {basePath}/flow/:slot` (a provider's slot is its id). */
+const ASSURANCE_SLOT = 'second-factor';
+
+/** A paused flow that shows a built-in page keeps that page sealed beside it, for `GET {basePath}/flow/:slot`. */
+export function withPage(paused: PausedFlow, response: FlowResponse): PausedFlow {
+  if (response.kind === 'page') paused.carry = { ...paused.carry, page: response };
+  return paused;
+}
+
+/**
+ * What a paused flow answers. A client that reads redirects as data (next-auth's and authchart's browser clients)
+ * cannot show a page: it gets `{ url }` of the route that shows the sealed page from the flow cookie.
+ */
+function pausedAnswer(req: AuthRequest, slotName: string, formAction: string, response: FlowResponse): Promise<Response> | Response {
+  if (response.kind === 'page' && redirectsAsData(req)) return redirect(req, `${req.authUrl}/flow/${encodeURIComponent(slotName)}`);
+  return pausedResponse(req, formAction, response);
+}
+
+/**
+ * `GET {basePath}/flow/:slot`: the page a paused flow shows (the e-mail code page, the second-factor check), read
+ * from its flow cookie. It only reads: the flow is neither run nor resealed, so showing the page again and again
+ * advances nothing, spends nothing and sends nothing.
+ */
+export async function pausedPageRoute(req: AuthRequest, slotName: string): Promise<Response> {
+  let slot: FlowSlot;
+  let flow: FlowDefinition;
+  let formAction: string;
+  if (slotName === ASSURANCE_SLOT) {
+    slot = { stage: 'assurance' };
+    flow = await assuranceStage();
+    formAction = `${req.authUrl}/second-factor`;
+  } else {
+    const provider = req.config.providersById.get(slotName);
+    if (!provider) throw new InvalidProvider(`No provider with id "${slotName}".`, { actual: slotName });
+    slot = { provider: provider.id };
+    flow = await flowFor(provider);
+    formAction = `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`;
+  }
+  let paused: PausedFlow;
+  try {
+    paused = openFlow(req, slot, flow);
+  } catch (err) {
+    return errorRedirect(req, err);
+  }
+  const page = (paused.carry as { page?: FlowResponse } | undefined)?.page;
+  if (!page || page.kind !== 'page') return errorRedirect(req, new InvalidCheck('This paused flow shows no page.', { expected: 'a paused page', actual: paused.value }));
+  return pausedResponse(req, formAction, page);
 }
 
 /** A link the paused flow was started for, from its sealed carry (absent, or not this shape: a sign-in). */
@@ -102,7 +153,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const callbackUrl = await resolveCallbackUrl(req);
   const deps: FlowDeps = flowDeps(req, provider, callbackUrl);
   const slot: FlowSlot = { provider: provider.id };
-  const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
+  const pausedHere = req.cookies[slotCookieName(req, slot)] !== undefined;
+  // A flow with no entry of its own for a link is entered as at sign-in: what it proves goes to the link stage.
+  const entry = flow.entry(route, deps, pausedHere) ?? (route === 'link' ? flow.entry('signin', deps, pausedHere) : null);
   if (!entry) {
     if (route === 'signin') return redirect(req, `${req.authUrl}/signin`);
     throw new UnknownAction(`Provider "${provider.id}" does not take ${req.method} ${route}.`);
@@ -129,30 +182,35 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
   if (result.status === 'refused') return refusedAnswer(req, result.error, provider.id);
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
-  // cookie is cleared; another provider's paused flow (another tab) is left alone. Except after an outage: nothing
-  // was spent (the store rolled back), so the browser keeps its paused flow and can send the same code again.
-  if (!(result.status === 'failed' && paused && result.error instanceof ServiceUnavailable)) clearFlow(req, slot);
+  // cookie is cleared; another provider's paused flow (another tab) is left alone. Two failures spent nothing, so
+  // the flow already paused here stands: a fresh start that failed (a "send a new code" refused by the cooldown
+  // keeps the first code), and an outage (the store rolled back: the browser can send the same code again).
+  const spentNothing = result.status === 'failed' && (!entry.resume || result.error instanceof ServiceUnavailable);
+  if (!spentNothing) clearFlow(req, slot);
   if (result.status === 'paused' && result.slot === 'assurance') {
     // Proven, and now at the second-factor check: it waits in its own cookie for the code.
-    sealFlow(req, { stage: 'assurance' }, await assuranceStage(), result.paused);
-    return pausedResponse(req, `${req.authUrl}/second-factor`, result.response);
+    sealFlow(req, { stage: 'assurance' }, await assuranceStage(), withPage(result.paused, result.response));
+    return pausedAnswer(req, ASSURANCE_SLOT, `${req.authUrl}/second-factor`, result.response);
   }
   if (result.status === 'paused') {
     if (link) result.paused.carry = { ...result.paused.carry, link };
-    sealFlow(req, slot, flow, result.paused, { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
-    // A client that reads redirects as data (next-auth's and authchart's browser clients) cannot show a page: an
-    // e-mail sign-in that sent a code answers where the link's sign-in would, the check-your-e-mail page; the mail's
-    // link still signs in, and the paused code flow stays sealed in this browser.
-    if (provider.type === 'email' && route === 'signin' && result.response.kind === 'page' && redirectsAsData(req)) {
-      rememberSentTo(req);
-      return redirect(req, `${req.authUrl}/verify-request?${new URLSearchParams({ provider: provider.id, type: 'email' })}`);
-    }
-    return pausedResponse(req, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
+    sealFlow(req, slot, flow, withPage(result.paused, result.response), { crossSitePost: result.response.kind === 'redirect' && result.response.crossSitePost === true });
+    return pausedAnswer(req, provider.id, `${req.authUrl}/callback/${encodeURIComponent(provider.id)}`, result.response);
   }
+  // A link that failed (an account another user owns, a passkey not made for this user) goes back to the account page.
+  if (result.status === 'failed' && link) return linkFailed(req, result);
   if (result.status === 'failed') rememberTypedIdentifier(req, provider);
   if (result.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
   if (result.status === 'assured') throw new UnknownAction('A sign-in ended as a signed-in user\'s factor check.');
   return finished(req, result, provider.id);
+}
+
+/** A failed link: the account page saying why (`?error=`), the signed-in user's session untouched. */
+function linkFailed(req: AuthRequest, result: Extract<FlowResult, { status: 'failed' }>): Response {
+  withoutSessionCookies(req);
+  rememberFailedFlow(req, result.record);
+  req.config.logger.error(result.error);
+  return redirect(req, accountErrorUrl(req, publicErrorType(result.error)));
 }
 
 /** Whether the client asked for JSON (fetch with `Accept: application/json`, the client library) rather than a page. */

@@ -51,12 +51,19 @@ export const webauthnScript = String.raw`// authchart passkeys: the ceremonies o
   }
 
   // Asked with X-Auth-Return-Redirect, authchart answers a failure as {url} of its error page: go there.
+  // A section with data-options-method="post" (the account page's "add a passkey") asks by a CSRF-checked POST.
   function fetchOptions(section, action, email, signal) {
-    return fetch(optionsUrl(section, action, email), {
+    var byPost = section.dataset.optionsMethod === 'post';
+    var init = {
       credentials: 'same-origin',
       headers: { accept: 'application/json', 'x-auth-return-redirect': '1' },
       signal: signal
-    }).then(function (res) {
+    };
+    if (byPost) {
+      init.method = 'POST';
+      init.body = new URLSearchParams({ csrfToken: section.dataset.csrfToken || '', callbackUrl: section.dataset.callbackUrlAfter || '' });
+    }
+    return fetch(byPost ? new URL(section.dataset.optionsUrl, window.location.href) : optionsUrl(section, action, email), init).then(function (res) {
       return res.json().then(function (body) {
         if (body && body.options && (body.action === 'register' || body.action === 'authenticate')) return body;
         if (body && typeof body.url === 'string') {

@@ -143,6 +143,10 @@ describe.each(setups)('link and unlink while signed in (%s, %s sessions)', (stor
 
     const callback = await linkThrough(t, 'work', id('ben-work'));
     expectFailure(t, callback, 'OAuthAccountNotLinked');
+    // A failed link lands on the account page (not the sign-in page), which says why.
+    expect(callback.location!.href).toBe(`${ACCOUNT_PAGE}?error=OAuthAccountNotLinked`);
+    const page = await (await t.client.get('/auth/account?error=OAuthAccountNotLinked')).text();
+    expect(page).toContain('That account is already linked to another user.');
     expect((await ownerOf('work', id('ben-work')))?.id).toBe(owner!.id);
     expect(owner!.id).not.toBe(cid!.id);
     // The linking user stays signed in as themselves.

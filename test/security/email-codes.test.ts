@@ -170,7 +170,7 @@ describe('e-mail codes under attack', () => {
         const { value: _v, expires: _e, ...rest } = parseSetCookie(line)!;
         return rest;
       });
-      const page = body.replaceAll(email, 'ADDRESS').replace(/name="csrfToken" value="[^"]*"/, '').replace(/nonce="[^"]*"/g, '');
+      const page = body.replaceAll(email, 'ADDRESS').replace(/name="csrfToken" value="[^"]*"/g, '').replace(/nonce="[^"]*"/g, '');
       return { status: res.status, location: res.location?.href ?? null, contentType: res.headers.get('content-type'), cookies, page };
     }
 

@@ -90,6 +90,8 @@ export const ar: Messages = {
   'emailCode.wrong': 'هذا الرمز غير مطابق. المحاولات المتبقية: {count}.',
   'emailCode.wrongLast': 'هذا الرمز غير مطابق. بقيت محاولة واحدة.',
   'emailCode.label': 'الرمز من البريد الإلكتروني',
+  'emailCode.resend': 'إرسال رمز جديد',
+  'emailCode.otherAddress': 'استخدام عنوان آخر',
 
   'confirm.title': 'تأكيد تسجيل الدخول',
   'confirm.heading': 'تسجيل الدخول باسم {email}؟',
@@ -147,6 +149,8 @@ export const ar: Messages = {
   'account.error.AccessDenied': 'رُفض هذا التغيير: يجب أن يحتفظ الحساب بطريقة واحدة على الأقل لتسجيل الدخول.',
   'account.error.AccountNotLinked': 'بدأ الربط من جلسة أخرى.',
   'account.error.default': 'لم ينجح ذلك.',
+  'account.you': 'أنت',
+  'account.addPasskey': 'إضافة مفتاح مرور',
 
   'mail.subject': 'تسجيل الدخول إلى {host}',
   'mail.heading': 'تسجيل الدخول إلى {host}',

@@ -90,6 +90,8 @@ export const de: Messages = {
   'emailCode.wrong': 'Dieser Code stimmt nicht. Noch {count} Versuche.',
   'emailCode.wrongLast': 'Dieser Code stimmt nicht. Noch 1 Versuch.',
   'emailCode.label': 'Code aus der E-Mail',
+  'emailCode.resend': 'Neuen Code senden',
+  'emailCode.otherAddress': 'Eine andere Adresse verwenden',
 
   'confirm.title': 'Anmeldung bestätigen',
   'confirm.heading': 'Als {email} anmelden?',
@@ -147,6 +149,8 @@ export const de: Messages = {
   'account.error.AccessDenied': 'Diese Änderung wurde abgelehnt: Ein Konto muss mindestens eine Anmeldemöglichkeit behalten.',
   'account.error.AccountNotLinked': 'Die Verknüpfung wurde in einer anderen Sitzung gestartet.',
   'account.error.default': 'Das hat nicht funktioniert.',
+  'account.you': 'Sie',
+  'account.addPasskey': 'Passkey hinzufügen',
 
   'mail.subject': 'Bei {host} anmelden',
   'mail.heading': 'Bei {host} anmelden',

@@ -98,6 +98,8 @@ export const en = {
   'emailCode.wrong': 'That code did not match. {count} tries left.',
   'emailCode.wrongLast': 'That code did not match. 1 try left.',
   'emailCode.label': 'Code from the email',
+  'emailCode.resend': 'Send a new code',
+  'emailCode.otherAddress': 'Use a different address',
 
   'confirm.title': 'Confirm sign in',
   'confirm.heading': 'Sign in as {email}?',
@@ -157,6 +159,8 @@ export const en = {
   'account.error.AccessDenied': 'That change was refused: an account must keep at least one way to sign in.',
   'account.error.AccountNotLinked': 'The link was started by another session.',
   'account.error.default': 'That did not work.',
+  'account.you': 'you',
+  'account.addPasskey': 'Add a passkey',
 
   // The sign-in mail
   'mail.subject': 'Sign in to {host}',

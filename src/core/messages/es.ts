@@ -90,6 +90,8 @@ export const es: Messages = {
   'emailCode.wrong': 'Ese código no coincide. Quedan {count} intentos.',
   'emailCode.wrongLast': 'Ese código no coincide. Queda 1 intento.',
   'emailCode.label': 'Código del correo',
+  'emailCode.resend': 'Enviar un código nuevo',
+  'emailCode.otherAddress': 'Usar otra dirección',
 
   'confirm.title': 'Confirmar inicio de sesión',
   'confirm.heading': '¿Iniciar sesión como {email}?',
@@ -147,6 +149,8 @@ export const es: Messages = {
   'account.error.AccessDenied': 'Se ha rechazado el cambio: una cuenta debe conservar al menos una forma de iniciar sesión.',
   'account.error.AccountNotLinked': 'La vinculación la inició otra sesión.',
   'account.error.default': 'No ha funcionado.',
+  'account.you': 'usted',
+  'account.addPasskey': 'Añadir una llave de acceso',
 
   'mail.subject': 'Inicia sesión en {host}',
   'mail.heading': 'Inicia sesión en {host}',

@@ -90,6 +90,8 @@ export const fr: Messages = {
   'emailCode.wrong': 'Ce code ne correspond pas. Encore {count} essais.',
   'emailCode.wrongLast': 'Ce code ne correspond pas. Plus qu’un essai.',
   'emailCode.label': 'Code reçu par e-mail',
+  'emailCode.resend': 'Envoyer un nouveau code',
+  'emailCode.otherAddress': 'Utiliser une autre adresse',
 
   'confirm.title': 'Confirmer la connexion',
   'confirm.heading': 'Se connecter en tant que {email} ?',
@@ -147,6 +149,8 @@ export const fr: Messages = {
   'account.error.AccessDenied': 'Modification refusée : un compte doit garder au moins un moyen de connexion.',
   'account.error.AccountNotLinked': 'La liaison a été lancée par une autre session.',
   'account.error.default': 'Cela n’a pas fonctionné.',
+  'account.you': 'vous',
+  'account.addPasskey': 'Ajouter une clé d’accès',
 
   'mail.subject': 'Connexion à {host}',
   'mail.heading': 'Connexion à {host}',

@@ -90,6 +90,8 @@ export const ja: Messages = {
   'emailCode.wrong': 'コードが一致しません。残り {count} 回です。',
   'emailCode.wrongLast': 'コードが一致しません。残り 1 回です。',
   'emailCode.label': 'メールに記載のコード',
+  'emailCode.resend': '新しいコードを送信',
+  'emailCode.otherAddress': '別のアドレスを使う',
 
   'confirm.title': 'ログインの確認',
   'confirm.heading': '{email} としてログインしますか？',
@@ -147,6 +149,8 @@ export const ja: Messages = {
   'account.error.AccessDenied': '変更は拒否されました。アカウントには少なくとも 1 つのログイン方法が必要です。',
   'account.error.AccountNotLinked': 'この連携は別のセッションで開始されました。',
   'account.error.default': 'うまくいきませんでした。',
+  'account.you': 'あなた',
+  'account.addPasskey': 'パスキーを追加',
 
   'mail.subject': '{host} へのログイン',
   'mail.heading': '{host} へのログイン',

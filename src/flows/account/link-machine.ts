@@ -50,14 +50,16 @@ export const linkMachine = /* @__PURE__ */ setup({
     writeLink: fromPromise<Account, { deps: FlowDeps; identity: Identity; userId: string }>(({ input }) => writeLink(input.deps, input.identity, input.userId)),
   },
   guards: {
-    linkable: ({ context }) => linkable(context.identity),
+    linkable: ({ context }) => linkable(context.identity, context.userId),
     alreadyLinked: ({ event }) => doneOutput<Ownership>(event) === 'self',
     signInAllowed,
     errorIs,
   },
   actions: {
     recordError: assign(recordFailure),
-    recordUnlinkable: assign({ failure: ({ context }) => ({ message: 'This kind of account cannot be linked.', expected: 'a provider account', actual: context.identity.account.type }) }),
+    recordUnlinkable: assign({
+      failure: ({ context }) => ({ message: 'This account cannot be linked to the signed-in user.', expected: 'a provider account or a passkey made for this user', actual: context.identity.account.type }),
+    }),
     recordRefusal: assign({ failure: () => ({ message: 'The signIn callback refused the link.', expected: true, actual: false }) }),
     recordUser: assign({ user: ({ event }) => doneOutput<AdapterUser>(event) }),
     emitLinked: emit(({ context, event }) => ({ type: 'linkAccount' as const, user: context.user!, account: doneOutput<Account>(event), profile: context.user! })),

@@ -9,9 +9,14 @@ import type { Identity } from '../signin/steps.js';
 /** Kinds of account a link never adds: a password and an address are not provider accounts one links. */
 const UNLINKABLE = new Set(['credentials', 'email']);
 
-/** Whether the identity a flow proved is a provider account one can link (not a password, an address or a named user). */
-export function linkable(identity: Identity): boolean {
-  return !identity.existingUser && !UNLINKABLE.has(identity.account.type);
+/**
+ * Whether the identity a flow proved is a provider account one can link (not a password, an address or a named
+ * user). A new passkey is linkable only to the user its options were made for: never one made for a new user or
+ * for somebody else.
+ */
+export function linkable(identity: Identity, userId: string): boolean {
+  if (identity.existingUser || UNLINKABLE.has(identity.account.type)) return false;
+  return identity.passkey === undefined || identity.passkey.forUserId === userId;
 }
 
 /**

@@ -146,6 +146,13 @@ export const emailMachine = /* @__PURE__ */ setup({
           ...(context.triesLeft !== undefined ? { error: context.triesLeft === 1 ? { message: 'emailCode.wrongLast' } : { message: 'emailCode.wrong', values: { count: context.triesLeft } } } : {}),
           fields: [{ name: 'code', label: { message: 'emailCode.label' }, type: 'text' as const, autocomplete: 'one-time-code', inputmode: 'numeric' as const, maxlength: 16 }],
           submit: { message: 'common.signIn' },
+          // Asking again is a new sign-in for the same address (its cooldown and answers are the sign-in's own).
+          alternative: {
+            action: `signin/${encodeURIComponent(context.providerId)}`,
+            label: { message: 'emailCode.resend' },
+            fields: { email: context.email!, callbackUrl: context.callbackUrl },
+          },
+          leave: { href: `signin?${new URLSearchParams({ callbackUrl: context.callbackUrl })}`, text: { message: 'emailCode.otherAddress' } },
         },
       }),
     }),

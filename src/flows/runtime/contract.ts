@@ -52,8 +52,11 @@ export interface FlowInput {
   startedAt: number;
 }
 
-/** The HTTP routes a flow may be entered from: `POST signin/:id`, `GET|POST callback/:id`, `GET webauthn-options/:id`. */
-export type FlowRoute = 'signin' | 'callback' | 'options';
+/**
+ * The HTTP routes a flow may be entered from: `POST signin/:id`, `GET|POST callback/:id`, `GET webauthn-options/:id`,
+ * and `POST link/:id` (a signed-in user adding this provider; a flow with no `link` entry is entered as at `signin`).
+ */
+export type FlowRoute = 'signin' | 'callback' | 'options' | 'link';
 
 /** What a paused flow answers while it waits for the browser (kept in context as `response`; never persisted). */
 export type FlowResponse =
@@ -118,6 +121,13 @@ export interface FlowFormPage {
    * with `GET <form action>?action=authenticate` and posts the assertion to the form action (`action`, `data`).
    */
   passkey?: { label: FlowText };
+  /**
+   * A second, lesser action under the form: a button that POSTs `fields` (with the browser's CSRF token) to `action`,
+   * e.g. "send a new code" to `signin/<provider id>`. A relative `action` is resolved under `{origin}{basePath}/`.
+   */
+  alternative?: { action: string; label: FlowText; fields?: Record<string, string> };
+  /** A way out at the bottom of the page (e.g. "use a different address": `signin`, resolved like `alternative`). */
+  leave?: { href: string; text: FlowText };
 }
 
 /**

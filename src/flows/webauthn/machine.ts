@@ -286,8 +286,8 @@ export const webauthnMachine = /* @__PURE__ */ setup({
 });
 
 /**
- * The WebAuthn providers' flow: options by GET webauthn-options/:id, the credential by POST callback/:id (CSRF
- * checked). A callback always resumes: without this provider's flow cookie it is refused as an InvalidCheck.
+ * The WebAuthn providers' flow: options by GET webauthn-options/:id (or, adding a passkey to the signed-in user, by
+ * POST link/:id), the credential by POST callback/:id (CSRF checked). A callback always resumes: without this provider's flow cookie it is refused as an InvalidCheck.
  *
  * @example
  * const entry = webauthnFlow.entry('options', deps, false) // { resume: false, event: { type: 'OPTIONS', action: 'authenticate' } }
@@ -297,6 +297,8 @@ export const webauthnFlow = /* @__PURE__ */ defineFlow({
   version: 2,
   csrf: ['callback'],
   entry: (route, deps) => {
+    // POST link/:id (signed in, recently, CSRF-checked by the route): a new passkey for that user, through the link stage.
+    if (route === 'link' && deps.req.method === 'POST') return { resume: false, event: { type: 'OPTIONS', action: 'register' } };
     if (route === 'options' && deps.req.method === 'GET') {
       const request = optionsRequestOf(deps.req.query);
       return request ? { resume: false, event: { type: 'OPTIONS', ...request } } : null;

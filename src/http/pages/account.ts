@@ -3,6 +3,7 @@
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english, type Translator } from '../../core/messages/translator.js';
+import { passkeyTexts } from './passkey-texts.js';
 import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
 
@@ -20,9 +21,12 @@ export interface AccountPageParams {
   /** `{origin}{basePath}`: the forms post under it. */
   authUrl: string;
   csrfToken: string;
-  who: string;
+  /** The user's address or name; absent: "you" in the page's language. */
+  who?: string;
   providers: AccountProviderRow[];
   passkeys: number;
+  /** A passkey provider's id: an "add a passkey" button (POST link/:id, through the link stage). */
+  passkeyProvider?: string;
   /** Second factors: the factors page link, when the configuration has them. */
   factors: boolean;
   devices: { current: boolean; lastSeen: string; userAgent?: string }[];
@@ -47,6 +51,19 @@ function post(params: AccountPageParams, path: string, label: string, name: stri
 }
 
 /**
+ * The "add a passkey" button: the passkey script asks `POST link/:id` for registration options (CSRF token, recent
+ * sign-in), runs the ceremony and posts the credential to the provider's callback; the link stage stores it.
+ */
+function addPasskey(params: AccountPageParams, providerId: string, i18n: Translator): SafeHtml {
+  const id = encodeURIComponent(providerId);
+  const hook = html`data-webauthn data-signed-in data-options-method="post"${attr('data-provider-id', providerId)}${attr('data-options-url', safeUrl(`${params.authUrl}/link/${id}`))}${attr('data-callback-url', safeUrl(`${params.authUrl}/callback/${id}`))}${attr('data-csrf-token', params.csrfToken)}${attr('data-callback-url-after', `${params.authUrl}/account`)}${passkeyTexts(i18n)}`;
+  const script = safeUrl(`${params.authUrl}/webauthn-script.js`);
+  return html`<div ${hook}><button type="button" class="button secondary" data-action="register" data-account-action="add-passkey">${i18n.t('account.addPasskey')}</button>
+<noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript></div>
+${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;
+}
+
+/**
  * Renders the account page.
  *
  * @example
@@ -67,12 +84,13 @@ export function renderAccountPage(params: AccountPageParams): string {
   const title = i18n.t('account.title');
   const notice = params.notice === undefined ? undefined : i18n.t(Object.hasOwn(notices, params.notice) ? notices[params.notice]! : 'account.error.default');
   const body = html`<h1>${title}</h1>
-<p class="muted center">${rich(i18n, 'account.signedInAs', { who: params.who })}</p>
+<p class="muted center">${rich(i18n, 'account.signedInAs', { who: params.who ?? i18n.t('account.you') })}</p>
 ${notice ? html`<p class="alert" role="alert">${notice}</p>` : ''}
 <h2>${i18n.t('account.linked')}</h2>
 ${accounts.length ? html`<ul class="rows" data-linked-accounts>${accounts}</ul>` : html`<p class="muted">${i18n.t('account.noProviders')}</p>`}
 <h2>${i18n.t('account.passkeys')}</h2>
 <p class="muted" data-passkeys>${i18n.t('account.passkeyCount', { count: params.passkeys })}</p>
+${params.passkeyProvider ? addPasskey(params, params.passkeyProvider, i18n) : ''}
 ${params.factors && factors ? html`<h2>${i18n.t('account.factors')}</h2><p><a${attr('href', factors)}>${i18n.t('account.manageFactors')}</a></p>` : ''}
 <h2>${i18n.t('account.devices')}</h2>
 ${devices.length ? html`<ul class="rows" data-devices>${devices}</ul>` : html`<p class="muted">${i18n.t('account.noDevices')}</p>`}`;

@@ -21,6 +21,19 @@ export interface FormPageParams {
   passkeyScript?: string;
   /** The page's language (for built-in message ids); English when absent. */
   i18n?: Translator;
+  /** `{origin}{basePath}`: what a page's relative `alternative` and `leave` URLs are resolved under. */
+  authUrl?: string;
+}
+
+/** A flow's URL for the page: as given when absolute, else under the auth routes; undefined when unsafe. */
+function resolved(url: string, authUrl: string | undefined): string | undefined {
+  let absolute: string;
+  try {
+    absolute = authUrl ? new URL(url, `${authUrl}/`).href : url;
+  } catch {
+    return undefined;
+  }
+  return safeUrl(absolute);
 }
 
 /** A flow's text: its own words as written, a message id in the reader's language. */
@@ -61,6 +74,8 @@ export function renderFormPage(params: FormPageParams): string {
   const image = page.image && safeUrl(page.image.src, { allowSvgData: true });
   // An app link (otpauth://) is the one scheme besides http(s) a flow may link to.
   const link = page.link && (/^otpauth:\/\/[a-z]+\//i.test(page.link.href) ? page.link.href : safeUrl(page.link.href));
+  const alternative = page.alternative && resolved(page.alternative.action, params.authUrl);
+  const leave = page.leave && resolved(page.leave.href, params.authUrl);
   const hidden = Object.entries(params.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   const body = html`<h1>${title}</h1>
 ${page.error ? html`<div class="alert" role="alert">${say(page.error, i18n)}</div>` : ''}
@@ -76,6 +91,12 @@ ${page.fields.map((field, i) => input(field, i, i === 0, i18n))}
 </form>`
     : ''
 }
+${alternative ? html`<form method="post" class="center alternative"${attr('action', alternative)}>
+${params.hiddenFields.csrfToken === undefined ? '' : html`<input type="hidden" name="csrfToken" value="${params.hiddenFields.csrfToken}">`}
+${Object.entries(page.alternative!.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="button secondary" data-form-alternative>${say(page.alternative!.label, i18n)}</button>
+</form>` : ''}
+${leave ? html`<p class="center"><a${attr('href', leave)} data-form-leave>${say(page.leave!.text, i18n)}</a></p>` : ''}
 ${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: '.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

@@ -41,11 +41,15 @@ function pages(i18n: Translator): Record<string, string> {
     account: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', who: 'ada@example.com', passkeys: 2, factors: true, notice: 'AccessDenied',
       providers: [{ id: 'github', name: 'GitHub', providerAccountId: '42' }, { id: 'google', name: 'Google' }],
       devices: [{ current: true, lastSeen: '2026-11-25T10:00:00.000Z', userAgent: 'Firefox' }, { current: false, lastSeen: '2026-11-24T10:00:00.000Z' }] }),
+    // No address or name to show ("you"), and a passkey provider (the "add a passkey" button).
+    accountAnonymous: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', passkeys: 0, passkeyProvider: 'passkey', factors: false, providers: [], devices: [] }),
     codes: renderBackupCodesPage({ ...common, codes: ['ABCD-EFGH'], continueUrl: `${origin}/account` }),
     // The e-mail code page and the authenticator-app enrolment page, with the ids their machines use.
     emailCode: renderFormPage({ ...common, actionUrl: `${origin}/auth/callback/email`, hiddenFields: { csrfToken: 'c' }, page: {
       title: { message: 'verify.title' }, message: { message: 'emailCode.message', values: { address: 'ada@example.com' } },
-      error: { message: 'emailCode.wrong', values: { count: 4 } }, fields: [{ name: 'code', label: { message: 'emailCode.label' } }], submit: { message: 'common.signIn' } } }),
+      error: { message: 'emailCode.wrong', values: { count: 4 } }, fields: [{ name: 'code', label: { message: 'emailCode.label' } }], submit: { message: 'common.signIn' },
+      alternative: { action: `${origin}/auth/signin/email`, label: { message: 'emailCode.resend' }, fields: { email: 'ada@example.com' } },
+      leave: { href: `${origin}/auth/signin`, text: { message: 'emailCode.otherAddress' } } } }),
     enrol: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: {
       title: { message: 'factor.enrol.title' }, message: { message: 'factor.enrol.message', values: { key: 'ABCD EFGH' } },
       image: { src: 'data:image/svg+xml;base64,PHN2Zy8+', alt: { message: 'factor.enrol.qrAlt', values: { account: 'otpauth://totp/x' } } },
@@ -84,6 +88,10 @@ describe.each(shippedLocales)('in %s', (locale) => {
     expect(text(all.account)).toContain(i18n.t('account.lastSeen', { date: i18n.date('2026-11-24T10:00:00.000Z') }));
     expect(text(all.check)).toContain(i18n.t('factor.check.titleConfirm'));
     expect(text(all.emailCode)).toContain(i18n.t('emailCode.wrong', { count: 4 }));
+    expect(text(all.emailCode)).toContain(i18n.t('emailCode.resend'));
+    expect(text(all.emailCode)).toContain(i18n.t('emailCode.otherAddress'));
+    expect(text(all.accountAnonymous)).toContain(i18n.t('account.signedInAs', { who: i18n.t('account.you') }));
+    expect(text(all.accountAnonymous)).toContain(i18n.t('account.addPasskey'));
     expect(text(all.enrol)).toContain(i18n.t('factor.enrol.message', { key: 'ABCD EFGH' }));
     expect(text(all.check)).toContain(i18n.t('factor.check.wrongCode'));
     if (locale !== 'en') {
