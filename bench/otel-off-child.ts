@@ -1,4 +1,4 @@
-// One side of bench/otel-off.ts: credentials sign-ins in process, CPU per sign-in (median), as one JSON line.
+// One side of bench/otel-off.ts (args: flows, warmup): credentials sign-ins in process, CPU per sign-in (median), as one JSON line.
 // Run with or without the hooks that hide @opentelemetry/api; no tracer provider is registered either way.
 import { createAuth } from '../src/http/auth.js';
 import { Credentials } from '../src/providers/credentials.js';

@@ -6,6 +6,7 @@ import { loadAuthjs } from './contenders.js';
 import { benchDatabase, type DatabaseResult } from './database.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchOidcFlow, type OidcFlowResult } from './oidc-flow.js';
+import { benchOtelOff, type OtelOffOptions, type OtelOffResult } from './otel-off.js';
 import { benchSessionCheck, type SessionCheckResult } from './session-check.js';
 import { benchThrottle, type ThrottleBenchResult } from './throttle.js';
 
@@ -17,9 +18,10 @@ export interface Settings {
   oidc: { flows: number; warmup: number };
   database: { rounds: number; durationMs?: number; ops?: number; warmup: number };
   throttle: { rounds: number; durationMs?: number; ops?: number; warmup: number };
+  otel: OtelOffOptions;
 }
 
-/** The real run: about two minutes on two cores. */
+/** The real run: about three minutes on two cores. */
 export const FULL: Settings = {
   name: 'full',
   session: { rounds: 9, durationMs: 300, warmup: 100 },
@@ -27,6 +29,7 @@ export const FULL: Settings = {
   oidc: { flows: 30, warmup: 3 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
   throttle: { rounds: 5, durationMs: 600, warmup: 20 },
+  otel: { rounds: 6, flows: 300, warmup: 50 },
 };
 
 /** Tiny counts: proves every benchmark still runs and yields numbers, in seconds. */
@@ -37,6 +40,7 @@ export const SMOKE: Settings = {
   oidc: { flows: 2, warmup: 0 },
   database: { rounds: 1, ops: 5, warmup: 1 },
   throttle: { rounds: 1, ops: 3, warmup: 1 },
+  otel: { rounds: 1, flows: 3, warmup: 1 },
 };
 
 export interface Machine {
@@ -61,11 +65,12 @@ export interface BenchResults {
   database?: DatabaseResult;
   bundle?: BundleResult;
   throttle?: ThrottleBenchResult;
+  otel?: OtelOffResult;
   /** A benchmark that threw: its message, so the others still report. */
   failures: Record<string, string>;
 }
 
-export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle'] as const;
+export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -98,6 +103,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
   await step('database', '5. database session check', () => benchDatabase({ ...settings.database, databaseUrl: options.databaseUrl }));
   await step('bundle', '6. bundle size', () => benchBundle());
   await step('throttle', '7. throttled sign-in per store', () => benchThrottle({ ...settings.throttle, databaseUrl: options.databaseUrl, redisUrl: process.env.REDIS_URL }));
+  await step('otel', '8. OpenTelemetry installed without a tracer provider', () => benchOtelOff(settings.otel));
   const cpu = cpus();
   results.machine = {
     date: new Date().toISOString(),

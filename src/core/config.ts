@@ -221,7 +221,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
 
   const storeTimeout = storeTimeoutOf(config.storeTimeout);
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, { timeout: storeTimeout }) : undefined;
-  return {
+  return withHiddenEnv({
     providers,
     providersById,
     adapter,
@@ -263,7 +263,16 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,
-  };
+  });
+}
+
+/**
+ * Makes `env` a non-enumerable property: a resumed flow's context reaches the configuration through `deps`, and
+ * xstate's restore walks every enumerable object in it, which would enumerate the whole environment
+ * (`runtimeEnv()` reads each variable through the runtime) on every callback. Reading `config.env` is unchanged.
+ */
+function withHiddenEnv(config: InternalConfig): InternalConfig {
+  return Object.defineProperty(config, 'env', { value: config.env, enumerable: false, writable: false, configurable: false });
 }
 
 /** `storeTimeout` is a positive number of ms; anything else is a configuration error, not a store without deadline. */

@@ -9,6 +9,7 @@ import { benchDatabase } from '../../bench/database.js';
 import { benchHttpLoad } from '../../bench/http-load.js';
 import { interleave, spread, timeLoop, type Spread } from '../../bench/measure.js';
 import { benchOidcFlow } from '../../bench/oidc-flow.js';
+import { OTEL_OFF_TOLERANCE, benchOtelOff } from '../../bench/otel-off.js';
 import { renderResults, targets } from '../../bench/report.js';
 import { benchSessionCheck } from '../../bench/session-check.js';
 import { benchThrottle } from '../../bench/throttle.js';
@@ -104,7 +105,9 @@ describe('benchmarks with tiny counts', () => {
   it('3-4. OIDC sign-ins against the real OP, with the bytes of their cookies', async () => {
     const result = (collected.oidc = await benchOidcFlow(SMOKE.oidc));
     expectSide(result.authchart, true, (f) => {
-      [f.appMs, f.cpuMs, f.totalMs].forEach(expectFigure);
+      [f.appMs, f.cpuMs, f.handlerCpuMs, f.totalMs].forEach(expectFigure);
+      // The handler's CPU is part of the requests' CPU, never more.
+      expect(f.handlerCpuMs.min).toBeLessThanOrEqual(f.cpuMs.max);
       expect(f.cookies.flowCookieNames).toEqual(['authchart.flow.oidc']);
       expect(f.cookies.flowSetCookieBytes).toBeGreaterThan(100);
       expect(f.cookies.sessionSetCookieBytes).toBeGreaterThan(100);
@@ -154,10 +157,17 @@ describe('benchmarks with tiny counts', () => {
     expectSide(result.sides.memory, true, (f) => [f.allowed.opsPerSec, f.refused!.opsPerSec, f.refused!.cpuUsPerOp].forEach(expectFigure));
   }, SLOW);
 
+  it('8. OpenTelemetry installed without a provider against hidden, in fresh processes, as a ratio', async () => {
+    const result = (collected.otel = await benchOtelOff(SMOKE.otel));
+    [result.absentCpuMs, result.presentCpuMs, result.ratio].forEach(expectFigure);
+    expect(result.ratio.runs).toBe(SMOKE.otel.rounds);
+    expect(result.tolerance).toBe(OTEL_OFF_TOLERANCE);
+  }, SLOW);
+
   it('renders every section and judges every target from the figures above', () => {
-    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle']));
+    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel']));
     const markdown = renderResults(collected);
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.']) expect(markdown).toContain(heading);
+    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.']) expect(markdown).toContain(heading);
     expect(markdown).not.toMatch(/NaN|undefined|failed:/);
     // Tiny counts say nothing about speed, only that every target can be judged once both sides ran.
     const judged = targets(collected);
@@ -165,6 +175,10 @@ describe('benchmarks with tiny counts', () => {
     // The node:crypto floor (issue 8), the decodeSync floor with the cache off, and over HTTP (autocannon) the two
     // node:http floors (issue 32).
     expect(floor.map((t) => typeof t.met)).toEqual(Array(autocannonInstalled ? 4 : 2).fill('boolean'));
-    for (const t of judged.filter((x) => !floor.includes(x))) expect(t.met === undefined).toBe(!authjsInstalled);
+    // OpenTelemetry's row compares authchart with itself: judged whether or not Auth.js is installed.
+    const otel = judged.filter((t) => t.name.startsWith('OpenTelemetry'));
+    expect(otel.map((t) => typeof t.met)).toEqual(['boolean']);
+    expect(otel[0].name).toContain(`${(1 + OTEL_OFF_TOLERANCE).toFixed(2)}×`);
+    for (const t of judged.filter((x) => !floor.includes(x) && !otel.includes(x))) expect(t.met === undefined).toBe(!authjsInstalled);
   });
 });

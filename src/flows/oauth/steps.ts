@@ -10,6 +10,7 @@ import { authorizationServer, clientAuthOf, clientOf, forgetKeysAfterMiss, httpO
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
+import { s256CodeChallenge } from './pkce.js';
 import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
@@ -154,7 +155,7 @@ export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<s
   let codeChallenge: string | undefined;
   if (provider.checks.includes('pkce')) {
     checks.codeVerifier = oauth.generateRandomCodeVerifier();
-    codeChallenge = await oauth.calculatePKCECodeChallenge(checks.codeVerifier);
+    codeChallenge = s256CodeChallenge(checks.codeVerifier);
   }
   // Behind a redirect proxy the state also tells the proxy where to forward the answer (sealed: see redirect-proxy.ts).
   const proxied = provider.redirectProxyUrl !== undefined && !isOnRedirectProxy(deps.req, provider.redirectProxyUrl);
