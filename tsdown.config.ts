@@ -62,8 +62,12 @@ function groupsOf(ctx: Context): Map<string, string> {
   return groups;
 }
 
-/** The dependencies (and their subpaths) bundled into the JavaScript. */
-const INLINED = /^(h3|rou3|cookie)(\/|$)/;
+/**
+ * The dependencies (and their subpaths) bundled into the JavaScript. ESM only: a CommonJS one (cookie) would bring
+ * the bundler's CommonJS helpers, whose shared chunk calls createRequire(import.meta.url) at load, which workerd
+ * refuses.
+ */
+const INLINED = /^(h3|rou3)(\/|$)/;
 
 export default defineConfig({
   entry: {
@@ -89,7 +93,7 @@ export default defineConfig({
   treeshake: true,
   hash: true,
   tsconfig: 'tsconfig.build.json',
-  // Small, pure, runtime-neutral dependencies go into the JavaScript (not the declarations: the types stay h3's own,
+  // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,
   // so an app's H3Event is ours): fewer files to resolve and load. srvx stays an import: it resolves per runtime.
   deps: { alwaysBundle: (id, importer) => INLINED.test(id) && !!importer && !/\.d\.[cm]?ts$/.test(importer) },
   // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
