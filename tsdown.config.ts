@@ -98,5 +98,5 @@ export default defineConfig({
   deps: { alwaysBundle: (id, importer) => INLINED.test(id) && !!importer && !/\.d\.[cm]?ts$/.test(importer) },
   // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
   outputOptions: (options, _format, { cjsDts }) =>
-    cjsDts ? options : { ...options, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, debugName: name, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
+    cjsDts ? options : { ...options, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
 });
