@@ -1,7 +1,73 @@
-// The published build (npm pack runs it through `prepack`): one bundle per package entry, ESM with .d.ts, and the
-// lazily loaded parts (flow runtime, each flow's machine, the database strategy, pages, devtools routes, the Node
-// bridge) kept as chunks of their own, so an app loads them on first use. Dependencies stay imports.
+// The published build (npm pack runs it through `prepack`): one bundle per package entry, ESM with .d.ts.
+// A cold start is mostly module loading (each file is a resolve, a read, a compile and a link; each lazy import a
+// step of a waterfall), so the lazily loaded parts are grouped into a few larger chunks by what loads them:
+// - `core`: every module the root entry loads at import time (the other entries share it);
+// - `signin`: what a first sign-in of any kind adds (the flow route, the flow runtime, the sign-in tail, the
+//   credentials flow, the throttle that production turns on): one lazy step instead of a chain of small ones;
+// - each other flow (OAuth, e-mail, WebAuthn, second factor, account, ...) and the pages stay chunks of their own,
+//   so a configuration that does not use them never loads them (test/package/dist-cold-path.test.ts checks the
+//   built files).
+// Dependencies stay imports: custom flows import `xstate` themselves, and must share its one copy with ours.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
+
+const SRC = fileURLToPath(new URL('./src/', import.meta.url));
+const source = (path: string) => resolve(SRC, path);
+
+/** What each group's first loader imports (the group is their static closure, less the groups before it). */
+const CORE_ROOTS = ['index.ts'].map(source);
+const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
+/** Entries an app may import without signing anyone in: what they import statically stays out of `signin`. */
+const OTHER_ROOTS = ['providers/index.ts', 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
+/** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
+const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/]index\.ts)/;
+
+interface Info {
+  importedIds: readonly string[];
+}
+interface Context {
+  getModuleInfo(id: string): Info | null;
+}
+
+/** Every module that `roots` import statically, the roots included; dependencies (external) are not followed. */
+function closure(roots: string[], ctx: Context): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(ctx.getModuleInfo(id)?.importedIds ?? []));
+  }
+  return seen;
+}
+
+// One chunking pass reuses its module-info objects: the groups are computed once per pass, keyed by the root's.
+const passes = new WeakMap<Info, Map<string, string>>();
+function groupsOf(ctx: Context): Map<string, string> {
+  const key = ctx.getModuleInfo(CORE_ROOTS[0]);
+  if (!key) return new Map();
+  let groups = passes.get(key);
+  if (!groups) {
+    groups = new Map();
+    for (const id of closure(SIGNIN_ROOTS, ctx)) if (!NOT_SIGNIN.test(id)) groups.set(id, 'signin');
+    // Shared with another entry: a chunk of its own (a `signin` module's dependencies would otherwise follow it in).
+    for (const id of closure(OTHER_ROOTS, ctx)) if (groups.has(id)) groups.set(id, 'shared');
+    for (const id of closure(CORE_ROOTS, ctx)) groups.set(id, 'core');
+    // An entry module stays in its own entry chunk.
+    for (const id of CORE_ROOTS) groups.delete(id);
+    passes.set(key, groups);
+  }
+  return groups;
+}
+
+/**
+ * The dependencies (and their subpaths) bundled into the JavaScript. ESM only: a CommonJS one (cookie) would bring
+ * the bundler's CommonJS helpers, whose shared chunk calls createRequire(import.meta.url) at load, which workerd
+ * refuses.
+ */
+const INLINED = /^(h3|rou3)(\/|$)/;
 
 export default defineConfig({
   entry: {
@@ -27,4 +93,10 @@ export default defineConfig({
   treeshake: true,
   hash: true,
   tsconfig: 'tsconfig.build.json',
+  // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,
+  // so an app's H3Event is ours): fewer files to resolve and load. srvx stays an import: it resolves per runtime.
+  deps: { alwaysBundle: (id, importer) => INLINED.test(id) && !!importer && !/\.d\.[cm]?ts$/.test(importer) },
+  // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
+  outputOptions: (options, _format, { cjsDts }) =>
+    cjsDts ? options : { ...options, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
 });

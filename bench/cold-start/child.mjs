@@ -1,7 +1,8 @@
 // One fresh process of the cold-start bench: loads one side (authchart from the installed tarball, Auth.js from
 // bench/node_modules, or nothing: bare Node/Bun), answers ONE first request and prints, as JSON, the milliseconds
-// from process start (performance.now(): the runtime's time origin) and the CPU used so far. Plain ESM, so the
-// same file runs on Node and on Bun without a build step.
+// from process start (performance.now(): the runtime's time origin) at the end and when the handler was ready (the
+// library imported, the handler built), and the CPU used so far. Plain ESM, so the same file runs on Node and on Bun
+// without a build step.
 //   argv: <side: authchart | authjs | bare> <measure: session | signin | oidc>
 //   env COLD_START: {"issuer","clientId","clientSecret","cookie","csrfCookie","csrfToken","sessionCookie"}
 const [side, measure] = process.argv.slice(2);
@@ -50,13 +51,15 @@ if (measure === 'prepare') {
   process.stdout.write(`${JSON.stringify(await prepare(await handler()))}\n`);
 } else {
   let outcome = 'bare';
+  let ready = performance.now();
   if (side !== 'bare') {
     const handle = await handler();
+    ready = performance.now();
     const res = await handle(request(measure));
     await res.text();
     outcome = `${res.status} ${res.headers.get('location') ?? ''}`;
   }
   const ms = performance.now();
   const cpu = process.cpuUsage();
-  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, outcome })}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, readyMs: ready, cpuMs: (cpu.user + cpu.system) / 1000, outcome })}\n`);
 }

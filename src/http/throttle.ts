@@ -7,11 +7,11 @@ import type { InternalConfig } from '../core/config.js';
 import { accountKey, identifierField, submittedIdentifier, type IdentifiedProvider } from '../core/credentials-identifier.js';
 import { RateLimited, ServiceUnavailable } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
+import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import type { ThrottleLimit } from '../core/throttle/options.js';
 import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
 import { memoryThrottleStore } from '../core/throttle/store.js';
-import { normalizeAddress } from '../flows/email/steps.js';
 import type { FlowDeps, FlowRoute } from '../flows/runtime/contract.js';
 import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
@@ -40,6 +40,11 @@ export function throttleOf(config: InternalConfig): Throttle | undefined {
 
 const MAX_KEY = 320;
 
+// The e-mail flow's address normaliser, loaded by the first magic-link request only: a credentials-only app's
+// sign-in loads no e-mail code.
+const loadEmailSteps = lazy(() => import('../flows/email/steps.js'));
+type NormalizeAddress = (deps: FlowDeps, raw: string) => string;
+
 /**
  * The per-account key of a credentials attempt: the provider's identifier field, normalised as `authorize` will
  * get it, then folded (core/credentials-identifier.ts). Throws InvalidRequest (400, nothing counted, nothing run)
@@ -52,7 +57,7 @@ function credentialsAccount(req: AuthRequest, provider: ResolvedProvider): strin
 }
 
 /** The address a magic-link request is for, as the flow will store it; undefined when it is not one. */
-function emailAddress(req: AuthRequest, provider: ResolvedProvider): string | undefined {
+function emailAddress(req: AuthRequest, provider: ResolvedProvider, normalizeAddress: NormalizeAddress): string | undefined {
   const raw = req.body.email;
   if (typeof raw !== 'string' || raw.length > MAX_KEY) return undefined;
   try {
@@ -62,17 +67,22 @@ function emailAddress(req: AuthRequest, provider: ResolvedProvider): string | un
   }
 }
 
+/** A request for a magic link (the only one whose limits key on an e-mail address). */
+function isMagicLinkRequest(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): boolean {
+  return req.method === 'POST' && route === 'signin' && provider.type === 'email';
+}
+
 /** The limits this request counts against, with the key of each, in the order they are checked. */
-function hitsFor(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, client: string | undefined): [ThrottleLimit, string][] {
+function hitsFor(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, client: string | undefined, normalizeAddress: NormalizeAddress | undefined): [ThrottleLimit, string][] {
   const hits: [ThrottleLimit, string][] = [];
   if (client) hits.push(['signIn', client]);
   if (req.method === 'POST' && route === 'callback' && provider.type === 'credentials') {
     if (client) hits.push(['credentialsClient', client]);
     const account = credentialsAccount(req, provider);
     if (account !== undefined) hits.push(['credentialsAccount', `${provider.id}\0${account}`]);
-  } else if (req.method === 'POST' && route === 'signin' && provider.type === 'email') {
+  } else if (normalizeAddress && isMagicLinkRequest(req, provider, route)) {
     if (client) hits.push(['emailClient', client]);
-    const address = emailAddress(req, provider);
+    const address = emailAddress(req, provider, normalizeAddress);
     if (address !== undefined) hits.push(['emailAddress', address]);
   } else if (route === 'options' && provider.type === 'webauthn' && client) {
     hits.push(['webauthnOptions', client]);
@@ -143,7 +153,8 @@ export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvide
     unknownClientWarned.add(req.config);
     req.config.logger.warn('throttle-no-client-address', 'A sign-in request carries no client address (no socket address, no trusted X-Forwarded-For): only the per-account and per-address limits apply. Give `throttle.clientAddress(request)`.');
   }
-  const hits = hitsFor(req, provider, route, client);
+  const normalizeAddress = isMagicLinkRequest(req, provider, route) ? (await loadEmailSteps()).normalizeAddress : undefined;
+  const hits = hitsFor(req, provider, route, client, normalizeAddress);
   for (const [limit, key] of hits) {
     const refusal = await throttle.hit(limit, key, limit === 'signIn' ? undefined : provider.id);
     if (refusal) {

@@ -8,19 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { UNUSED_ON_CREDENTIALS as UNUSED } from './cold-path-unused.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'authchart-cold-path-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** What no credentials-only sign-in may load: the unused factors' flows and providers, and their libraries. */
-const UNUSED = [
-  /\/src\/flows\/(oauth|second-factor|webauthn|logout)\//,
-  /\/src\/flows\/tokens\/(machine|steps)\.ts$/,
-  /\/src\/providers\/(oauth[^/]*|webauthn)\.ts$/,
-  /\/src\/providers\/catalogue\//,
-  /\/node_modules\/(@oslojs|oauth4webapi|jose|@simplewebauthn|uqr)\//,
-];
 
 function loadedBy(mode: 'credentials' | 'oauth'): { modules: string[]; out: { signIn: number; location: string | null; user: string | null } } {
   const log = join(dir, `${mode}.log`);

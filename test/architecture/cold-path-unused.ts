@@ -1,0 +1,11 @@
+// What a credentials-only app's first sign-in may not load: the unused factors' flows and providers (e-mail
+// included: the throttle, on by default in production, loads the e-mail normaliser only for a magic-link request),
+// and the libraries behind them. Matched against module paths (`/src/...` of the sources or of a bundle's regions, and
+// `/node_modules/<package>/...`); shared by the source check and the packed-build check.
+export const UNUSED_ON_CREDENTIALS: readonly RegExp[] = [
+  /\/src\/flows\/(oauth|second-factor|webauthn|logout|email)\//,
+  /\/src\/flows\/tokens\/(machine|steps)\.ts$/,
+  /\/src\/providers\/(oauth[^/]*|webauthn|email)\.ts$/,
+  /\/src\/providers\/catalogue\//,
+  /\/node_modules\/(@oslojs|oauth4webapi|jose|@simplewebauthn|uqr)\//,
+];

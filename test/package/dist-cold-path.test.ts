@@ -1,0 +1,76 @@
+// The cold path of the BUILT package (tsdown.config.ts groups modules into chunks): a credentials-only app's first
+// sign-in and session read load a handful of dist files, and none of them holds second-factor, WebAuthn or OAuth
+// code, nor loads the libraries behind them. test/architecture/credentials-cold-path.test.ts checks the same on the
+// sources; chunking can undo it (a chunk that mixes the credentials flow with the OAuth flow loads both), so this
+// checks the files a fresh process of the installed tarball really loaded, by the `//#region src/...` markers the
+// bundler writes for every module it puts into a chunk. Signing in with GitHub shows the check can fail.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNUSED_ON_CREDENTIALS } from '../architecture/cold-path-unused.js';
+import { packAndInstall } from './install.js';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'authchart-dist-cold-path-'));
+  packAndInstall(dir);
+  copyFileSync(fileURLToPath(new URL('./app/cold-path.mjs', import.meta.url)), join(dir, 'cold-path.mjs'));
+  copyFileSync(fileURLToPath(new URL('../architecture/cold-path-hooks.mjs', import.meta.url)), join(dir, 'cold-path-hooks.mjs'));
+  copyFileSync(fileURLToPath(new URL('../architecture/cold-path-register.mjs', import.meta.url)), join(dir, 'cold-path-register.mjs'));
+}, 240_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Loaded {
+  out: { signIn: number; location: string | null; user: string | null };
+  /** The dist files loaded, relative to dist/. */
+  files: string[];
+  /** Every module the loaded dist files hold (`/src/...`), and every other module loaded (`/node_modules/...`). */
+  modules: string[];
+}
+
+function loadedBy(mode: 'credentials' | 'oauth'): Loaded {
+  const log = join(dir, `${mode}.log`);
+  const out = execFileSync(process.execPath, ['--import', './cold-path-register.mjs', 'cold-path.mjs', mode], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH, COLD_PATH_LOG: log, NODE_ENV: 'production' },
+  });
+  const urls = readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
+  const dist = `${dir}/node_modules/authchart/dist/`;
+  const files = urls.map((url) => fileURLToPath(url)).filter((path) => path.startsWith(dist)).map((path) => path.slice(dist.length));
+  const regions = files.flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/#region (src\/\S+)$/gm)].map((m) => `/${m[1]}`));
+  const others = urls.map((url) => fileURLToPath(url)).filter((path) => !path.startsWith(dist) && path.includes('/node_modules/')).map((path) => path.slice(path.lastIndexOf('/node_modules/')));
+  return { out: JSON.parse(out) as Loaded['out'], files, modules: [...regions, ...others] };
+}
+
+const unused = (modules: string[]) => modules.filter((m) => UNUSED_ON_CREDENTIALS.some((pattern) => pattern.test(m)));
+
+describe('the cold path of the packed build', () => {
+  it('a credentials-only app signs in and reads its session from a few dist files, none holding unused flows', () => {
+    const { out, files, modules } = loadedBy('credentials');
+    expect(out).toEqual({ signIn: 302, location: 'http://localhost:3000/', user: 'Ada' });
+    // The record is real: the credentials flow was loaded, from the bundle.
+    expect(modules).toContain('/src/flows/credentials/machine.ts');
+    expect(unused(modules)).toEqual([]);
+    // Few, larger chunks: the root, its eager chunk, one lazy chunk for sign-in and the small facades the bundler
+    // writes for each import() target (the build before chunk groups loaded 67 files here).
+    expect(files.length, files.join(' ')).toBeLessThanOrEqual(12);
+  }, 90_000);
+
+  it('the check can fail: signing in with GitHub loads the OAuth flow and oauth4webapi', () => {
+    const { out, modules } = loadedBy('oauth');
+    expect(out.signIn).toBe(302);
+    expect(out.location).toMatch(/^https:\/\/github\.com\/login\/oauth\/authorize\?/);
+    const loaded = unused(modules);
+    expect(loaded.some((m) => m.startsWith('/src/flows/oauth/'))).toBe(true);
+    expect(loaded.some((m) => m.startsWith('/node_modules/oauth4webapi/'))).toBe(true);
+  }, 90_000);
+});
