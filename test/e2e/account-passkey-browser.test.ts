@@ -1,47 +1,22 @@
 // "Add a passkey" on the account page in Chromium: a CDP virtual authenticator, the built-in passkey script asking
 // POST /auth/link/passkey for the options (CSRF token, recent sign-in) and posting the credential back; the link
 // stage stores it for the signed-in user, and the new passkey then signs that user in. PostgresAdapter on PGlite.
-import { createServer, type Server } from 'node:http';
-import { H3 } from 'h3';
-import { toNodeHandler } from 'h3/node';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authOn, createWorld, passkeyOwner, seedUser, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
-import { hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { closeHttpServer, listenLoopback } from './peers/net.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { passkeyOwner, seedUser } from '../flows/webauthn/webauthn-world.js';
+import { hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
 describe.skipIf(!hasChromium())('adding a passkey from the account page, in Chromium', () => {
-  let world: World;
-  let t: WorldAuth;
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await createWorld();
-    t = authOn(world);
-    const app = new H3();
-    app.all('/auth/**', (event) => t.handle(event.req as Request));
-    app.get('/', async (event) => {
-      const res = await t.handle(new Request(new URL('/auth/session', event.url), { headers: { cookie: event.req.headers.get('cookie') ?? '' } }));
-      return new Response(`<!doctype html><title>home</title><pre id="session">${(await res.text()).replace(/</g, '&lt;')}</pre>`, { headers: { 'content-type': 'text/html' } });
-    });
-    server = createServer(toNodeHandler(app));
-    origin = `http://localhost:${await listenLoopback(server)}`;
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    if (server) await closeHttpServer(server);
-    await world?.close();
-  });
+  const site = usePasskeySiteInChromium();
 
   const sessionUser = async (page: Page) => {
-    await page.goto(`${origin}/`);
+    await page.goto(`${site.origin}/`);
     return (JSON.parse(await page.locator('#session').innerText()) as { user?: { id?: string } } | null)?.user?.id ?? null;
   };
 
   it('the button registers a passkey for the signed-in user, who then signs in with it', { timeout: 90_000 }, async () => {
+    const { world, origin, browser } = site;
     const user = await seedUser(world);
     const tab = await newPageWithVirtualAuthenticator(browser);
     try {

@@ -3,45 +3,18 @@
 // the ceremony against a CDP virtual authenticator (options bound to the pending sign-in), signing them in. No
 // Content-Security-Policy violation on the way.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
-import { H3 } from 'h3';
-import { toNodeHandler } from 'h3/node';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activeTotp } from '../support/factors.js';
-import { authOn, createWorld, seedUser, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
-import { hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { closeHttpServer, listenLoopback } from './peers/net.js';
+import { seedUser } from '../flows/webauthn/webauthn-world.js';
+import { hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
 describe.skipIf(!hasChromium())('a passkey at the second-factor stage, in Chromium', () => {
-  let world: World;
-  let t: WorldAuth;
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await createWorld();
-    // Passkey and a credentials form (any stored user by address), with second factors on.
-    t = authOn(world, { secondFactor: {} });
-    const app = new H3();
-    app.all('/auth/**', (event) => t.handle(event.req as Request));
-    app.get('/', async (event) => {
-      const res = await t.handle(new Request(new URL('/auth/session', event.url), { headers: { cookie: event.req.headers.get('cookie') ?? '' } }));
-      return new Response(`<!doctype html><title>home</title><pre id="session">${(await res.text()).replace(/</g, '&lt;')}</pre>`, { headers: { 'content-type': 'text/html' } });
-    });
-    server = createServer(toNodeHandler(app));
-    origin = `http://localhost:${await listenLoopback(server)}`;
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    if (server) await closeHttpServer(server);
-    await world?.close();
-  });
+  const site = usePasskeySiteInChromium({ secondFactor: {} });
 
   it('password, then the passkey instead of a code', { timeout: 60_000 }, async () => {
+    const { world, origin, browser } = site;
     const user = await seedUser(world);
     await activeTotp(world.adapter, user.id);
     // The passkey: a key pair in the virtual authenticator, its public half stored as a registration would.
