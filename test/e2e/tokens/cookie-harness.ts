@@ -1,14 +1,13 @@
 // A real OpenID Provider with refresh-token rotation, and app configurations that keep the provider tokens in the
 // sealed JWT session cookie (`session.providerTokens: 'in-session-cookie'`): no adapter, no database. Signs users in
 // through the OP, reads and ages the cookie's tokens, counts refresh requests.
-import type { KoaContextWithOIDC } from 'oidc-provider';
 import { parseSetCookie } from 'cookie';
 import type { AuthConfig } from '../../../src/core/options.js';
-import { OIDC } from '../../../src/providers/oauth.js';
 import { decodeSync, encodeSync } from '../../../src/session/jwt.js';
 import type { JWT } from '../../../src/core/types.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { TestClient } from '../../support/client.js';
+import { countRefreshGrants, offlineOidc } from './op-peer.js';
 import { startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
@@ -41,23 +40,8 @@ const valueOf = (cookie: string) => cookie.split(/;\s*/).find((c) => c.startsWit
 
 export async function cookieTokenTestbed(): Promise<CookieTokenTestbed> {
   const op = await startOidcProvider({ config: { rotateRefreshToken: true }, features: { revocation: { enabled: true } } });
-  const grants = { ok: 0, refused: 0 };
-  op.provider.on('grant.success', (...args: unknown[]) => {
-    if ((args[0] as KoaContextWithOIDC).oidc.params?.grant_type === 'refresh_token') grants.ok += 1;
-  });
-  op.provider.on('grant.error', (...args: unknown[]) => {
-    if ((args[0] as KoaContextWithOIDC).oidc.params?.grant_type === 'refresh_token') grants.refused += 1;
-  });
-  const provider = () =>
-    OIDC({
-      id: 'oidc',
-      name: 'Test OP',
-      issuer: op.issuer,
-      clientId: op.clientId,
-      clientSecret: op.clientSecret,
-      checks: ['pkce', 'state', 'nonce'],
-      authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
-    });
+  const grants = countRefreshGrants(op);
+  const provider = () => offlineOidc(op);
   const claims = (cookie: string) => decodeSync({ token: valueOf(cookie), secret: TEST_SECRET, salt: SESSION_COOKIE }) as ReturnType<CookieTokenTestbed['claims']>;
   const withToken = (cookie: string, value: string) =>
     cookie

@@ -1,14 +1,13 @@
 // A real OpenID Provider with refresh-token rotation, and two app instances sharing one PostgreSQL schema, for the
 // provider-token tests: sign a user in through the OP, expire the stored access token, count refresh requests.
 import pg from 'pg';
-import type { KoaContextWithOIDC } from 'oidc-provider';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../../src/adapters/postgres/index.js';
 import { encryptProviderTokens } from '../../../src/flows/tokens/sealed-tokens.js';
 import type { AuthConfig } from '../../../src/core/options.js';
-import { OIDC } from '../../../src/providers/oauth.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import { serverSchema } from '../../session/database-harness.js';
 import type { CookieJar } from '../../support/cookie-jar.js';
+import { countRefreshGrants, offlineOidc } from './op-peer.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URI, startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const DATABASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -68,29 +67,10 @@ export async function tokenTestbed(
         }
       : {}),
   });
-  const grants = { ok: 0, refused: 0 };
-  op.provider.on('grant.success', (...args: unknown[]) => {
-    const ctx = args[0] as KoaContextWithOIDC;
-    if (ctx.oidc.params?.grant_type === 'refresh_token') grants.ok += 1;
-  });
-  op.provider.on('grant.error', (...args: unknown[]) => {
-    const ctx = args[0] as KoaContextWithOIDC;
-    if (ctx.oidc.params?.grant_type === 'refresh_token') grants.refused += 1;
-  });
+  const grants = countRefreshGrants(op);
   const db = await serverSchema(DATABASE);
   const second = new pg.Pool({ connectionString: DATABASE, options: `-c search_path=${db.schema}`, max: 4 });
-  const provider = () =>
-    OIDC({
-      id: 'oidc',
-      name: 'Test OP',
-      issuer: op.issuer,
-      clientId: op.clientId,
-      clientSecret: op.clientSecret,
-      checks: ['pkce', 'state', 'nonce'],
-      // offline_access yields a refresh token only with prompt=consent.
-      authorization: { params: { scope: 'openid email profile offline_access', prompt: 'consent' } },
-      ...options.provider,
-    });
+  const provider = () => offlineOidc(op, options.provider);
   const config = (adapter: AuthConfig['adapter']): AuthConfig => ({ secret: TEST_SECRET, trustHost: true, adapter, session: options.session ?? { strategy: 'database' }, providers: [provider()] });
   const rawAdapters: [PostgresAdapterInstance, PostgresAdapterInstance] = [db.adapter as PostgresAdapterInstance, PostgresAdapter(second)];
   const sealed = (a: PostgresAdapterInstance) => (options.sealWith ? encryptProviderTokens(a, { secret: options.sealWith }) : a);
