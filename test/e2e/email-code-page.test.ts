@@ -2,35 +2,19 @@
 // resend cooldown and its answers are the sign-in's own, alike for known and unknown addresses; a refused resend
 // leaves the first code usable), and "use a different address" goes back to the sign-in page. Over HTTP, with a
 // real SMTP server, on embedded PGlite and on the PostgreSQL server (a schema of this file's own), both strategies.
-import { PGlite } from '@electric-sql/pglite';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
+import { describe, expect, it } from 'vitest';
 import type { SessionStrategy } from '../../src/core/options.js';
 import { Email } from '../../src/providers/email.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
-import { useSharedStores } from '../support/shared-stores.js';
 import { readForms, readLinks } from './peers/html-form.js';
-import { startSmtpServer, type ReceivedMail, type SmtpHarness } from './peers/smtp.js';
+import { useMailDatabases } from './peers/mail-databases.js';
+import type { ReceivedMail } from './peers/smtp.js';
 
 const COOLDOWN = 2;
 const DASHBOARD = `${ORIGIN}/dashboard`;
-const stores = useSharedStores();
-let smtp: SmtpHarness;
-let pglite: PGlite;
-const adapters: Record<string, PostgresAdapterInstance> = {};
-
-beforeAll(async () => {
-  [pglite, smtp] = await Promise.all([PGlite.create(), startSmtpServer()]);
-  adapters.pglite = PostgresAdapter(pglite);
-  await adapters.pglite.migrate();
-  adapters.postgres = PostgresAdapter(stores.pool(await stores.schema()));
-}, 60_000);
-afterAll(async () => {
-  await smtp?.stop();
-  if (pglite && !pglite.closed) await pglite.close();
-});
+const peers = useMailDatabases();
 
 function codeIn(mail: ReceivedMail): string {
   const found = /enter this code[^\n]*\r?\n(\d{6})\r?\n/i.exec(mail.text);
@@ -38,7 +22,7 @@ function codeIn(mail: ReceivedMail): string {
   return found[1];
 }
 
-const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email.toLowerCase())).length;
+const mailsTo = (email: string) => peers.smtp.messages.filter((m) => m.to.includes(email.toLowerCase())).length;
 const session = async (client: TestClient) => ((await (await client.get('/auth/session')).json()) as { user?: { email?: string } } | null)?.user?.email ?? null;
 
 /** The code page's forms: the code form, and the "send a new code" form beside it. */
@@ -53,8 +37,8 @@ describe.each(['pglite', 'postgres'] as const)('the e-mail code page on %s', (db
   describe.each(['jwt', 'database'] as SessionStrategy[])('%s sessions', (strategy) => {
     const app = () =>
       testAuth({
-        providers: [Email({ server: { host: smtp.host, port: smtp.port, secure: false, ignoreTLS: true }, from: 'tests <no-reply@example.test>', code: { resendCooldown: COOLDOWN } })],
-        adapter: adapters[db],
+        providers: [Email({ server: { host: peers.smtp.host, port: peers.smtp.port, secure: false, ignoreTLS: true }, from: 'tests <no-reply@example.test>', code: { resendCooldown: COOLDOWN } })],
+        adapter: peers.adapters[db],
         session: { strategy },
       });
     const address = (tag: string) => `${tag}-${db}-${strategy}-${randomUUID().slice(0, 8)}@code-page.test`;
@@ -69,7 +53,7 @@ describe.each(['pglite', 'postgres'] as const)('the e-mail code page on %s', (db
     it('"send a new code": refused alike within the cooldown (the first code still signs in), a new code after it', async () => {
       const t = app();
       const known = address('known');
-      await adapters[db].createUser({ id: randomUUID(), email: known, emailVerified: new Date() });
+      await peers.adapters[db].createUser({ id: randomUUID(), email: known, emailVerified: new Date() });
       const unknown = address('unknown');
       const refused: { status: number; location: string | null; mails: number }[] = [];
       type Form = { action: string; fields: Record<string, string> };
@@ -81,7 +65,7 @@ describe.each(['pglite', 'postgres'] as const)('the e-mail code page on %s', (db
         const { code, resend } = pageForms(html);
         expect(resend.fields).toMatchObject({ email, callbackUrl: DASHBOARD });
         expect(resend.fields.csrfToken).toBeTruthy();
-        const first = codeIn(await smtp.waitForMessage(email));
+        const first = codeIn(await peers.smtp.waitForMessage(email));
         // Pressed at once: the cooldown refuses it (the sign-in's RateLimited answer), and nothing is mailed.
         const again = await press(client, resend);
         refused.push({ status: again.status, location: again.location?.href ?? null, mails: mailsTo(email) });
@@ -102,7 +86,7 @@ describe.each(['pglite', 'postgres'] as const)('the e-mail code page on %s', (db
       const resent = await press(u.client, u.resend);
       expect(resent.status).toBe(200);
       const { code } = pageForms(await resent.text());
-      const second = codeIn(await smtp.waitForMessage(unknown));
+      const second = codeIn(await peers.smtp.waitForMessage(unknown));
       expect(mailsTo(unknown)).toBe(2);
       const done = await press(u.client, code, { code: second });
       expect(done.location?.href).toBe(DASHBOARD);
@@ -113,7 +97,7 @@ describe.each(['pglite', 'postgres'] as const)('the e-mail code page on %s', (db
       const t = app();
       const email = address('other');
       const { html } = await ask(t, email, t.client);
-      await smtp.waitForMessage(email);
+      await peers.smtp.waitForMessage(email);
       const back = readLinks(html).find((l) => new URL(l, ORIGIN).pathname === '/auth/signin');
       expect(back).toBeDefined();
       expect(new URL(back!, ORIGIN).searchParams.get('callbackUrl')).toBe(DASHBOARD);

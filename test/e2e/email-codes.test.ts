@@ -2,36 +2,20 @@
 // nodemailer sender; the code is read from it and typed back on the code page. On embedded PGlite and on the real
 // PostgreSQL server (DATABASE_URL, a schema of this file's own), under both session strategies; the adapter's
 // database is also the flow store that keeps the code's hash and its tries.
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
+import { describe, expect, it } from 'vitest';
 import type { SessionStrategy } from '../../src/core/options.js';
 import { Email, type EmailUserConfig } from '../../src/providers/email.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
-import { useSharedStores } from '../support/shared-stores.js';
 import { readForms } from './peers/html-form.js';
-import { startSmtpServer, type ReceivedMail, type SmtpHarness } from './peers/smtp.js';
+import { useMailDatabases } from './peers/mail-databases.js';
+import type { ReceivedMail } from './peers/smtp.js';
 
 const FROM = 'authchart tests <no-reply@example.test>';
-const stores = useSharedStores();
-let smtp: SmtpHarness;
-let pglite: PGlite;
-const adapters: Record<string, PostgresAdapterInstance> = {};
-
-beforeAll(async () => {
-  [pglite, smtp] = await Promise.all([PGlite.create(), startSmtpServer()]);
-  adapters.pglite = PostgresAdapter(pglite);
-  await adapters.pglite.migrate();
-  adapters.postgres = PostgresAdapter(stores.pool(await stores.schema()));
-}, 60_000);
-afterAll(async () => {
-  await smtp?.stop();
-  if (pglite && !pglite.closed) await pglite.close();
-});
+const peers = useMailDatabases();
 
 function provider(overrides: EmailUserConfig = {}) {
-  return Email({ server: { host: smtp.host, port: smtp.port, secure: false, ignoreTLS: true, pool: true }, from: FROM, code: true, ...overrides });
+  return Email({ server: { host: peers.smtp.host, port: peers.smtp.port, secure: false, ignoreTLS: true, pool: true }, from: FROM, code: true, ...overrides });
 }
 
 /** Asks for a code as the sign-in form does; the answer is the code page. */
@@ -57,7 +41,7 @@ const session = async (client: TestClient) => (await (await client.get('/auth/se
 
 describe.each(['pglite', 'postgres'] as const)('e-mail codes on %s', (db) => {
   describe.each(['jwt', 'database'] as SessionStrategy[])('%s sessions', (strategy) => {
-    const app = (overrides: EmailUserConfig = {}) => testAuth({ providers: [provider(overrides)], adapter: adapters[db], session: { strategy } });
+    const app = (overrides: EmailUserConfig = {}) => testAuth({ providers: [provider(overrides)], adapter: peers.adapters[db], session: { strategy } });
     const address = (tag: string) => `${tag}-${db}-${strategy}-${Date.now()}@codes.test`;
 
     it('a code read from the mail signs in, and the link in the same mail is spent with it', async () => {
@@ -67,7 +51,7 @@ describe.each(['pglite', 'postgres'] as const)('e-mail codes on %s', (db) => {
       expect(page.status).toBe(200);
       const html = await page.text();
       expect(html).toContain('autocomplete="one-time-code"');
-      const mail = await smtp.waitForMessage(email);
+      const mail = await peers.smtp.waitForMessage(email);
       const link = mail.links.find((l) => l.startsWith(`${ORIGIN}/auth/callback/email?`));
       expect(link, 'the mail carries the link too').toBeDefined();
       const code = codeIn(mail);
@@ -92,7 +76,7 @@ describe.each(['pglite', 'postgres'] as const)('e-mail codes on %s', (db) => {
       const email = address('only');
       const page = await ask(t, email);
       expect(page.status).toBe(200);
-      const mail = await smtp.waitForMessage(email);
+      const mail = await peers.smtp.waitForMessage(email);
       expect(mail.links.filter((l) => l.includes('/auth/callback/'))).toEqual([]);
       const res = await typeCode(t.client, page, codeIn(mail));
       expect(res.location?.href).toBe(`${ORIGIN}/dashboard`);
@@ -103,7 +87,7 @@ describe.each(['pglite', 'postgres'] as const)('e-mail codes on %s', (db) => {
       const t = app();
       const email = address('retry');
       const page = await ask(t, email);
-      const code = codeIn(await smtp.waitForMessage(email));
+      const code = codeIn(await peers.smtp.waitForMessage(email));
       const wrong = await typeCode(t.client, page, code === '000000' ? '111111' : '000000');
       expect(wrong.status).toBe(200);
       const html = await wrong.text();
