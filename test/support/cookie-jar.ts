@@ -118,6 +118,9 @@ function hostKey(hostOrUrl: string | URL): string {
  * jar.setFromResponse('http://app.test/login', res);
  * fetch(url, { headers: { cookie: jar.header(url) } });
  */
+/** A browser's limit on a cookie's name and value together, in bytes. */
+export const MAX_COOKIE_BYTES = 4096;
+
 export class CookieJar {
   readonly #hosts = new Map<string, Map<string, StoredCookie>>();
   readonly #now: () => number;
@@ -134,6 +137,9 @@ export class CookieJar {
       const cookie = parseSetCookie(line);
       if (!cookie) continue;
       parsed.push(cookie);
+      // A browser ignores a cookie whose name and value pass 4096 bytes (RFC 6265bis §5.7): so does the jar, so a
+      // test cannot pass on a cookie no browser would keep.
+      if (Buffer.byteLength(cookie.name) + Buffer.byteLength(cookie.value) > MAX_COOKIE_BYTES) continue;
       const now = this.#now();
       // Max-Age wins over Expires (RFC 6265 §5.3 step 3).
       const expiresAt =
