@@ -84,9 +84,15 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
 /** The name of the second-factor check's slot in `GET {basePath}/flow/:slot` (a provider's slot is its id). */
 const ASSURANCE_SLOT = 'second-factor';
 
-/** A paused flow that shows a built-in page keeps that page sealed beside it, for `GET {basePath}/flow/:slot`. */
+// The carried page rides in the flow cookie, and a browser drops a cookie above 4096 bytes, losing the flow with
+// it. A page above this size in bytes (the enrolment page's QR code is ~3 kB) is not carried: its flow goes on as before, and
+// `GET {basePath}/flow/:slot` answers that this flow shows no page.
+const CARRIED_PAGE_LIMIT = 1024;
+const utf8 = new TextEncoder();
+
+/** A paused flow that shows a small built-in page keeps that page sealed beside it, for `GET {basePath}/flow/:slot`. */
 export function withPage(paused: PausedFlow, response: FlowResponse): PausedFlow {
-  if (response.kind === 'page') paused.carry = { ...paused.carry, page: response };
+  if (response.kind === 'page' && utf8.encode(JSON.stringify(response)).length <= CARRIED_PAGE_LIMIT) paused.carry = { ...paused.carry, page: response };
   return paused;
 }
 
