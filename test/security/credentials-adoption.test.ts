@@ -102,7 +102,7 @@ describe('opting in with allowDangerousEmailAccountLinking', () => {
     const from = t.logger.debugs.length;
     const second = await credentialsSignIn(t);
     expect(await userOfSession(writes(second.res)[0]!.value)).toBe(victimId);
-    expect(adapterCalls(t, from)).toEqual(['getUserByAccount', 'createSession']);
+    expect(adapterCalls(t, from)).toEqual(['getUserByAccount', 'withTransaction', 'createSession']);
     expect(linked).toHaveLength(1);
   });
 });
@@ -117,7 +117,7 @@ describe('a credentials user of its own', () => {
     const from = t.logger.debugs.length;
     const second = await credentialsSignIn(t);
     expect(await userOfSession(writes(second.res)[0]!.value)).toBe(userId);
-    expect(adapterCalls(t, from)).toEqual(['getUserByAccount', 'createSession']);
+    expect(adapterCalls(t, from)).toEqual(['getUserByAccount', 'withTransaction', 'createSession']);
     // A later magic link for that address is a sign-in to the same user, not a second one.
     const outbox = memoryOutbox();
     const mail = app([outbox.provider]);
