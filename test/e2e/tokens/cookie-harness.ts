@@ -7,7 +7,7 @@ import { decodeSync, encodeSync } from '../../../src/session/jwt.js';
 import type { JWT } from '../../../src/core/types.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { TestClient } from '../../support/client.js';
-import { countRefreshGrants, offlineOidc } from './op-peer.js';
+import { countRefreshGrants, offlineOidc, revokeAtOp } from './op-peer.js';
 import { startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const SESSION_COOKIE = 'authchart.session-token';
@@ -75,14 +75,7 @@ export async function cookieTokenTestbed(): Promise<CookieTokenTestbed> {
       if (!line) throw new Error('no session cookie was set');
       return withToken(cookie, line.value ?? "");
     },
-    async revoke(refreshToken) {
-      const res = await fetch(`${op.issuer}/token/revocation`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
-      });
-      return res.status;
-    },
+    revoke: (refreshToken) => revokeAtOp(op, refreshToken),
     async active(accessToken) {
       return (await fetch(`${op.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status === 200;
     },

@@ -7,7 +7,7 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../../support/auth-app.js';
 import { serverSchema } from '../../session/database-harness.js';
 import type { CookieJar } from '../../support/cookie-jar.js';
-import { countRefreshGrants, offlineOidc } from './op-peer.js';
+import { countRefreshGrants, offlineOidc, revokeAtOp } from './op-peer.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URI, startOidcProvider, type OidcProviderHarness } from '../peers/oidc.js';
 
 export const DATABASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -94,14 +94,7 @@ export async function tokenTestbed(
     async expire(who, seconds = 10) {
       await db.sql(`UPDATE accounts SET expires_at = extract(epoch from now())::bigint - $2 WHERE provider = 'oidc' AND provider_account_id = $1`, [who, seconds]);
     },
-    async revoke(refreshToken) {
-      const res = await fetch(`${op.issuer}/token/revocation`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
-      });
-      return res.status;
-    },
+    revoke: (refreshToken) => revokeAtOp(op, refreshToken),
     async opLogout(sub, sid) {
       type OpClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
       const client = await (op.provider as unknown as { Client: { find(id: string): Promise<OpClient | undefined> } }).Client.find(op.clientId);

@@ -30,3 +30,13 @@ export function offlineOidc(op: OidcProviderHarness, extra: Partial<Parameters<t
     ...extra,
   });
 }
+
+/** Revokes a refresh token at the OP (its revocation endpoint, as the client); the HTTP status it answered. */
+export async function revokeAtOp(op: OidcProviderHarness, refreshToken: string): Promise<number> {
+  const res = await fetch(`${op.issuer}/token/revocation`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
+  });
+  return res.status;
+}
