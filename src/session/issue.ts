@@ -1,10 +1,9 @@
 // Issuing the session of a sign-in that reached its level: the only place a session begins. When and how the user
 // proved who they are (`auth_time`, `amr`) is recorded by authchart here, never by a callback. With an adapter that
 // has transactions, the session row and the spend of a single-use token commit together, or neither does.
-import { MissingAdapter } from '../core/errors.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { recordProviderSessionInStore } from './provider-sessions.js';
-import { releaseClaim, spendIn, type TokenSpend } from './spend.js';
+import { releaseClaim, spendIn, spendingAdapter, type TokenSpend } from './spend.js';
 import { strategyFor, type SignInResult } from './strategy.js';
 import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
@@ -37,7 +36,7 @@ export async function issueSession(
   // Recorded first: a record of a sign-in that then fails names a user who did sign in at the provider, and ends
   // nothing that exists, while a failure after the session is written would answer an error over a live session.
   if (result.user.id) await recordProviderSessionInStore(req, String(result.user.id), result.account);
-  const cookies = req.setCookies;
+  const cookies = [...req.setCookies];
   let afterCommit: void | (() => Promise<void>);
   try {
     if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database')) {
@@ -46,7 +45,7 @@ export async function issueSession(
         return strategy.issue(req, verified, tx);
       });
     } else {
-      if (spend) await spendIn(adapterFor(req), spend);
+      if (spend) await spendIn(spendingAdapter(req), spend);
       afterCommit = await strategy.issue(req, verified);
     }
   } catch (err) {
@@ -56,9 +55,4 @@ export async function issueSession(
     throw err;
   }
   await afterCommit?.();
-}
-
-function adapterFor(req: AuthRequest) {
-  if (!req.config.adapter) throw new MissingAdapter('Spending a sign-in token needs an adapter.');
-  return req.config.adapter;
 }

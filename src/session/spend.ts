@@ -37,8 +37,7 @@ export async function spendIn(adapter: WrappedAdapter, spend: TokenSpend): Promi
  * factor): in a transaction when the adapter has one, so a late DELETE rolls back instead of burning the link.
  */
 export async function spendAlone(req: AuthRequest, spend: TokenSpend): Promise<void> {
-  const adapter = req.config.adapter;
-  if (!adapter) throw new MissingAdapter('Spending a sign-in token needs an adapter.');
+  const adapter = spendingAdapter(req);
   try {
     if (adapter.withTransaction) await adapter.withTransaction((tx) => spendIn(tx, spend));
     else await spendIn(adapter, spend);
@@ -46,6 +45,12 @@ export async function spendAlone(req: AuthRequest, spend: TokenSpend): Promise<v
     await releaseClaim(req, spend);
     throw err;
   }
+}
+
+/** The adapter that spends sign-in tokens (a flow that leaves one unspent has one). */
+export function spendingAdapter(req: AuthRequest): WrappedAdapter {
+  if (!req.config.adapter) throw new MissingAdapter('Spending a sign-in token needs an adapter.');
+  return req.config.adapter;
 }
 
 /** Gives the token's claim back (`config.singleUse`): it was not spent, so the link or code may be used again. */
