@@ -106,7 +106,7 @@ describe('OpenID Connect code flow', () => {
     expect(start.location!.href.startsWith(`${op.issuer}/auth?`)).toBe(true);
     expect(setsSession(callback)).toBe(true);
     const [started] = loggedTraces(t);
-    expect(started.trace.map((e) => e.to)).toEqual(['discovering', 'preparing', 'awaitingCallback']);
+    expect(started.trace.map((e) => e.to)).toEqual(['preparing', 'awaitingCallback']);
   });
 
   it('reads the profile from the user-info endpoint when idToken is false', async () => {

@@ -107,7 +107,7 @@ describe.skipIf(!hasChromium())('the inspector in Chromium', () => {
       await page.locator('pre.mermaid svg').waitFor({ timeout: 15_000 });
       expect(await page.locator('pre.mermaid svg g.node.failed').textContent()).toContain('invalidCheck');
       const visited = await page.locator('pre.mermaid svg g.node.visited').allTextContents();
-      expect(visited.join(' ')).toMatch(/idle.*preparing.*awaitingCallback.*validating/s);
+      expect(visited.join(' ')).toMatch(/idle.*preparing.*awaitingCallback.*exchanging/s);
       expect(problems).toEqual([]);
       if (process.env.INSPECT_SCREENSHOT) await page.screenshot({ path: process.env.INSPECT_SCREENSHOT.replace(/\.png$/, '-oauth.png'), fullPage: true });
     } finally {

@@ -168,7 +168,7 @@ describe('inspector pages', () => {
     expect(page).toContain('<dt>state</dt><dd class="mono">failed.invalidCheck</dd>');
     const diagram = /<pre class="mermaid">([\s\S]*?)<\/pre>/.exec(page)?.[1] ?? '';
     expect(diagram).toContain('idle --&gt; preparing : (1) START');
-    expect(diagram).toMatch(/awaitingCallback --&gt; validating : \(3\) CALLBACK/);
+    expect(diagram).toMatch(/awaitingCallback --&gt; exchanging : \(3\) CALLBACK/);
     expect(diagram).toContain('class invalidCheck failed');
   });
 

@@ -1,5 +1,5 @@
-// Table-driven exchange check for catalogue presets: the OAuth flow's own steps (prepareAuthorization,
-// validateCallback, exchangeCode, readProfile) run against one loopback fake per test file that answers as the
+// Table-driven exchange check for catalogue presets: the OAuth flow's own steps (prepareAuthorization, exchangeCode,
+// which checks the callback first, and readProfile) run against one loopback fake per test file that answers as the
 // provider documents, and the resulting user and account are compared with the case.
 //
 // Usage (one case per preset; the key is the preset id, or `id#label` for a second case of the same preset):
@@ -41,7 +41,7 @@ import { AuthError } from '../../src/core/errors.js';
 import type { ResolvedProvider } from '../../src/core/provider.js';
 import type { RequestContext } from '../../src/core/request-context.js';
 import type { Account, User } from '../../src/core/types.js';
-import { exchangeCode, oauthProviderFor, prepareAuthorization, readProfile, validateCallback } from '../../src/flows/oauth/steps.js';
+import { exchangeCode, oauthProviderFor, prepareAuthorization, readProfile } from '../../src/flows/oauth/steps.js';
 import type { FlowDeps } from '../../src/flows/runtime/contract.js';
 import { flowDeps } from '../../src/flows/runtime/deps.js';
 import type { InternalOAuthProvider, OAuthProviderConfig } from '../../src/providers/oauth.js';
@@ -305,7 +305,6 @@ export async function runExchangeCase(fake: ExchangeFake, key: string, c: Exchan
     const checks = { codeVerifier: prepared.codeVerifier, state: prepared.state, nonce: prepared.nonce };
 
     const run = async () => {
-      await validateCallback(deps, params, checks);
       const tokens = await exchangeCode(deps, params, checks);
       return readProfile(deps, tokens, c.formUser);
     };

@@ -1,18 +1,15 @@
-// The OAuth 2 / OpenID Connect flow: discover -> build the authorization request -> await the callback (the only
-// persisted state) -> validate -> exchange the code -> read the profile -> authenticated. The standard sign-in tail
-// (signIn callback, the OAuth linking rules, the session) runs after it.
+// The OAuth 2 / OpenID Connect flow: build the authorization request (discovering the provider first when needed)
+// -> await the callback (the only persisted state) -> check the answer and exchange the code -> read the profile ->
+// authenticated. The standard sign-in tail (signIn callback, the OAuth linking rules, the session) runs after it.
 import { assign, fromPromise, setup } from 'xstate';
 import { AuthError } from '../../core/errors.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, errorIs, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import {
   callbackParams,
-  discoverProvider,
   exchangeCode,
-  oauthProviderFor,
   prepareAuthorization,
   readProfile,
-  validateCallback,
   type OAuthChecks,
   type PreparedAuthorization,
   type ProfileResult,
@@ -29,12 +26,9 @@ export interface OAuthContext extends FlowContextBase, OAuthChecks {
   tokens?: TokenResult;
 }
 
-/**
- * START says whether the provider's endpoints must be discovered first; CALLBACK carries the time it
- * arrived, so that the expiry guard is a pure decision on the event and the context.
- */
+/** CALLBACK carries the time it arrived, so that the expiry guard is a pure decision on the event and the context. */
 export type OAuthEvent =
-  | { type: 'START'; extraParams: Record<string, string>; discover: boolean }
+  | { type: 'START'; extraParams: Record<string, string> }
   | { type: 'CALLBACK'; params: Record<string, string>; at: number };
 
 type CallbackInput = { deps: FlowDeps; params: Record<string, string>; checks: OAuthChecks };
@@ -49,14 +43,11 @@ export const oauthMachine = /* @__PURE__ */ setup({
     output: {} as FlowOutput,
   },
   actors: {
-    discover: fromPromise<void, { deps: FlowDeps }>(({ input }) => discoverProvider(input.deps)),
     prepare: fromPromise<PreparedAuthorization, { deps: FlowDeps; extraParams: Record<string, string> }>(({ input }) => prepareAuthorization(input.deps, input.extraParams)),
-    validate: fromPromise<void, CallbackInput>(({ input }) => validateCallback(input.deps, input.params, input.checks)),
     exchange: fromPromise<TokenResult, CallbackInput>(({ input }) => exchangeCode(input.deps, input.params, input.checks)),
     readProfile: fromPromise<ProfileResult, { deps: FlowDeps; tokens: TokenResult; formUser?: string }>(({ input }) => readProfile(input.deps, input.tokens, input.formUser)),
   },
   guards: {
-    needsDiscovery: ({ event }) => event.type === 'START' && event.discover,
     flowExpired: ({ context, event }) => event.type === 'CALLBACK' && event.at - context.startedAt > OAUTH_FLOW_TTL_MS,
     /** The invoked actor failed with this error type (`{ type: 'errorIs', params: { type: 'InvalidCheck' } }`). */
     errorIs,
@@ -81,21 +72,10 @@ export const oauthMachine = /* @__PURE__ */ setup({
   states: {
     idle: {
       on: {
-        START: [
-          { guard: 'needsDiscovery', target: 'discovering', actions: assign({ extraParams: ({ event }) => event.extraParams }) },
-          { target: 'preparing', actions: assign({ extraParams: ({ event }) => event.extraParams }) },
-        ],
+        START: { target: 'preparing', actions: assign({ extraParams: ({ event }) => event.extraParams }) },
       },
     },
-    discovering: {
-      invoke: {
-        id: 'discover',
-        src: 'discover',
-        input: ({ context }) => ({ deps: context.deps }),
-        onDone: 'preparing',
-        onError: { target: 'failed.signInError', actions: 'recordError' },
-      },
-    },
+    // Discovers the provider first when its endpoints are not all configured (once per provider: see oauth-server.ts).
     preparing: {
       invoke: {
         id: 'prepare',
@@ -119,30 +99,19 @@ export const oauthMachine = /* @__PURE__ */ setup({
       on: {
         CALLBACK: [
           { guard: 'flowExpired', target: 'failed.invalidCheck', actions: 'recordExpired' },
-          { target: 'validating', actions: assign({ params: ({ event }) => event.params }) },
+          { target: 'exchanging', actions: assign({ params: ({ event }) => event.params }) },
         ],
       },
     },
-    validating: {
-      invoke: {
-        id: 'validate',
-        src: 'validate',
-        input: ({ context }) => ({ deps: context.deps, params: context.params ?? {}, checks: checksOf(context) }),
-        onDone: 'exchanging',
-        // A check of ours that failed (state, iss, tokens in the front channel) is an attack or a stale flow;
-        // anything else here and in the token step is the provider's failure (error=, invalid_client, down).
-        onError: [
-          { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
-          { target: 'failed.callbackError', actions: 'recordError' },
-        ],
-      },
-    },
+    // Checks the authorization response (error=, state, iss) before the code is exchanged, then the tokens.
     exchanging: {
       invoke: {
         id: 'exchange',
         src: 'exchange',
         input: ({ context }) => ({ deps: context.deps, params: context.params ?? {}, checks: checksOf(context) }),
         onDone: { target: 'readingProfile', actions: assign({ tokens: ({ event }) => event.output }) },
+        // A check of ours that failed (state, iss, nonce, tokens in the front channel, a refused code) is an attack
+        // or a stale flow; anything else is the provider's failure (error=, invalid_client, down).
         onError: [
           { guard: { type: 'errorIs', params: { type: 'InvalidCheck' } }, target: 'failed.invalidCheck', actions: 'recordError' },
           { target: 'failed.callbackError', actions: 'recordError' },
@@ -191,7 +160,7 @@ export const oauthFlow = /* @__PURE__ */ defineFlow({
   entry: (route, deps) => {
     if (route === 'signin' && deps.req.method === 'POST') {
       const { callbackUrl: _ignored, ...extraParams } = deps.req.query;
-      return { resume: false, event: { type: 'START', extraParams, discover: oauthProviderFor(deps).needsDiscovery } };
+      return { resume: false, event: { type: 'START', extraParams } };
     }
     if (route === 'callback') return { resume: true, event: { type: 'CALLBACK', params: callbackParams(deps), at: Date.now() } };
     return null;

@@ -62,8 +62,12 @@ export function callbackParams(deps: FlowDeps): Record<string, string> {
 
 const HTTP_TIMEOUT_MS = 10_000;
 
-function withTimeout<T extends object>(options: T): T & { signal: AbortSignal } {
-  return { ...options, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) };
+/**
+ * The options with a timeout on each request oauth4webapi sends with them. oauth4webapi calls the function per
+ * request it actually sends, so a JWKS already cached costs no timer.
+ */
+function withTimeout<T extends object>(options: T): T & { signal: () => AbortSignal } {
+  return { ...options, signal: () => AbortSignal.timeout(HTTP_TIMEOUT_MS) };
 }
 
 /** What a sign-in expected, for telling a failed check from a broken response (see classifyOAuthError). */
@@ -131,24 +135,15 @@ export function failedResponseCheck(err: unknown, issuer: string): 'iss' | 'stat
   return 'state';
 }
 
-/** Fetches (or reuses) the provider's metadata; failing here means sign-in cannot even start. */
-export async function discoverProvider(deps: FlowDeps): Promise<void> {
-  const provider = oauthProviderFor(deps);
-  try {
-    await authorizationServer(provider);
-  } catch (err) {
-    throw new OAuthSignInError(`Discovery for "${provider.id}" failed: ${(err as Error).message}`, { err: err as Error });
-  }
-}
-
 /**
- * Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL;
- * `formPost` says the provider will answer with a cross-site POST (`response_mode=form_post`).
+ * Creates the PKCE verifier, state and nonce the provider's checks ask for, and the authorization URL, after
+ * discovering the provider's metadata when needed (failing there means sign-in cannot even start); `formPost`
+ * says the provider will answer with a cross-site POST (`response_mode=form_post`).
  */
 export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<string, string>): Promise<PreparedAuthorization> {
   const provider = oauthProviderFor(deps);
-  const as = await authorizationServer(provider).catch((err) => {
-    throw new OAuthSignInError(err as Error);
+  const as = await authorizationServer(provider).catch((err: unknown) => {
+    throw new OAuthSignInError(`Discovery for "${provider.id}" failed: ${(err as Error).message}`, { err: err as Error });
   });
   if (!as.authorization_endpoint) throw new OAuthSignInError(`Provider "${provider.id}" has no authorization endpoint.`);
   const checks: OAuthChecks = {};
@@ -210,11 +205,6 @@ async function idTokenOf(response: Response): Promise<unknown> {
   return body && typeof body === 'object' ? (body as { id_token?: unknown }).id_token : undefined;
 }
 
-/** Checks the authorization response (error=, state, iss) before anything is exchanged. */
-export async function validateCallback(deps: FlowDeps, params: Record<string, string>, checks: OAuthChecks): Promise<void> {
-  await validatedParams(oauthProviderFor(deps), params, checks);
-}
-
 /** A validated token response: the tokens, and the ID token's claims (OIDC). */
 export interface TokenResult {
   tokens: TokenSet;
@@ -222,9 +212,14 @@ export interface TokenResult {
   claims?: Profile;
 }
 
-/** Exchanges the code for tokens (or runs the provider's own token request) and validates them. */
+/**
+ * Checks the authorization response (error=, state, iss: see validatedParams), then exchanges the code for tokens
+ * (or runs the provider's own token request) and validates them. Nothing is exchanged unless the response passed.
+ */
 export async function exchangeCode(deps: FlowDeps, params: Record<string, string>, checks: OAuthChecks): Promise<TokenResult> {
   const provider = oauthProviderFor(deps);
+  // oauth4webapi only exchanges parameters it validated itself; its failures are typed here, before the grant.
+  const validated = await validatedParams(provider, params, checks);
   try {
     if (provider.token.request) {
       const { tokens } = await provider.token.request({ params, checks: { code_verifier: checks.codeVerifier, state: checks.state, nonce: checks.nonce }, provider });
@@ -233,8 +228,6 @@ export async function exchangeCode(deps: FlowDeps, params: Record<string, string
     const as = await authorizationServer(provider);
     const client = clientOf(provider);
     const opts = withTimeout({ ...httpOptions(as.token_endpoint), additionalParameters: provider.token.params });
-    // oauth4webapi only exchanges parameters it validated itself in this process, so validate again (pure, cheap).
-    const validated = await validatedParams(provider, params, checks);
     let response = await oauth.authorizationCodeGrantRequest(as, client, await clientAuthOf(provider, as), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
     // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.

@@ -161,7 +161,7 @@ function show(value: unknown): string {
  * // flow 3f2a… · provider github · machine oauth · failed in 4.2 ms
  * // InvalidCheck: The flow cookie is missing ...
  * // path:
- * //   +0 ms  awaitingCallback --CALLBACK--> validating
+ * //   +0 ms  awaitingCallback --CALLBACK--> exchanging
  */
 export function formatFlowRecord(record: FlowRecord): string {
   const lines = [

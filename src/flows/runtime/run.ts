@@ -163,6 +163,27 @@ function inspectorOf(trace: TraceEntry[], options: RunOptions, config: FlowDeps[
 }
 
 /**
+ * An actor restored at `snapshot`, whose context gets `deps` only once the actor exists. Restoring walks the whole
+ * context, every nested object, looking for actor references to revive; deps (the request, the configuration with
+ * its providers and adapter) would make that walk the largest part of a resume. When the restored context is not the
+ * object handed in (another xstate), the actor is restored again with deps in its context, as before.
+ */
+function restoredActor(
+  machine: AnyStateMachine,
+  snapshot: AnyMachineSnapshot,
+  context: Record<string, unknown>,
+  deps: unknown,
+  options: Parameters<typeof createActor>[1] & object,
+) {
+  const actor = createActor(machine, { ...options, snapshot: snapshot as never });
+  if (actor.getSnapshot().context === context) {
+    context.deps = deps;
+    return actor;
+  }
+  return createActor(machine, { ...options, snapshot: machine.resolveState({ value: snapshot.value, context: { ...context, deps } }) as never });
+}
+
+/**
  * Creates (or restores) an actor of `machine`, sends `event`, waits until it settles and collects the events it
  * emitted. Never throws: a broken restore, a thrown actor or a machine that never settles is a failed settlement.
  */
@@ -176,22 +197,25 @@ export async function settleMachine(
   options: RunOptions = {},
 ): Promise<Settlement> {
   let snapshot: AnyMachineSnapshot | undefined;
+  // A paused flow's context, without deps until its actor exists (see restoredActor).
+  const restored = paused ? { ...paused.context } : undefined;
   if (paused) {
     try {
-      snapshot = machine.resolveState({ value: paused.value, context: { ...paused.context, deps: input.deps } }) as AnyMachineSnapshot;
+      snapshot = machine.resolveState({ value: paused.value, context: restored }) as AnyMachineSnapshot;
     } catch (err) {
       return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state this flow does not have.', { err: err as Error, actual: paused.value }), state: '' };
     }
-    const state = statePath(snapshot.value);
-    if (!snapshot.hasTag(AWAITING)) return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state that cannot be resumed.', { actual: paused.value }), state };
-    if (!snapshot.can(event)) return { kind: 'refused', error: new InvalidRequest(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
+    if (!snapshot.hasTag(AWAITING)) return { kind: 'failed', error: new InvalidCheck('The flow cookie holds a state that cannot be resumed.', { actual: paused.value }), state: statePath(snapshot.value) };
   }
   const settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-  const actor = createActor(machine, {
-    input,
-    snapshot: snapshot as never,
-    inspect: inspectorOf(trace, options, input.deps.req.config),
-  });
+  const actorOptions = { input, inspect: inspectorOf(trace, options, input.deps.req.config) };
+  const actor = snapshot ? restoredActor(machine, snapshot, restored!, input.deps, actorOptions) : createActor(machine, actorOptions);
+  const current = actor.getSnapshot() as AnyMachineSnapshot;
+  // A snapshot that failed to restore (status `error`) settles as a failure below, like any thrown actor.
+  if (snapshot && current.status === 'active' && !current.can(event)) {
+    const state = statePath(snapshot.value);
+    return { kind: 'refused', error: new InvalidRequest(`The flow is not waiting for "${event.type}".`, { state, event: event.type }), state };
+  }
   const sub = actor.on('*', (ev: EventObject) => emitted.push(ev));
   let timer: NodeJS.Timeout | undefined;
   let observer: { unsubscribe(): void } | undefined;

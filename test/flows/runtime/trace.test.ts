@@ -207,15 +207,15 @@ describe('the development flow log', () => {
   it('formats a record as text for terminals and the error page', () => {
     const record = flowRecord({
       id: 'c'.repeat(16), provider: 'acme', machine: 'oauth', startedAt: 1000, durationMs: 2, status: 'failed',
-      trace: [{ from: 'awaitingCallback', event: 'CALLBACK', to: 'validating', at: 1001 }, { from: 'validating', event: 'xstate.error.actor.validate', to: 'failed.invalidCheck', guard: 'errorIs(InvalidCheck)', at: 1003 }],
+      trace: [{ from: 'awaitingCallback', event: 'CALLBACK', to: 'exchanging', at: 1001 }, { from: 'exchanging', event: 'xstate.error.actor.exchange', to: 'failed.invalidCheck', guard: 'errorIs(InvalidCheck)', at: 1003 }],
       error: new InvalidCheck('bad state', { state: 'failed.invalidCheck', expected: 'abc', actual: 'xyz' }),
     });
     const text = formatFlowRecord(record);
     expect(text).toContain('InvalidCheck: bad state');
     expect(text).toContain('expected: abc');
     expect(text).toContain('actual:   xyz');
-    expect(text).toContain('+1 ms  awaitingCallback --CALLBACK--> validating');
-    expect(text).toContain('+3 ms  validating --xstate.error.actor.validate [errorIs(InvalidCheck)]--> failed.invalidCheck');
+    expect(text).toContain('+1 ms  awaitingCallback --CALLBACK--> exchanging');
+    expect(text).toContain('+3 ms  exchanging --xstate.error.actor.exchange [errorIs(InvalidCheck)]--> failed.invalidCheck');
   });
 });
 
