@@ -169,27 +169,19 @@ export interface AuthRequestOptions {
 type Facts = Omit<RequestContext, 'headers' | 'setCookies' | 'nonce'>;
 
 /**
- * The request context as the HTTP layer makes it: plain fields, and the response's own headers made on first use,
- * since most responses (every session check) add none.
+ * The request context as the HTTP layer makes it: the facts createAuthRequest gathered (the interface's own fields,
+ * by declaration merging), and the response's own headers made on first use, since most responses (every session
+ * check) add none.
  */
+interface HttpRequestContext extends Facts {}
 class HttpRequestContext implements RequestContext {
-  request: Request;
-  config: InternalConfig;
-  url: URL;
-  method: string;
-  origin: string;
-  authUrl: string;
-  query: Record<string, string>;
-  body: Record<string, unknown>;
-  cookies: Record<string, string>;
-  isSecure: boolean;
-  cookieOptions: CookiesOptions;
   setCookies: RequestContext['setCookies'] = [];
   nonce: string | undefined = undefined;
   /** The response headers, once a route asked for them. */
   added: Headers | undefined = undefined;
 
   constructor(facts: Facts) {
+    // One by one, in one order: every context gets the same shape (Object.assign measured slower here).
     this.request = facts.request;
     this.config = facts.config;
     this.url = facts.url;
