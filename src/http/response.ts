@@ -3,7 +3,7 @@
 import { stringifySetCookie } from 'cookie';
 import type { CookieToSet } from '../core/cookies.js';
 import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType, ServiceUnavailable } from '../core/errors.js';
-import { bodyString, type AuthRequest } from './request.js';
+import { addedHeaders, bodyString, type AuthRequest } from './request.js';
 import { AuthResponse } from './fast-response.js';
 
 
@@ -61,13 +61,14 @@ function pageHeaders(kind: PageKind, nonce: string | undefined): HeaderList {
 function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: HeaderList): Response {
   // Usually no route added headers of its own: then the response's list is built in one go, without copying an
   // empty Headers and setting into it one by one (measurable on the session route, which every page load hits).
-  if (req.headers.keys().next().done) {
+  const added = addedHeaders(req);
+  if (!added || added.keys().next().done) {
     if (!req.setCookies.length) return new AuthResponse(body, { status, headers: extra as [string, string][] });
     const list = [...extra];
     for (const c of req.setCookies) list.push(['set-cookie', setCookieLine(c)]);
     return new AuthResponse(body, { status, headers: list as [string, string][] });
   }
-  const headers = new Headers(req.headers);
+  const headers = new Headers(added);
   for (const [k, v] of extra) headers.set(k, v);
   for (const c of req.setCookies) headers.append('set-cookie', setCookieLine(c));
   return new AuthResponse(body, { status, headers });

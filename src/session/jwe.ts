@@ -1,7 +1,7 @@
 // Compact JWE with `alg: "dir"` and `enc: "A256CBC-HS512"` (RFC 7516, RFC 7518 §5.2.5), synchronous on node:crypto.
 // Session cookies are opened on every request; Web Crypto's async hops cost ~50x the cryptography itself.
 
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto';
 
 /** The protected header of a JWE this module reads or writes. */
 export interface JweHeader {
@@ -94,13 +94,43 @@ export function openA256CbcHs512(key: Uint8Array, iv: Uint8Array, ciphertext: Ui
   if (tag.byteLength !== TAG_BYTES || !timingSafeEqual(expected, tag)) {
     throw new JweError('ERR_JWE_DECRYPTION_FAILED', 'decryption failed');
   }
-  try {
-    const decipher = createDecipheriv('aes-256-cbc', key.subarray(32), iv);
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
-  } catch {
-    // Only reachable with a valid tag, i.e. by someone holding the key who padded badly.
+  if (iv.byteLength !== IV_BYTES || ciphertext.byteLength === 0 || ciphertext.byteLength % BLOCK_BYTES !== 0) {
     throw new JweError('ERR_JWE_DECRYPTION_FAILED', 'decryption failed');
   }
+  return withoutPadding(decryptCbc(key, iv, ciphertext));
+}
+
+/** A key's AES-256-CBC decipher, kept open (see {@link decryptCbc}), and the key bytes it was made from. */
+interface OpenDecipher {
+  decipher: Decipher;
+  keyBytes: Buffer;
+}
+const decipherByKey = new WeakMap<Uint8Array, OpenDecipher>();
+
+// One decipher per key, kept open without padding and never finished: creating one costs more than the AES it does.
+// CBC decryption chains only on the previous ciphertext block, so decrypting the IV as a block first (its output
+// thrown away) sets the chain to it, and the next update decrypts the message exactly as a fresh decipher would.
+// Callers pass whole blocks only, so nothing is ever left buffered from one message to the next.
+function decryptCbc(key: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Buffer {
+  const aesKey = key.subarray(32);
+  let open = decipherByKey.get(key);
+  // The same array with other bytes in it is another key.
+  if (!open || !open.keyBytes.equals(aesKey)) {
+    const decipher = createDecipheriv('aes-256-cbc', aesKey, Buffer.alloc(IV_BYTES)).setAutoPadding(false);
+    decipherByKey.set(key, (open = { decipher, keyBytes: Buffer.from(aesKey) }));
+  }
+  open.decipher.update(iv);
+  return open.decipher.update(ciphertext);
+}
+
+// PKCS#7 (RFC 5652 §6.3): the last byte says how many bytes of padding there are, each holding that number. Only
+// reached with a valid tag, i.e. a bad padding comes from someone holding the key, so no oracle is offered.
+function withoutPadding(padded: Buffer): Buffer {
+  const pad = padded[padded.byteLength - 1];
+  let bad = pad === 0 || pad > BLOCK_BYTES;
+  for (let i = padded.byteLength - pad; !bad && i < padded.byteLength; i++) bad = padded[i] !== pad;
+  if (bad) throw new JweError('ERR_JWE_DECRYPTION_FAILED', 'decryption failed');
+  return padded.subarray(0, padded.byteLength - pad);
 }
 
 // Node's base64url decoder skips stray characters and ignores leftover bits, so two different strings could

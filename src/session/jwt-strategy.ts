@@ -2,18 +2,18 @@
 // The cookie is re-encrypted only when the jwt callback changed the token or `updateAge` has passed.
 import { defaultCallbacks } from '../core/callbacks.js';
 import { AccessDenied, JWTSessionError } from '../core/errors.js';
-import type { JWT, Session } from '../core/types.js';
+import type { Awaitable, JWT, Session } from '../core/types.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { setCookie } from '../core/request-context.js';
 import { chunkCookie, clearChunked, readChunked } from './chunks.js';
-import { decodeSyncCached, encodeSync, type VerifiedTokens } from './jwt.js';
+import { decodeSyncCached, encodeSync, type JWTDecodeParams, type VerifiedTokens } from './jwt.js';
 import type { InternalConfig } from '../core/config.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
 import { reservedClaims, withReserved } from './claims.js';
 import { PROVIDER_TOKENS_CLAIM, providerTokensFromAccount, providerTokensOf, withoutProviderTokens, type ProviderTokensClaim } from './provider-token-claim.js';
-import { endedElsewhere } from './valid-after.js';
+import { endedElsewhere, keepsValidAfter } from './valid-after.js';
 import { lazy } from '../core/lazy.js';
 
 function nowSeconds(): number {
@@ -42,20 +42,34 @@ function verifiedTokensOf(config: InternalConfig): VerifiedTokens {
  */
 export const verifiedTokenCount = (config: InternalConfig): number => verified.get(config)?.entries.size ?? 0;
 
-/** Decodes the session cookie; null when absent. Throws JWTSessionError when it cannot be trusted. */
-async function decodeToken(req: AuthRequest): Promise<JWT | null> {
+/**
+ * Decodes the session cookie; null when absent. Throws JWTSessionError when it cannot be trusted. Synchronous with
+ * the built-in codec (a session check is mostly this call); a promise only for an app's own `jwt.decode`.
+ */
+function decodeToken(req: AuthRequest): JWT | null | Promise<JWT | null> {
   const { config, cookieOptions } = req;
   const raw = readChunked(cookieOptions.sessionToken.name, req.cookies);
   if (!raw) return null;
   const params = { token: raw, secret: config.secrets, salt: cookieOptions.sessionToken.name };
+  if (config.jwt.decode) return decodeWith(config.jwt.decode, params);
   try {
-    const token = config.jwt.decode ? await config.jwt.decode(params) : decodeSyncCached(params, verifiedTokensOf(config));
+    return decodeSyncCached(params, verifiedTokensOf(config));
+  } catch (err) {
+    throw asSessionError(err);
+  }
+}
+
+async function decodeWith(decode: NonNullable<InternalConfig['jwt']['decode']>, params: JWTDecodeParams): Promise<JWT | null> {
+  try {
+    const token = await decode(params);
     if (!token) throw new JWTSessionError('The session token could not be decoded.');
     return token;
   } catch (err) {
-    throw err instanceof JWTSessionError ? err : new JWTSessionError(err instanceof Error ? err : String(err));
+    throw asSessionError(err);
   }
 }
+
+const asSessionError = (err: unknown): JWTSessionError => (err instanceof JWTSessionError ? err : new JWTSessionError(err instanceof Error ? err : String(err)));
 
 // The token last written in each request: a second rewrite in the same request (a factor check recorded, then the
 // other sessions ended) builds on it rather than on the cookie the request came with, so neither is lost.
@@ -86,23 +100,28 @@ function isoExpiry(exp: number): string {
   return lastExpiry.iso;
 }
 
-async function toSession(req: AuthRequest, token: JWT): Promise<Session> {
+function toSession(req: AuthRequest, token: JWT): Awaitable<Session> {
   const expires = isoExpiry(token.exp ?? nowSeconds() + req.config.jwt.maxAge);
   const base: Session = { user: { name: token.name, email: token.email, image: token.picture }, expires };
   // A refused provider-token refresh (tokens in the cookie) shows as Auth.js's `session.error`.
   if (providerTokensOf(token)?.error === 'RefreshTokenError') base.error = 'RefreshTokenError';
-  return (await req.config.callbacks.session({ session: base, token: withoutProviderTokens(token) })) as Session;
+  return req.config.callbacks.session({ session: base, token: withoutProviderTokens(token) }) as Awaitable<Session>;
 }
 
-/** Decodes, or clears the cookies and logs when the cookie is bad. */
-async function decodeOrClear(req: AuthRequest): Promise<JWT | null> {
+/** Decodes, or clears the cookies and logs when the cookie is bad (synchronous as {@link decodeToken} is). */
+function decodeOrClear(req: AuthRequest): JWT | null | Promise<JWT | null> {
   try {
-    return await decodeToken(req);
+    const token = decodeToken(req);
+    return token instanceof Promise ? token.catch((err: unknown) => refuse(req, err)) : token;
   } catch (err) {
-    req.config.logger.error(err as Error);
-    clearSession(req);
-    return null;
+    return refuse(req, err);
   }
+}
+
+function refuse(req: AuthRequest, err: unknown): null {
+  req.config.logger.error(err as Error);
+  clearSession(req);
+  return null;
 }
 
 // The Auth.js migration code loads only for apps that ask for it (`migrateFrom: 'authjs'`).
@@ -126,7 +145,7 @@ async function open(req: AuthRequest): Promise<JWT | null> {
     migrated = token !== null;
   }
   if (!token) return null;
-  if (await endedElsewhere(req, token)) {
+  if (keepsValidAfter(req) && (await endedElsewhere(req, token))) {
     clearSession(req);
     return null;
   }

@@ -69,42 +69,62 @@ export function decodeSync<Payload extends object = JWT>(params: JWTDecodeParams
 }
 
 /**
- * Verified session tokens of one configuration: the exact token string → the JSON of its claims. What is kept
- * has passed decryption and authentication under that configuration's secrets and salt; what changes with time
- * is never kept (see {@link decodeSyncCached}).
+ * Verified session tokens of one configuration: the exact token string → its claims. What is kept has passed
+ * decryption and authentication under that configuration's secrets and salt; what changes with time is never
+ * kept (see {@link decodeSyncCached}). The claims kept are never handed out: each hit gets a copy.
  * @internal
  */
 export interface VerifiedTokens {
   /** Most entries kept; the oldest goes first. */
   readonly limit: number;
-  readonly entries: Map<string, string>;
+  readonly entries: Map<string, JWT>;
 }
 
 /**
  * {@link decodeSync} that remembers the tokens it verified in `cache`, which must belong to one (secret, salt):
- * a repeat of the exact token string skips base64url, HMAC and AES, but its claims are parsed afresh (callers may
- * change their copy) and `exp`/`nbf` are checked on every hit, so an expired token is refused (and forgotten) as
- * on a miss. Revocation is the caller's to apply after, as for any decoded token.
+ * a repeat of the exact token string skips base64url, HMAC, AES and the claims' JSON, and gets its own deep copy
+ * of the claims (callers may change theirs); `exp`/`nbf` are checked on every hit, so an expired token is refused
+ * (and forgotten) as on a miss. Revocation is the caller's to apply after, as for any decoded token.
  * @internal
  */
 export function decodeSyncCached(params: JWTDecodeParams, cache: VerifiedTokens): JWT | null {
   if (!params.token) return null;
-  const hit = cache.entries.get(params.token);
+  const { entries, limit } = cache;
+  // Off (0): not even a lookup, which would hash the whole token.
+  const hit = limit > 0 ? entries.get(params.token) : undefined;
   if (hit !== undefined) {
     try {
-      return checkClaims(hit);
+      checkTimes(hit);
     } catch (err) {
-      cache.entries.delete(params.token);
+      entries.delete(params.token);
       throw err;
     }
+    return copyJson(hit);
   }
-  const json = plaintextOf(openToken(params.token, secretList(params.secret), params.salt));
-  const claims = checkClaims(json);
-  if (cache.limit > 0) {
-    if (cache.entries.size >= cache.limit) cache.entries.delete(cache.entries.keys().next().value as string);
-    cache.entries.set(params.token, json);
+  const claims = checkClaims(plaintextOf(openToken(params.token, secretList(params.secret), params.salt)));
+  if (limit > 0) {
+    if (entries.size >= limit) entries.delete(entries.keys().next().value as string);
+    entries.set(ownCopy(params.token), copyJson(claims));
   }
   return claims;
+}
+
+// The token as a string of its own. A cookie's value is cut out of the request's Cookie header, and V8 keeps a
+// substring as a view on its parent: kept as a key, it would keep the whole header (every other cookie) alive.
+// A token that opened is base64url and dots, so UTF-8 carries it over exactly.
+const ownCopy = (token: string): string => Buffer.from(token, 'utf8').toString('utf8');
+
+// A deep copy of parsed JSON (objects, arrays, primitives), a fraction of what parsing the text again costs. Spread
+// defines properties rather than assigning them, so a `__proto__` key stays a plain key, as JSON.parse made it.
+function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of Object.keys(copy)) {
+    const v = copy[key];
+    if (typeof v === 'object' && v !== null) Object.defineProperty(copy, key, { value: copyJson(v), writable: true, enumerable: true, configurable: true });
+  }
+  return copy as T;
 }
 
 function plaintextOf(plaintext: Uint8Array): string {
@@ -156,6 +176,12 @@ function toSessionError(err: unknown, kid: string | undefined): JWTSessionError 
 }
 
 function checkClaims(json: string): JWT {
+  const claims = parseClaims(json);
+  checkTimes(claims);
+  return claims;
+}
+
+function parseClaims(json: string): JWT {
   let claims: unknown;
   try {
     claims = JSON.parse(json);
@@ -170,10 +196,15 @@ function checkClaims(json: string): JWT {
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('invalid-claims', '"exp" must be a number', { actual: exp });
   if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) throw fail('invalid-claims', '"iat" must be a number', { actual: iat });
   if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) throw fail('invalid-claims', '"nbf" must be a number', { actual: nbf });
+  return claims as JWT;
+}
+
+/** The checks that change with time, on claims {@link parseClaims} accepted: run again on every cache hit. */
+function checkTimes(claims: JWT): void {
+  const { exp, nbf } = claims as { exp: number; nbf?: number };
   const now = nowSeconds();
   if (exp <= now - CLOCK_TOLERANCE) throw fail('expired', 'the session token has expired', { expected: `exp > ${now - CLOCK_TOLERANCE}`, actual: exp });
   if (typeof nbf === 'number' && nbf > now + CLOCK_TOLERANCE) throw fail('invalid-claims', 'the session token is not valid yet', { expected: `nbf <= ${now + CLOCK_TOLERANCE}`, actual: nbf });
-  return claims as JWT;
 }
 
 /**

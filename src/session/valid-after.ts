@@ -19,8 +19,17 @@ export function beganBefore(token: JWT, after: Date | string | null | undefined)
   return after !== null && after !== undefined && sessionStart(token) * 1000 < new Date(after).getTime();
 }
 
+// Each store's wrapper, made once: the store is looked at on every session check.
+const typedStores = new WeakMap<SessionsValidAfterStore, SessionsValidAfterStore>();
+
 /** The store, its failures as `AdapterError` (`cause.method` names the store call), as an adapter's are. */
 function typedFailures(store: SessionsValidAfterStore): SessionsValidAfterStore {
+  let typed = typedStores.get(store);
+  if (!typed) typedStores.set(store, (typed = withTypedFailures(store)));
+  return typed;
+}
+
+function withTypedFailures(store: SessionsValidAfterStore): SessionsValidAfterStore {
   const typed = (method: string, err: unknown) => new AdapterError(err instanceof Error ? err : new Error(String(err)), { method });
   return {
     get: async (userId) => {

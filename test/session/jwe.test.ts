@@ -77,6 +77,28 @@ describe('A256CBC-HS512 (RFC 7518 Appendix B.3)', () => {
   });
 });
 
+describe('one key, many tokens (the decipher is kept per key)', () => {
+  it('opens tokens of every length in any order, as a fresh decipher would', () => {
+    const messages = ['', 'x', 'sixteen bytes!!!', 'a'.repeat(17), 'b'.repeat(300)];
+    const tokens = messages.map((m) => encryptJwe(utf8(m), key));
+    for (const order of [[0, 1, 2, 3, 4], [4, 2, 0, 3, 1], [3, 3, 1, 4, 0]]) {
+      for (const i of order) expect(text(decryptJwe(tokens[i], () => key).plaintext)).toBe(messages[i]);
+    }
+    // A refused token between two good ones leaves nothing behind for the next.
+    expectJweError(() => decryptJwe(withPart(tokens[4], 4, flipFirst(tokens[4].split('.')[4])), () => key), 'ERR_JWE_DECRYPTION_FAILED');
+    expect(text(decryptJwe(tokens[2], () => key).plaintext)).toBe(messages[2]);
+  });
+
+  it('takes a key array refilled with other bytes as the other key', () => {
+    const refilled = new Uint8Array(key);
+    const first = encryptJwe(utf8('under the first key'), refilled);
+    expect(text(decryptJwe(first, () => refilled).plaintext)).toBe('under the first key');
+    refilled.set(otherKey);
+    const second = encryptJwe(utf8('under the second key'), refilled);
+    expect(text(decryptJwe(second, () => refilled).plaintext)).toBe('under the second key');
+  });
+});
+
 describe('encryptJwe / decryptJwe', () => {
   it('round-trips and exposes the protected header', () => {
     const jwe = encryptJwe(utf8('{"a":1}'), key, { kid: 'k1', typ: 'JWT' });

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
 import { AuthResponse } from '../fast-response.js';
-import { mediaType, requestUrl } from '../request.js';
+import { mediaType, parseRequestUrlOnce } from '../request.js';
 import { instanceFor } from './instances.js';
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
@@ -111,7 +111,7 @@ export function ServerAuth(config: AuthConfig) {
     let path: string;
     try {
       request = toWebRequest(req);
-      path = requestUrl(request).pathname;
+      path = parseRequestUrlOnce(request).pathname;
     } catch {
       // A Host header no URL can hold: no route, authchart's or the app's, can serve this request.
       res.statusCode = 400;
