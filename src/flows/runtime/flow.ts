@@ -255,7 +255,8 @@ async function recorded(
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
-  const span = await flowSpan(provider, machine.id, flow.version);
+  const opening = flowSpan(provider, machine.id, flow.version);
+  const span = opening instanceof Promise ? await opening : opening;
   let result: SettledFlow;
   try {
     result = await run(span);
