@@ -89,7 +89,8 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
   if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
   // Proven: the standard tail decides whether this becomes a session. A token the flow left unspent is used up with
-  // the answer that reports it (a session, or a second-factor page); on any other answer its claim is given back.
+  // the answer that reports it (a session, or a second-factor page); on any other answer (a failed spend among them)
+  // its claim is given back, here and nowhere else: a second release could free a claim another request took since.
   const { outcome: _outcome, amr, spend, ...identity } = out;
   const proven = await afterProof(deps, first.context, identity, amr, spend, stages, trace, options);
   const spent = proven.status === 'signedIn' || proven.status === 'paused';
