@@ -1,14 +1,15 @@
 // Flow runs as OpenTelemetry spans, recorded by the SDK's in-memory exporter over whole sign-ins (credentials, a
-// magic link, a real OpenID Provider, a second factor, a refused password): the span tree and its attributes, and a
-// scan of every span name, attribute, event and status for personal data.
+// magic link, a real OpenID Provider, a passkey, a second factor, a refused password): the span tree and its
+// attributes, and a scan of every span name, attribute, event and status for personal data.
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPAN_ATTRIBUTES } from '../../src/flows/runtime/spans.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
+import { Passkey } from '../../src/providers/webauthn.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
-import { activeTotp, codeNow, setsSession as setsSessionAfterFactor } from '../support/factors.js';
+import { activeTotp, codeNow, registeredPasskey, setsSession as setsSessionAfterFactor } from '../support/factors.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
 import { PGlite } from '@electric-sql/pglite';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
@@ -23,7 +24,11 @@ const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 const PASSWORD = 'correct horse battery staple';
-const USERS = { plain: { id: 'trace-user-plain-7f3a', email: 'plain.person@example.com' }, guarded: { id: 'trace-user-2fa-91bc', email: 'guarded.person@example.com' } };
+const USERS = {
+  plain: { id: 'trace-user-plain-7f3a', email: 'plain.person@example.com' },
+  guarded: { id: 'trace-user-2fa-91bc', email: 'guarded.person@example.com' },
+  passkey: { id: 'trace-user-passkey-5d2e', email: 'passkey.person@example.com' },
+};
 /** Every value of the runs that would identify someone or let them in: none may reach a span. */
 const secrets: string[] = [PASSWORD, ...Object.values(USERS).flatMap((u) => [u.id, u.email])];
 
@@ -56,13 +61,16 @@ beforeAll(async () => {
   secrets.push(...Object.values(op.accounts).flatMap((a) => [a.email!, a.name!]));
   await pg.adapter.createUser({ ...USERS.plain, emailVerified: null });
   await pg.adapter.createUser({ ...USERS.guarded, emailVerified: null });
+  await pg.adapter.createUser({ ...USERS.passkey, emailVerified: null });
   const key = await activeTotp(pg.adapter, USERS.guarded.id);
+  const device = await registeredPasskey(pg.adapter, USERS.passkey.id);
   const outbox = memoryOutbox();
 
   const app = testAuth({
     adapter: pg.adapter,
     session: { strategy: 'jwt' },
-    providers: [credentials(), outbox.provider, OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'state', 'nonce'] })],
+    experimental: { enableWebAuthn: true },
+    providers: [credentials(), outbox.provider, OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'state', 'nonce'] }), Passkey()],
   });
   expect((await passwordSignIn(app, USERS.plain.email)).res.status).toBe(302);
   expect((await passwordSignIn(app, USERS.plain.email, 'wrong password')).res.status).toBe(302);
@@ -71,6 +79,14 @@ beforeAll(async () => {
   secrets.push('link.person@example.com', new URL(outbox.linkFor('link.person@example.com')).searchParams.get('token')!);
   const { callback } = await signInThrough(app, op, 'oidc', 'alice', { client: app.newClient() });
   expect(setsSession(callback)).toBe(true);
+  const browser = app.newClient();
+  const asked = (await (await browser.get('/auth/webauthn-options/passkey?action=authenticate')).json()) as { options: { challenge: string } };
+  const assertion = device.authenticate(asked.options as never);
+  const byPasskey = await browser.post('/auth/callback/passkey', { action: 'authenticate', data: JSON.stringify(assertion), csrfToken: await app.csrfToken(browser) });
+  expect(byPasskey.status).toBe(302);
+  expect(setsSession(byPasskey)).toBe(true);
+  // The credential's id and everything the authenticator signed, as the browser sent them.
+  secrets.push(device.id, asked.options.challenge, assertion.response.signature, assertion.response.clientDataJSON, assertion.response.authenticatorData);
 
   const guarded = testAuth({ adapter: pg.adapter, session: { strategy: 'jwt' }, secondFactor: {}, providers: [credentials()] });
   const { client, csrfToken, res } = await passwordSignIn(guarded, USERS.guarded.email);
@@ -80,7 +96,7 @@ beforeAll(async () => {
   const passed = await client.post('/auth/second-factor', { csrfToken, code });
   expect(passed.status).toBe(302);
   expect(setsSessionAfterFactor(passed)).toBe(true);
-  for (const cookie of [...callback.setCookie, ...passed.setCookie]) {
+  for (const cookie of [...callback.setCookie, ...byPasskey.setCookie, ...passed.setCookie]) {
     const value = cookie.split(';')[0]!.split('=').slice(1).join('=');
     if (value) secrets.push(value); // cleared cookies have none
   }
@@ -109,6 +125,9 @@ describe('flow runs as spans', () => {
       ['email', 'email', 'signedIn'],
       ['oidc', 'oauth', 'paused'],
       ['oidc', 'oauth', 'signedIn'],
+      // A passkey: the options request pauses with the challenge; the assertion's run signs in.
+      ['passkey', 'webauthn', 'paused'],
+      ['passkey', 'webauthn', 'signedIn'],
       // The password passed, the sign-in waits for the code; the code's run is the second-factor machine's.
       ['credentials', 'credentials', 'paused'],
       ['credentials', 'second-factor', 'signedIn'],
@@ -133,6 +152,15 @@ describe('flow runs as spans', () => {
     expect(tail.attributes[SPAN_ATTRIBUTES.outcome]).toBe('done');
     expect(tail.events.length).toBeGreaterThan(0);
     expect(childrenOf(tail).some((s) => s.name.startsWith('authchart.actor '))).toBe(true);
+    // Every first factor that signs someone in (credentials, a link, the OP, a passkey) goes through the tail, each
+    // under its own span, with the calls it made as actor spans.
+    const signedIn = flows().filter((s) => s.attributes[SPAN_ATTRIBUTES.outcome] === 'signedIn' && s.attributes[SPAN_ATTRIBUTES.machine] !== 'second-factor');
+    expect(signedIn.map((s) => s.attributes[SPAN_ATTRIBUTES.provider])).toEqual(['credentials', 'email', 'oidc', 'passkey']);
+    for (const run of signedIn) {
+      const own = childrenOf(run);
+      expect(own.filter((s) => s.name === 'authchart.signin'), String(run.attributes[SPAN_ATTRIBUTES.provider])).toHaveLength(1);
+      expect(own.some((s) => s.name.startsWith('authchart.actor ')), String(run.attributes[SPAN_ATTRIBUTES.provider])).toBe(true);
+    }
   });
 
   it('gives the second factor a span of its own, in the paused sign-in and in the run that passes it', () => {
