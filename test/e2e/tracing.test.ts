@@ -8,7 +8,8 @@ import { SPAN_ATTRIBUTES } from '../../src/flows/runtime/spans.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { Passkey } from '../../src/providers/webauthn.js';
-import { testAuth, type TestAuth } from '../support/auth-app.js';
+import { getAccessToken } from '../../src/http/integrations/access-token.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import { activeTotp, codeNow, registeredPasskey, setsSession as setsSessionAfterFactor } from '../support/factors.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
 import { PGlite } from '@electric-sql/pglite';
@@ -66,19 +67,25 @@ beforeAll(async () => {
   const device = await registeredPasskey(pg.adapter, USERS.passkey.id);
   const outbox = memoryOutbox();
 
-  const app = testAuth({
+  const config = {
     adapter: pg.adapter,
-    session: { strategy: 'jwt' },
+    session: { strategy: 'jwt' as const },
     experimental: { enableWebAuthn: true },
     providers: [credentials(), outbox.provider, OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'state', 'nonce'] }), Passkey()],
-  });
+  };
+  const app = testAuth(config);
   expect((await passwordSignIn(app, USERS.plain.email)).res.status).toBe(302);
   expect((await passwordSignIn(app, USERS.plain.email, 'wrong password')).res.status).toBe(302);
   const link = await signInByLink(app, outbox, 'link.person@example.com', app.newClient());
   expect(link.status).toBe(302);
   secrets.push('link.person@example.com', new URL(outbox.linkFor('link.person@example.com')).searchParams.get('token')!);
-  const { callback } = await signInThrough(app, op, 'oidc', 'alice', { client: app.newClient() });
+  const alice = app.newClient();
+  const { callback } = await signInThrough(app, op, 'oidc', 'alice', { client: alice });
   expect(setsSession(callback)).toBe(true);
+  // The provider's access token for the app, through the token refresh machine (fresh: no refresh needed).
+  const accessToken = await getAccessToken(new Request(`${ORIGIN}/api`, { headers: { cookie: alice.cookies.header(`${ORIGIN}/`) } }), { secret: TEST_SECRET, trustHost: true, ...config }, 'oidc');
+  expect(accessToken).toEqual(expect.any(String));
+  secrets.push(accessToken!);
   const browser = app.newClient();
   const asked = (await (await browser.get('/auth/webauthn-options/passkey?action=authenticate')).json()) as { options: { challenge: string } };
   const assertion = device.authenticate(asked.options as never);
@@ -125,6 +132,8 @@ describe('flow runs as spans', () => {
       ['email', 'email', 'signedIn'],
       ['oidc', 'oauth', 'paused'],
       ['oidc', 'oauth', 'signedIn'],
+      // getAccessToken: the token refresh machine's run, a flow of its own.
+      ['oidc', 'tokens', 'done'],
       // A passkey: the options request pauses with the challenge; the assertion's run signs in.
       ['passkey', 'webauthn', 'paused'],
       ['passkey', 'webauthn', 'signedIn'],
@@ -132,7 +141,15 @@ describe('flow runs as spans', () => {
       ['credentials', 'credentials', 'paused'],
       ['credentials', 'second-factor', 'signedIn'],
     ]);
-    for (const span of flows()) expect(span.attributes[SPAN_ATTRIBUTES.version], span.attributes[SPAN_ATTRIBUTES.provider] as string).toEqual(expect.any(Number));
+    // Provider flows and the second factor carry a version (their flow cookies do); a machine that runs on its own has none.
+    for (const span of flows()) {
+      const own = span.attributes[SPAN_ATTRIBUTES.machine] === 'tokens';
+      expect(span.attributes[SPAN_ATTRIBUTES.version], span.attributes[SPAN_ATTRIBUTES.provider] as string).toEqual(own ? undefined : expect.any(Number));
+    }
+    const tokens = flows().find((s) => s.attributes[SPAN_ATTRIBUTES.machine] === 'tokens')!;
+    expect(childrenOf(tokens).some((s) => s.name.startsWith('authchart.actor '))).toBe(true);
+    // Its states as events, the last one where it settled: the token was fresh.
+    expect(tokens.events.map((e) => e.attributes?.[SPAN_ATTRIBUTES.state]).at(-1)).toBe('fresh');
     const refused = flows().find((s) => s.attributes[SPAN_ATTRIBUTES.outcome] === 'failed')!;
     expect(refused.attributes[SPAN_ATTRIBUTES.errorType]).toBe('CredentialsSignin');
     expect(refused.status.code).toBe(2); // SpanStatusCode.ERROR

@@ -140,3 +140,32 @@ export function flowSpan(provider: string, machine: string, version: number | un
   const api = otelApi();
   return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version)) : spanIn(api, provider, machine, version);
 }
+
+/**
+ * Runs `run` inside the span of one flow run, when one records, and ends the span with the outcome `ended` reads from
+ * the result (or `thrown`). When nothing records, `run` gets no span and nothing else happens.
+ *
+ * @example
+ * const settled = await inFlowSpan('github', 'token-refresh', undefined, (span) => settle(span), (s) => ({ outcome: s.kind }))
+ */
+export async function inFlowSpan<T>(
+  provider: string,
+  machine: string,
+  version: number | undefined,
+  run: (span: MachineSpan | undefined) => Promise<T>,
+  ended: (result: T) => { outcome: string; error?: unknown },
+): Promise<T> {
+  const opening = flowSpan(provider, machine, version);
+  const span = opening instanceof Promise ? await opening : opening;
+  if (!span) return run(undefined);
+  let result: T;
+  try {
+    result = await run(span);
+  } catch (err) {
+    span.end('thrown', err);
+    throw err;
+  }
+  const { outcome, error } = ended(result);
+  span.end(outcome, error);
+  return result;
+}

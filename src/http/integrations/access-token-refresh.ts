@@ -11,7 +11,7 @@ import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens
 import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
 import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleMachine } from '../../flows/runtime/run.js';
+import { settleOwnMachine } from '../../flows/runtime/run.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import { rewriteProviderTokens } from '../../session/jwt-strategy.js';
 import { providerTokensOf, type ProviderTokensClaim } from '../../session/provider-token-claim.js';
@@ -35,7 +35,7 @@ async function runRefresh(
     options,
     now: () => Date.now(),
   };
-  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
+  const settled = await settleOwnMachine(provider.id, tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
   if (settled.kind === 'done') return { account: (settled.output as TokenRefreshOutput).account };
   if (settled.kind === 'failed') {
     if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) return { error: settled.error, state: settled.state };
