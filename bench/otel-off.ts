@@ -1,14 +1,14 @@
 // Benchmark 8: what OpenTelemetry support costs an app that installed @opentelemetry/api but registered no tracer
 // provider, against an app without the package. Two measures from the same run:
-// - fresh processes (bench/otel-off-child.ts), three per round in rotating order: the API hidden by module hooks (as
-//   if not installed), the same again (the A/A control: two identical sides, whose difference is this run's noise),
-//   and the API present with no provider. Each figure is the median CPU of one credentials sign-in in its process;
+// - fresh processes (bench/otel-off-child.ts), three per round, run at the same time: the API hidden by module hooks
+//   (as if not installed), the same again (the A/A control: two identical sides, whose difference is this run's
+//   noise), and the API present with no provider. Each figure is the median CPU of one credentials sign-in in its process;
 //   each round's ratios compare the control and the present side with the first hidden side of that round.
 // - in each process, the CPU of the tracing hook a flow run calls, and its share of a sign-in in the same process.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { interleave, spread, type Spread } from './measure.js';
+import { spread, type Spread } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
@@ -63,12 +63,15 @@ async function side(hidden: boolean, options: OtelOffOptions): Promise<Side> {
  * const { ratio, control } = await benchOtelOff({ rounds: 12, flows: 200, warmup: 50 })
  */
 export async function benchOtelOff(options: OtelOffOptions): Promise<OtelOffResult> {
-  // Rotating who goes first, so a machine that slows down mid-round does not favour one side.
-  const sides = await interleave(options.rounds, {
-    absent: () => side(true, options),
-    control: () => side(true, options),
-    present: () => side(false, options),
-  });
+  // The three processes of a round run at the same time, so the load other work puts on the machine, which moves
+  // from second to second, falls on all three alike.
+  const sides: Record<'absent' | 'control' | 'present', Side[]> = { absent: [], control: [], present: [] };
+  for (let r = 0; r < options.rounds; r += 1) {
+    const [a, c, p] = await Promise.all([side(true, options), side(true, options), side(false, options)]);
+    sides.absent.push(a);
+    sides.control.push(c);
+    sides.present.push(p);
+  }
   const perRound = (other: Side[]) => other.map((s, i) => s.cpuMs / sides.absent[i].cpuMs);
   return {
     absentCpuMs: spread(sides.absent.map((s) => s.cpuMs)),

@@ -188,7 +188,7 @@ function otelSection(r: OtelOffResult | undefined, failure?: string): string[] {
   const v = otelVerdict(r);
   const x3 = (s: Spread) => `${s.min.toFixed(3)} / **${s.median.toFixed(3)}** / ${s.max.toFixed(3)}`;
   out.push(
-    'Each round starts three processes, in rotating order: one where module hooks hide `@opentelemetry/api` (as if not installed), the same again (the A/A control: two identical sides, so any difference between them is noise), and one with the API installed and no tracer provider registered. Each figure is the median CPU of one sign-in in its process; the ratios of a round divide by the first hidden process of that round.',
+    'Each round starts three processes at the same time (so the load of other work falls on all three alike): one where module hooks hide `@opentelemetry/api` (as if not installed), the same again (the A/A control: two identical sides, so any difference between them is noise), and one with the API installed and no tracer provider registered. Each figure is the median CPU of one sign-in in its process; the ratios of a round divide by the first hidden process of that round.',
     '',
     '| side | CPU ms/sign-in | / API not installed, per round | CPU ns per flow in the tracing hook |',
     '|---|---|---|---|',
