@@ -29,7 +29,7 @@ export const FULL: Settings = {
   oidc: { flows: 30, warmup: 3 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
   throttle: { rounds: 5, durationMs: 600, warmup: 20 },
-  otel: { rounds: 6, flows: 300, warmup: 50 },
+  otel: { rounds: 12, flows: 200, warmup: 50 },
 };
 
 /** Tiny counts: proves every benchmark still runs and yields numbers, in seconds. */

@@ -5,6 +5,7 @@
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import type { AuthMethod, SessionVerification } from '../core/types.js';
 import { strategyFor } from './strategy.js';
+import type { VerifiedSession } from './types.js';
 
 /** The assurance a request asks for: a verification within `maxAge` seconds, and/or a second factor in the session. */
 export interface AssuranceNeed {
@@ -14,11 +15,8 @@ export interface AssuranceNeed {
   factors?: 1 | 2;
 }
 
-/** A live signed-in user, as the gate found them. */
-export interface GatedSession {
-  userId: string;
-  verification: SessionVerification | null;
-}
+/** A live signed-in user, as the gate found them (with JWT sessions, the token it opened). */
+export type GatedSession = VerifiedSession;
 
 /** What the gate says: the live session at the level asked for, or why not. */
 export type GateResult =

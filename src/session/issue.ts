@@ -3,7 +3,7 @@
 // has transactions, the session row and the spend of a single-use token commit together, or neither does.
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { recordProviderSessionInStore } from './provider-sessions.js';
-import { releaseClaim, spendIn, spendingAdapter, type TokenSpend } from './spend.js';
+import { spendIn, spendingAdapter, type TokenSpend } from './spend.js';
 import { strategyFor, type SignInResult } from './strategy.js';
 import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
@@ -15,8 +15,9 @@ import type { AuthMethod } from '../core/types.js';
  *
  * `spend`: a magic-link token (or the token behind an e-mail code) the flow proved but left stored. It is used up in
  * the transaction that writes the session (database sessions: the row; JWT: nothing else is stored), which commits
- * only when this resolves: when it throws (a store past its deadline above all), the link still works, no session row
- * is left, and no session cookie is set. Without `withTransaction` the two are separate steps, as before.
+ * only when this resolves: when it throws (a store past its deadline above all), the link is still stored, no session
+ * row is left, and no session cookie is set; the flow runtime, which holds the token's claim, gives it back. Without
+ * `withTransaction` the two are separate steps, as before.
  *
  * @example
  * await issueSession(req, { user, account, isNewUser: false }, 'otp')
@@ -49,9 +50,8 @@ export async function issueSession(
       afterCommit = await strategy.issue(req, verified);
     }
   } catch (err) {
-    // The answer reports no session: none of the cookies the strategy queued goes out, and the token may be used again.
+    // The answer reports no session: none of the cookies the strategy queued goes out.
     req.setCookies = cookies;
-    if (spend) await releaseClaim(req, spend);
     throw err;
   }
   await afterCommit?.();

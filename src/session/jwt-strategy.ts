@@ -173,19 +173,17 @@ export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> 
 
 /**
  * Rewrites the live session's provider tokens (getAccessToken's refresh, or its refusal), without calling the jwt
- * callback: the claim is authchart's alone. False when the request has no live session.
+ * callback: the claim is authchart's alone. `token` is the live token the session gate opened in this request (not
+ * opened again: the gate already applied expiry and "sessions valid after"); a token written since wins over it.
  */
-export async function rewriteProviderTokens(req: AuthRequest, claim: ProviderTokensClaim): Promise<boolean> {
-  const token = await open(req);
-  if (!token) return false;
-  await writeToken(req, { ...token, [PROVIDER_TOKENS_CLAIM]: claim });
-  return true;
+export async function rewriteProviderTokens(req: AuthRequest, token: JWT, claim: ProviderTokensClaim): Promise<void> {
+  await writeToken(req, { ...(written.get(req) ?? token), [PROVIDER_TOKENS_CLAIM]: claim });
 }
 
 export const jwtStrategy: SessionStrategyImpl = {
   async open(req) {
     const token = await open(req);
-    return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token) } : null;
+    return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token), token } : null;
   },
 
   async read(req) {

@@ -34,17 +34,13 @@ export async function spendIn(adapter: WrappedAdapter, spend: TokenSpend): Promi
 
 /**
  * Spends the token on its own, for an answer that reports it without a session (a sign-in that pauses for a second
- * factor): in a transaction when the adapter has one, so a late DELETE rolls back instead of burning the link.
+ * factor): in a transaction when the adapter has one, so a late DELETE rolls back instead of burning the link. When
+ * it throws, the claim is the caller's to give back (the flow runtime gives back whatever a run did not spend).
  */
 export async function spendAlone(req: AuthRequest, spend: TokenSpend): Promise<void> {
   const adapter = spendingAdapter(req);
-  try {
-    if (adapter.withTransaction) await adapter.withTransaction((tx) => spendIn(tx, spend));
-    else await spendIn(adapter, spend);
-  } catch (err) {
-    await releaseClaim(req, spend);
-    throw err;
-  }
+  if (adapter.withTransaction) await adapter.withTransaction((tx) => spendIn(tx, spend));
+  else await spendIn(adapter, spend);
 }
 
 /** The adapter that spends sign-in tokens (a flow that leaves one unspent has one). */

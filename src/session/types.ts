@@ -1,5 +1,5 @@
 // What the two session strategies implement, apart from the dispatcher that picks one (strategy.ts).
-import type { Account, AdapterUser, AuthMethod, Profile, Session, SessionVerification, User } from '../core/types.js';
+import type { Account, AdapterUser, AuthMethod, JWT, Profile, Session, SessionVerification, User } from '../core/types.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 
@@ -17,6 +17,8 @@ export interface SignInResult {
 export interface VerifiedSession {
   userId: string;
   verification: SessionVerification | null;
+  /** JWT sessions: the live token as it was opened, for a caller in the same request that needs its claims. */
+  token?: JWT;
 }
 
 export interface SessionStrategyImpl {

@@ -9,8 +9,8 @@ import { benchDatabase } from '../../bench/database.js';
 import { benchHttpLoad } from '../../bench/http-load.js';
 import { interleave, spread, timeLoop, type Spread } from '../../bench/measure.js';
 import { benchOidcFlow } from '../../bench/oidc-flow.js';
-import { OTEL_OFF_TOLERANCE, benchOtelOff } from '../../bench/otel-off.js';
-import { renderResults, targets } from '../../bench/report.js';
+import { benchOtelOff, type OtelOffResult } from '../../bench/otel-off.js';
+import { otelVerdict, renderResults, targets } from '../../bench/report.js';
 import { benchSessionCheck } from '../../bench/session-check.js';
 import { benchThrottle } from '../../bench/throttle.js';
 import { SMOKE, runBenchmarks, type BenchResults } from '../../bench/suite.js';
@@ -159,10 +159,32 @@ describe('benchmarks with tiny counts', () => {
 
   it('8. OpenTelemetry installed without a provider against hidden, in fresh processes, as a ratio', async () => {
     const result = (collected.otel = await benchOtelOff(SMOKE.otel));
-    [result.absentCpuMs, result.presentCpuMs, result.ratio].forEach(expectFigure);
+    [result.absentCpuMs, result.controlCpuMs, result.presentCpuMs, result.ratio, result.control, result.hookNs, result.hookAbsentNs, result.hookShare].forEach(expectFigure);
     expect(result.ratio.runs).toBe(SMOKE.otel.rounds);
-    expect(result.tolerance).toBe(OTEL_OFF_TOLERANCE);
+    expect(result.control.runs).toBe(SMOKE.otel.rounds);
+    // A share of one sign-in: a hook that cost a whole sign-in would be no hook.
+    expect(result.hookShare.max).toBeLessThan(1);
   }, SLOW);
+
+  it('8. judges "nothing measurable" by the A/A control of the same run and the hook\'s own share', () => {
+    const s = (min: number, median: number, max: number) => ({ min, median, max, runs: 3 });
+    const base: OtelOffResult = {
+      absentCpuMs: s(2, 2, 2),
+      controlCpuMs: s(2, 2, 2),
+      presentCpuMs: s(2, 2, 2),
+      control: s(0.95, 1.0, 1.05),
+      ratio: s(0.97, 1.03, 1.08),
+      hookNs: s(20, 25, 30),
+      hookAbsentNs: s(5, 6, 7),
+      hookShare: s(1e-5, 1.25e-5, 1.5e-5),
+    };
+    expect(otelVerdict(base)).toEqual({ noise: expect.closeTo(0.05, 10), ratioInBand: true, hookBelowNoise: true, measurable: false });
+    // A median ratio past what two identical processes spanned is measurable, however small the hook.
+    expect(otelVerdict({ ...base, ratio: s(1.04, 1.06, 1.1) })).toMatchObject({ ratioInBand: false, measurable: true });
+    expect(otelVerdict({ ...base, ratio: s(0.9, 0.94, 1.0) })).toMatchObject({ ratioInBand: false, measurable: true });
+    // A hook that costs more of a sign-in than the noise band is measurable, whatever the processes showed.
+    expect(otelVerdict({ ...base, hookShare: s(0.05, 0.06, 0.07) })).toMatchObject({ ratioInBand: true, hookBelowNoise: false, measurable: true });
+  });
 
   it('renders every section and judges every target from the figures above', () => {
     expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel']));
@@ -178,7 +200,7 @@ describe('benchmarks with tiny counts', () => {
     // OpenTelemetry's row compares authchart with itself: judged whether or not Auth.js is installed.
     const otel = judged.filter((t) => t.name.startsWith('OpenTelemetry'));
     expect(otel.map((t) => typeof t.met)).toEqual(['boolean']);
-    expect(otel[0].name).toContain(`${(1 + OTEL_OFF_TOLERANCE).toFixed(2)}×`);
+    expect(otel[0].met).toBe(!otelVerdict(collected.otel!).measurable);
     for (const t of judged.filter((x) => !floor.includes(x) && !otel.includes(x))) expect(t.met === undefined).toBe(!authjsInstalled);
   });
 });

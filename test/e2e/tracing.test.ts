@@ -1,14 +1,16 @@
 // Flow runs as OpenTelemetry spans, recorded by the SDK's in-memory exporter over whole sign-ins (credentials, a
-// magic link, a real OpenID Provider, a second factor, a refused password): the span tree and its attributes, and a
-// scan of every span name, attribute, event and status for personal data.
+// magic link, a real OpenID Provider, a passkey, a second factor, a refused password): the span tree and its
+// attributes, and a scan of every span name, attribute, event and status for personal data.
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPAN_ATTRIBUTES } from '../../src/flows/runtime/spans.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
-import { testAuth, type TestAuth } from '../support/auth-app.js';
-import { activeTotp, codeNow, setsSession as setsSessionAfterFactor } from '../support/factors.js';
+import { Passkey } from '../../src/providers/webauthn.js';
+import { getAccessToken } from '../../src/http/integrations/access-token.js';
+import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
+import { activeTotp, codeNow, registeredPasskey, setsSession as setsSessionAfterFactor } from '../support/factors.js';
 import { memoryOutbox, signInByLink } from '../support/magic-link.js';
 import { PGlite } from '@electric-sql/pglite';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
@@ -23,7 +25,11 @@ const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 const PASSWORD = 'correct horse battery staple';
-const USERS = { plain: { id: 'trace-user-plain-7f3a', email: 'plain.person@example.com' }, guarded: { id: 'trace-user-2fa-91bc', email: 'guarded.person@example.com' } };
+const USERS = {
+  plain: { id: 'trace-user-plain-7f3a', email: 'plain.person@example.com' },
+  guarded: { id: 'trace-user-2fa-91bc', email: 'guarded.person@example.com' },
+  passkey: { id: 'trace-user-passkey-5d2e', email: 'passkey.person@example.com' },
+};
 /** Every value of the runs that would identify someone or let them in: none may reach a span. */
 const secrets: string[] = [PASSWORD, ...Object.values(USERS).flatMap((u) => [u.id, u.email])];
 
@@ -56,21 +62,38 @@ beforeAll(async () => {
   secrets.push(...Object.values(op.accounts).flatMap((a) => [a.email!, a.name!]));
   await pg.adapter.createUser({ ...USERS.plain, emailVerified: null });
   await pg.adapter.createUser({ ...USERS.guarded, emailVerified: null });
+  await pg.adapter.createUser({ ...USERS.passkey, emailVerified: null });
   const key = await activeTotp(pg.adapter, USERS.guarded.id);
+  const device = await registeredPasskey(pg.adapter, USERS.passkey.id);
   const outbox = memoryOutbox();
 
-  const app = testAuth({
+  const config = {
     adapter: pg.adapter,
-    session: { strategy: 'jwt' },
-    providers: [credentials(), outbox.provider, OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'state', 'nonce'] })],
-  });
+    session: { strategy: 'jwt' as const },
+    experimental: { enableWebAuthn: true },
+    providers: [credentials(), outbox.provider, OIDC({ id: 'oidc', name: 'OP', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, checks: ['pkce', 'state', 'nonce'] }), Passkey()],
+  };
+  const app = testAuth(config);
   expect((await passwordSignIn(app, USERS.plain.email)).res.status).toBe(302);
   expect((await passwordSignIn(app, USERS.plain.email, 'wrong password')).res.status).toBe(302);
   const link = await signInByLink(app, outbox, 'link.person@example.com', app.newClient());
   expect(link.status).toBe(302);
   secrets.push('link.person@example.com', new URL(outbox.linkFor('link.person@example.com')).searchParams.get('token')!);
-  const { callback } = await signInThrough(app, op, 'oidc', 'alice', { client: app.newClient() });
+  const alice = app.newClient();
+  const { callback } = await signInThrough(app, op, 'oidc', 'alice', { client: alice });
   expect(setsSession(callback)).toBe(true);
+  // The provider's access token for the app, through the token refresh machine (fresh: no refresh needed).
+  const accessToken = await getAccessToken(new Request(`${ORIGIN}/api`, { headers: { cookie: alice.cookies.header(`${ORIGIN}/`) } }), { secret: TEST_SECRET, trustHost: true, ...config }, 'oidc');
+  expect(accessToken).toEqual(expect.any(String));
+  secrets.push(accessToken!);
+  const browser = app.newClient();
+  const asked = (await (await browser.get('/auth/webauthn-options/passkey?action=authenticate')).json()) as { options: { challenge: string } };
+  const assertion = device.authenticate(asked.options as never);
+  const byPasskey = await browser.post('/auth/callback/passkey', { action: 'authenticate', data: JSON.stringify(assertion), csrfToken: await app.csrfToken(browser) });
+  expect(byPasskey.status).toBe(302);
+  expect(setsSession(byPasskey)).toBe(true);
+  // The credential's id and everything the authenticator signed, as the browser sent them.
+  secrets.push(device.id, asked.options.challenge, assertion.response.signature, assertion.response.clientDataJSON, assertion.response.authenticatorData);
 
   const guarded = testAuth({ adapter: pg.adapter, session: { strategy: 'jwt' }, secondFactor: {}, providers: [credentials()] });
   const { client, csrfToken, res } = await passwordSignIn(guarded, USERS.guarded.email);
@@ -80,7 +103,7 @@ beforeAll(async () => {
   const passed = await client.post('/auth/second-factor', { csrfToken, code });
   expect(passed.status).toBe(302);
   expect(setsSessionAfterFactor(passed)).toBe(true);
-  for (const cookie of [...callback.setCookie, ...passed.setCookie]) {
+  for (const cookie of [...callback.setCookie, ...byPasskey.setCookie, ...passed.setCookie]) {
     const value = cookie.split(';')[0]!.split('=').slice(1).join('=');
     if (value) secrets.push(value); // cleared cookies have none
   }
@@ -109,11 +132,24 @@ describe('flow runs as spans', () => {
       ['email', 'email', 'signedIn'],
       ['oidc', 'oauth', 'paused'],
       ['oidc', 'oauth', 'signedIn'],
+      // getAccessToken: the token refresh machine's run, a flow of its own.
+      ['oidc', 'tokens', 'done'],
+      // A passkey: the options request pauses with the challenge; the assertion's run signs in.
+      ['passkey', 'webauthn', 'paused'],
+      ['passkey', 'webauthn', 'signedIn'],
       // The password passed, the sign-in waits for the code; the code's run is the second-factor machine's.
       ['credentials', 'credentials', 'paused'],
       ['credentials', 'second-factor', 'signedIn'],
     ]);
-    for (const span of flows()) expect(span.attributes[SPAN_ATTRIBUTES.version], span.attributes[SPAN_ATTRIBUTES.provider] as string).toEqual(expect.any(Number));
+    // Provider flows and the second factor carry a version (their flow cookies do); a machine that runs on its own has none.
+    for (const span of flows()) {
+      const own = span.attributes[SPAN_ATTRIBUTES.machine] === 'tokens';
+      expect(span.attributes[SPAN_ATTRIBUTES.version], span.attributes[SPAN_ATTRIBUTES.provider] as string).toEqual(own ? undefined : expect.any(Number));
+    }
+    const tokens = flows().find((s) => s.attributes[SPAN_ATTRIBUTES.machine] === 'tokens')!;
+    expect(childrenOf(tokens).some((s) => s.name.startsWith('authchart.actor '))).toBe(true);
+    // Its states as events, the last one where it settled: the token was fresh.
+    expect(tokens.events.map((e) => e.attributes?.[SPAN_ATTRIBUTES.state]).at(-1)).toBe('fresh');
     const refused = flows().find((s) => s.attributes[SPAN_ATTRIBUTES.outcome] === 'failed')!;
     expect(refused.attributes[SPAN_ATTRIBUTES.errorType]).toBe('CredentialsSignin');
     expect(refused.status.code).toBe(2); // SpanStatusCode.ERROR
@@ -133,6 +169,15 @@ describe('flow runs as spans', () => {
     expect(tail.attributes[SPAN_ATTRIBUTES.outcome]).toBe('done');
     expect(tail.events.length).toBeGreaterThan(0);
     expect(childrenOf(tail).some((s) => s.name.startsWith('authchart.actor '))).toBe(true);
+    // Every first factor that signs someone in (credentials, a link, the OP, a passkey) goes through the tail, each
+    // under its own span, with the calls it made as actor spans.
+    const signedIn = flows().filter((s) => s.attributes[SPAN_ATTRIBUTES.outcome] === 'signedIn' && s.attributes[SPAN_ATTRIBUTES.machine] !== 'second-factor');
+    expect(signedIn.map((s) => s.attributes[SPAN_ATTRIBUTES.provider])).toEqual(['credentials', 'email', 'oidc', 'passkey']);
+    for (const run of signedIn) {
+      const own = childrenOf(run);
+      expect(own.filter((s) => s.name === 'authchart.signin'), String(run.attributes[SPAN_ATTRIBUTES.provider])).toHaveLength(1);
+      expect(own.some((s) => s.name.startsWith('authchart.actor ')), String(run.attributes[SPAN_ATTRIBUTES.provider])).toBe(true);
+    }
   });
 
   it('gives the second factor a span of its own, in the paused sign-in and in the run that passes it', () => {

@@ -11,12 +11,12 @@ import { issueSession } from '../../session/issue.js';
 import { releaseClaim, spendAlone, type TokenSpend } from '../../session/spend.js';
 import type { FlowContextBase } from './context.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput, FlowOutput } from './contract.js';
-import { dispatchEmitted, outputOf, settleMachine, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
+import { dispatchEmitted, outputOf, settleMachine, settlementOutcome, type PausedFlow, type RunOptions, type SettledFlow } from './run.js';
 import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
-import { flowSpan, type MachineSpan } from './spans.js';
+import { inFlowSpan, type MachineSpan } from './spans.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
@@ -89,7 +89,8 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   if (!out) return failed(new CallbackRouteError('The flow ended without an outcome.', { state: first.state, actual: first.output }), trace, first.state);
   if (out.outcome === 'redirected') return { status: 'redirected', url: await destination(deps, out.url), trace };
   // Proven: the standard tail decides whether this becomes a session. A token the flow left unspent is used up with
-  // the answer that reports it (a session, or a second-factor page); on any other answer its claim is given back.
+  // the answer that reports it (a session, or a second-factor page); on any other answer (a failed spend among them)
+  // its claim is given back, here and nowhere else: a second release could free a claim another request took since.
   const { outcome: _outcome, amr, spend, ...identity } = out;
   const proven = await afterProof(deps, first.context, identity, amr, spend, stages, trace, options);
   const spent = proven.status === 'signedIn' || proven.status === 'paused';
@@ -149,7 +150,10 @@ async function stage(
   const own: TraceEntry[] = [];
   const span = options.span?.child(name, flow.machine.id);
   const settled = await settleMachine(flow.machine, input, event, paused, own, emitted, span ? { ...options, span } : options);
-  span?.end(settled.kind, settled.kind === 'failed' || settled.kind === 'refused' ? settled.error : undefined);
+  if (span) {
+    const { outcome, error } = settlementOutcome(settled);
+    span.end(outcome, error);
+  }
   trace.push(...own.map((t) => ({ ...t, machine: flow.machine.id })));
   return settled;
 }
@@ -255,15 +259,7 @@ async function recorded(
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
-  const span = await flowSpan(provider, machine.id, flow.version);
-  let result: SettledFlow;
-  try {
-    result = await run(span);
-  } catch (err) {
-    span?.end('thrown', err);
-    throw err;
-  }
-  span?.end(result.status, result.status === 'failed' || result.status === 'refused' ? result.error : undefined);
+  const result = await inFlowSpan(provider, machine.id, flow.version, run, (r) => ({ outcome: r.status, error: r.status === 'failed' || r.status === 'refused' ? r.error : undefined }));
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
   const record = await recordFor(req.config, {
     id,

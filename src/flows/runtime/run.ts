@@ -12,7 +12,7 @@ import { recordsRead } from './log.js';
 import { knownMethods } from '../../session/verification.js';
 import { isTokenSpend } from '../../session/spend.js';
 import { createTraceRecorder, type TraceEntry } from './trace.js';
-import type { MachineSpan } from './spans.js';
+import { inFlowSpan, type MachineSpan } from './spans.js';
 import { statePathOf as statePath } from './state-path.js';
 
 /** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
@@ -160,6 +160,23 @@ function inspectorOf(trace: TraceEntry[], options: RunOptions, config: FlowDeps[
     tracing(ev);
     span.inspect(ev);
   };
+}
+
+/** How a settled machine ended, for its span: its kind, and the error of a failure or a refusal. */
+export function settlementOutcome(settled: Settlement): { outcome: string; error?: AuthError } {
+  return { outcome: settled.kind, error: settled.kind === 'failed' || settled.kind === 'refused' ? settled.error : undefined };
+}
+
+/**
+ * {@link settleMachine} for a machine that runs on its own, not as a stage of a sign-in (the provider-token refresh,
+ * provider logout, back-channel logout): a flow span of its own when a tracer provider records, as every flow run is.
+ *
+ * @example
+ * const settled = await settleOwnMachine('github', tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, [], [])
+ */
+export function settleOwnMachine(provider: string, ...args: Parameters<typeof settleMachine>): Promise<Settlement> {
+  const [machine, input, event, paused, trace, emitted, options = {}] = args;
+  return inFlowSpan(provider, machine.id, undefined, (span) => settleMachine(machine, input, event, paused, trace, emitted, span ? { ...options, span } : options), settlementOutcome);
 }
 
 /**

@@ -2,7 +2,7 @@
 // state it enters an event of that span, each invoked actor a child span, and the sign-in tail and the second factor
 // spans of their own. Attributes are names from the code (provider, machine, state and actor ids, error types) and
 // never a value from a request: no addresses, tokens, codes, user ids or error messages.
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, ProxyTracerProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { AnyMachineSnapshot, InspectionEvent, Snapshot } from 'xstate';
 import { AuthError } from '../../core/errors.js';
 import { otelApi, type Otel } from '../../core/otel.js';
@@ -44,6 +44,7 @@ class RecordingMachineSpan implements MachineSpan {
 
   constructor(
     private readonly api: Otel,
+    private readonly tracer: Tracer,
     private readonly span: Span,
   ) {}
 
@@ -77,7 +78,7 @@ class RecordingMachineSpan implements MachineSpan {
   }
 
   child(name: string, machine: string): MachineSpan {
-    return new RecordingMachineSpan(this.api, this.startChild(name, { [SPAN_ATTRIBUTES.machine]: machine }));
+    return new RecordingMachineSpan(this.api, this.tracer, this.startChild(name, { [SPAN_ATTRIBUTES.machine]: machine }));
   }
 
   end(outcome: string, error?: unknown): void {
@@ -89,7 +90,7 @@ class RecordingMachineSpan implements MachineSpan {
 
   private startChild(name: string, attributes: Attributes): Span {
     const { trace, context } = this.api;
-    return trace.getTracer(TRACER).startSpan(name, { attributes }, trace.setSpan(context.active(), this.span));
+    return this.tracer.startSpan(name, { attributes }, trace.setSpan(context.active(), this.span));
   }
 }
 
@@ -104,19 +105,67 @@ function endSpan(api: Otel, span: Span, outcome: string, error?: unknown): void 
 }
 
 /**
- * The span of one flow run, or undefined when nothing would record it: the API is not installed, no tracer provider
- * is registered, or the sampler dropped it. Undefined costs the run nothing (no inspection is attached for it).
- *
- * @example
- * const span = await flowSpan('github', 'oauth', 1); span?.end('signedIn')
+ * The tracer that would record authchart's spans, or undefined when no tracer provider is registered. Until an app
+ * registers one, the API hands out its own proxy provider, which answers no delegate tracer: that is known without
+ * starting a span. The provider is looked up on every run, so one registered after authchart loaded is found.
  */
-export async function flowSpan(provider: string, machine: string, version: number | undefined): Promise<MachineSpan | undefined> {
-  const api = await otelApi();
-  if (!api) return undefined;
+function tracerOf(api: Otel): Tracer | undefined {
+  // Read as a plain provider that may be a proxy: a proxy from another copy of the API (or a future API without
+  // the class) is recognised by its method, and any other provider is asked for its tracer directly.
+  const provider = api.trace.getTracerProvider() as TracerProvider & Partial<Pick<ProxyTracerProvider, 'getDelegateTracer'>>;
+  return typeof provider.getDelegateTracer === 'function' ? provider.getDelegateTracer(TRACER) : provider.getTracer(TRACER);
+}
+
+function spanIn(api: Otel | null, provider: string, machine: string, version: number | undefined): MachineSpan | undefined {
+  const tracer = api ? tracerOf(api) : undefined;
+  if (!api || !tracer) return undefined;
   const attributes: Attributes = { [SPAN_ATTRIBUTES.provider]: provider, [SPAN_ATTRIBUTES.machine]: machine };
   if (version !== undefined) attributes[SPAN_ATTRIBUTES.version] = version;
-  const span = api.trace.getTracer(TRACER).startSpan('authchart.flow', { attributes });
-  // A non-recording span (no provider registered, or not sampled) drops everything: skip the work altogether.
+  const span = tracer.startSpan('authchart.flow', { attributes });
+  // Not sampled: a non-recording span drops everything, so skip the work altogether.
   if (!span.isRecording()) return undefined;
-  return new RecordingMachineSpan(api, span);
+  return new RecordingMachineSpan(api, tracer, span);
+}
+
+/**
+ * The span of one flow run, or undefined when nothing would record it: the API is not installed, no tracer provider
+ * is registered, or the sampler dropped it. Undefined costs the run nothing (no inspection is attached for it).
+ * Synchronous once the API's import has settled (the first run of a process waits for it); without a provider it
+ * starts no span and allocates nothing.
+ *
+ * @example
+ * const opening = flowSpan('github', 'oauth', 1); const span = opening instanceof Promise ? await opening : opening
+ */
+export function flowSpan(provider: string, machine: string, version: number | undefined): MachineSpan | undefined | Promise<MachineSpan | undefined> {
+  const api = otelApi();
+  return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version)) : spanIn(api, provider, machine, version);
+}
+
+/**
+ * Runs `run` inside the span of one flow run, when one records, and ends the span with the outcome `ended` reads from
+ * the result (or `thrown`). When nothing records, `run` gets no span and nothing else happens.
+ *
+ * @example
+ * const settled = await inFlowSpan('github', 'token-refresh', undefined, (span) => settle(span), (s) => ({ outcome: s.kind }))
+ */
+export async function inFlowSpan<T>(
+  provider: string,
+  machine: string,
+  version: number | undefined,
+  run: (span: MachineSpan | undefined) => Promise<T>,
+  ended: (result: T) => { outcome: string; error?: unknown },
+): Promise<T> {
+  const opening = flowSpan(provider, machine, version);
+  const span = opening instanceof Promise ? await opening : opening;
+  if (!span) return run(undefined);
+  let result: T;
+  try {
+    result = await run(span);
+  } catch (err) {
+    span.end('thrown', err);
+    throw err;
+  }
+  const { outcome, error } = ended(result);
+  span.end(outcome, error);
+  return result;
 }

@@ -5,15 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { AccountNotLinked, RefreshTokenError } from '../../core/errors.js';
 import type { Adapter } from '../../core/adapter.js';
 import type { ResolvedProvider } from '../../core/provider.js';
-import type { AdapterAccount } from '../../core/types.js';
+import type { AdapterAccount, JWT } from '../../core/types.js';
 import { cookieTokenStore, refreshStoreOf } from '../../flows/tokens/cookie-tokens.js';
 import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
 import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
 import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleMachine } from '../../flows/runtime/run.js';
+import { settleOwnMachine } from '../../flows/runtime/run.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
-import { liveToken, rewriteProviderTokens } from '../../session/jwt-strategy.js';
+import { rewriteProviderTokens } from '../../session/jwt-strategy.js';
 import { providerTokensOf, type ProviderTokensClaim } from '../../session/provider-token-claim.js';
 import type { AuthRequest } from '../request.js';
 
@@ -35,7 +35,7 @@ async function runRefresh(
     options,
     now: () => Date.now(),
   };
-  const settled = await settleMachine(tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
+  const settled = await settleOwnMachine(provider.id, tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
   if (settled.kind === 'done') return { account: (settled.output as TokenRefreshOutput).account };
   if (settled.kind === 'failed') {
     if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) return { error: settled.error, state: settled.state };
@@ -65,11 +65,12 @@ const sameTokens = (a: ProviderTokensClaim | undefined, b: ProviderTokensClaim) 
  * `getAccessToken` with the tokens in the sealed session cookie: the same machine, its store the cookie plus the
  * refresh lock store (cookie-tokens.ts). New tokens (this caller's refresh, or another's it was handed) rewrite the
  * session cookie on `req`; a refusal marks it (`error: 'RefreshTokenError'`, tokens dropped) so nothing is sent
- * again. The caller forwards `req`'s cookies to the response.
+ * again. The caller forwards `req`'s cookies to the response. `token` is the session token the gate opened for
+ * `userId`: read and rewritten without opening the cookie again.
  */
-export async function cookieAccessToken(req: AuthRequest, provider: ResolvedProvider, userId: string, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
+export async function cookieAccessToken(req: AuthRequest, provider: ResolvedProvider, userId: string, token: JWT, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
   const options = { ...tokenRefreshDefaults, ...timing };
-  const claim = providerTokensOf(await liveToken(req));
+  const claim = providerTokensOf(token);
   const adapter = cookieTokenStore({
     claim,
     provider: { id: provider.id, type: provider.type as 'oauth' | 'oidc' },
@@ -81,11 +82,11 @@ export async function cookieAccessToken(req: AuthRequest, provider: ResolvedProv
   const result = await runRefresh(req, adapter, provider, userId, options, trace);
   if ('account' in result) {
     const next = claimOf(provider.id, result.account);
-    if (!sameTokens(claim, next)) await rewriteProviderTokens(req, next);
+    if (!sameTokens(claim, next)) await rewriteProviderTokens(req, token, next);
     return String(result.account.access_token);
   }
   if (result.state === 'failed.reauthRequired' && claim?.provider === provider.id && claim.error !== 'RefreshTokenError') {
-    await rewriteProviderTokens(req, { provider: provider.id, error: 'RefreshTokenError' });
+    await rewriteProviderTokens(req, token, { provider: provider.id, error: 'RefreshTokenError' });
   }
   throw result.error;
 }

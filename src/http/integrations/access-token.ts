@@ -85,10 +85,11 @@ export async function getAccessToken(input: AnyRequest, config: ConfigInput, pro
         "getAccessToken with `session.providerTokens: 'in-session-cookie'` rewrites the session cookie when it refreshes: pass the response's headers (`{ cookies: headers }` for a fetch handler, or the Node `ServerResponse`).",
       );
     }
+    // The gate hands back the token it opened (JWT sessions): the refresh reads and rewrites that one.
     const signedIn = await sessionGate(req);
-    if (!signedIn.ok) return null;
+    if (!signedIn.ok || !signedIn.token) return null;
     try {
-      return await (await loadRefresh()).cookieAccessToken(req, provider, signedIn.userId, timing, trace);
+      return await (await loadRefresh()).cookieAccessToken(req, provider, signedIn.userId, signedIn.token, timing, trace);
     } finally {
       // The rewritten cookie goes out with a refusal too: it carries the mark that stops further refreshes.
       forward(setCookieLines(req));

@@ -6,7 +6,7 @@ import { AuthError, InvalidCheck } from '../../core/errors.js';
 import { backchannelLogoutMachine } from '../../flows/logout/backchannel-machine.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
 import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleMachine } from '../../flows/runtime/run.js';
+import { settleOwnMachine } from '../../flows/runtime/run.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
@@ -34,5 +34,5 @@ export async function backchannelLogoutRoute(req: AuthRequest, providerId: strin
 /** Runs the back-channel logout machine for one logout token; its transitions go to `trace` when one is given. */
 export function runBackchannelLogout(req: AuthRequest, provider: AuthRequest['config']['providers'][number], token: unknown, trace?: TraceEntry[]) {
   const deps = { req, provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps), now: () => Date.now(), maxAgeSeconds: 300 };
-  return settleMachine(backchannelLogoutMachine, { deps }, { type: 'LOGOUT_TOKEN', token } as EventObject, undefined, trace ?? [], [], { keepTrace: trace !== undefined });
+  return settleOwnMachine(provider.id, backchannelLogoutMachine, { deps }, { type: 'LOGOUT_TOKEN', token } as EventObject, undefined, trace ?? [], [], { keepTrace: trace !== undefined });
 }

@@ -7,7 +7,7 @@ import type { ResolvedProvider } from '../../core/provider.js';
 import { RP_LOGOUT_TTL_MS, rpLogoutMachine } from '../../flows/logout/rp-machine.js';
 import { oauthProviderFor } from '../../flows/oauth/steps.js';
 import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleMachine, type PausedFlow } from '../../flows/runtime/run.js';
+import { settleOwnMachine, type PausedFlow } from '../../flows/runtime/run.js';
 import { decryptJwe, encryptJwe } from '../../session/jwe.js';
 import { deriveSessionKey } from '../../session/keys.js';
 import { signedInUserId } from '../../session/gate.js';
@@ -52,7 +52,7 @@ export async function startProviderLogout(req: AuthRequest, callbackUrl: string)
   const userId = await signedInUserId(req);
   if (!userId) return undefined;
   for (const provider of opted) {
-    const settled = await settleMachine(rpLogoutMachine, { deps: depsFor(req, provider, userId), callbackUrl, startedAt: Date.now() }, { type: 'SIGN_OUT' }, undefined, [], []);
+    const settled = await settleOwnMachine(provider.id, rpLogoutMachine, { deps: depsFor(req, provider, userId), callbackUrl, startedAt: Date.now() }, { type: 'SIGN_OUT' }, undefined, [], []);
     if (settled.kind === 'paused' && settled.response.kind === 'redirect') {
       const { options } = req.cookieOptions.callbackUrl;
       setCookie(req, { name: cookieName(req), value: seal(req, { provider: provider.id, paused: settled.paused, exp: Date.now() + RP_LOGOUT_TTL_MS }), options: { ...options, maxAge: RP_LOGOUT_TTL_MS / 1000 } });
@@ -75,7 +75,7 @@ export async function providerLogoutReturn(req: AuthRequest, providerId: string)
   }
   const provider = req.config.providers.find((p) => p.id === providerId)!;
   const state = typeof req.query.state === 'string' ? req.query.state : undefined;
-  const settled = await settleMachine(rpLogoutMachine, { deps: depsFor(req, provider, '') }, { type: 'RETURN', state, now: Date.now() } as never, sealed.paused, [], []);
+  const settled = await settleOwnMachine(provider.id, rpLogoutMachine, { deps: depsFor(req, provider, '') }, { type: 'RETURN', state, now: Date.now() } as never, sealed.paused, [], []);
   if (settled.kind === 'done') return redirect(req, (settled.output as { url: string }).url);
   throw settled.kind === 'failed' ? settled.error : new InvalidCheck('The provider sign-out did not finish.');
 }

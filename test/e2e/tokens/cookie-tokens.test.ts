@@ -12,6 +12,7 @@ import type { AuthConfig } from '../../../src/core/options.js';
 import { resolveConfig } from '../../../src/core/config.js';
 import { getAccessToken } from '../../../src/http/integrations/access-token.js';
 import { getSession } from '../../../src/http/integrations/session-helpers.js';
+import { decodeSync } from '../../../src/session/jwt.js';
 import { testAuth } from '../../support/auth-app.js';
 import { cookieTokenTestbed, type CookieTokenTestbed } from './cookie-harness.js';
 
@@ -84,6 +85,30 @@ describe("getAccessToken with session.providerTokens: 'in-session-cookie' (no ad
     const start = { ...t.grants };
     expect(await call(config, cookie)).toEqual({ token: t.claims(cookie).provider_tokens!.access_token, setCookie: [] });
     expect(t.grants).toEqual(start);
+  });
+
+  it('opens the session token once per call, with one "sessions valid after" lookup: refreshed, fresh or refused', async () => {
+    const counts = { opens: 0, lookups: 0 };
+    const config = t.config({
+      jwt: { decode: (params) => ((counts.opens += 1), decodeSync(params)) },
+      session: { strategy: 'jwt', providerTokens: 'in-session-cookie', validAfter: { get: async () => ((counts.lookups += 1), null), set: async () => {} } },
+    });
+    const once = async (cookie: string) => {
+      counts.opens = counts.lookups = 0;
+      const result = await call(config, cookie).catch((err: unknown) => err);
+      expect(counts).toEqual({ opens: 1, lookups: 1 });
+      return result;
+    };
+    const signedIn = await t.signIn(config, 'alice');
+    // A refresh that rewrites the cookie: the rewrite builds on the token the gate opened.
+    const refreshed = (await once(t.expire(signedIn))) as Awaited<ReturnType<typeof call>>;
+    expect(refreshed.setCookie).toHaveLength(1);
+    const next = t.after(t.expire(signedIn), refreshed.setCookie);
+    expect(t.claims(next)).toMatchObject({ sub: t.claims(signedIn).sub, session_iat: t.claims(signedIn).session_iat, provider_tokens: { access_token: refreshed.token } });
+    expect(await once(next)).toEqual({ token: refreshed.token, setCookie: [] });
+    // A refused refresh marks the cookie, again without opening it a second time.
+    expect(await t.revoke(String(t.claims(next).provider_tokens!.refresh_token))).toBe(200);
+    expect(await once(t.expire(next))).toBeInstanceOf(RefreshTokenError);
   });
 
   it('10 concurrent calls in one instance with the token expired make one refresh request', async () => {
