@@ -7,7 +7,10 @@
 // - each other flow (OAuth, e-mail, WebAuthn, second factor, account, ...) and the pages stay chunks of their own,
 //   so a configuration that does not use them never loads them (test/package/dist-cold-path.test.ts checks the
 //   built files).
-// Dependencies stay imports: custom flows import `xstate` themselves, and must share its one copy with ours.
+// xstate is bundled too: its package hands Node the CommonJS build (the ESM one only under the `module` condition,
+// which Node does not read), and loading it as CommonJS was about a fifth of a first sign-in's CPU. A custom flow's
+// machine, built with the app's own xstate, runs under the bundled runtime: xstate's actors, systems and snapshots
+// meet through their public shape, not module identity (test/package/consumer.test.ts runs one on the packed build).
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
@@ -67,7 +70,7 @@ function groupsOf(ctx: Context): Map<string, string> {
  * the bundler's CommonJS helpers, whose shared chunk calls createRequire(import.meta.url) at load, which workerd
  * refuses.
  */
-const INLINED = /^(h3|rou3)(\/|$)/;
+const INLINED = /^(h3|rou3|xstate)(\/|$)/;
 
 export default defineConfig({
   entry: {

@@ -60,6 +60,10 @@ describe('the cold path of the packed build', () => {
     // The record is real: the credentials flow was loaded, from the bundle.
     expect(modules).toContain('/src/flows/credentials/machine.ts');
     expect(unused(modules)).toEqual([]);
+    // Neither package that Node loads as CommonJS: xstate comes bundled as ESM (the sign-in runs it from a dist file),
+    // the cookie headers are read and written by core/cookie-syntax.ts.
+    expect(modules.filter((m) => /^\/node_modules\/(xstate|cookie)\//.test(m))).toEqual([]);
+    expect(files.some((file) => /^\/\/#region \S*node_modules\/xstate\/dist\/xstate\.esm\.js$/m.test(readFileSync(join(dir, 'node_modules/authchart/dist', file), 'utf8')))).toBe(true);
     // Few, larger chunks: the root, its eager chunk, one lazy chunk for sign-in and the small facades the bundler
     // writes for each import() target (the build before chunk groups loaded 67 files here).
     expect(files.length, files.join(' ')).toBeLessThanOrEqual(12);
