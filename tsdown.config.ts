@@ -7,7 +7,10 @@
 // - each other flow (OAuth, e-mail, WebAuthn, second factor, account, ...) and the pages stay chunks of their own,
 //   so a configuration that does not use them never loads them (test/package/dist-cold-path.test.ts checks the
 //   built files).
-// Dependencies stay imports: custom flows import `xstate` themselves, and must share its one copy with ours.
+// xstate is bundled too: its package hands Node the CommonJS build (the ESM one only under the `module` condition,
+// which Node does not read), and loading it as CommonJS was about a fifth of a first sign-in's CPU. A custom flow's
+// machine, built with the app's own xstate, runs under the bundled runtime: xstate's actors, systems and snapshots
+// meet through their public shape, not module identity (test/package/consumer.test.ts runs one on the packed build).
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
@@ -67,7 +70,25 @@ function groupsOf(ctx: Context): Map<string, string> {
  * the bundler's CommonJS helpers, whose shared chunk calls createRequire(import.meta.url) at load, which workerd
  * refuses.
  */
-const INLINED = /^(h3|rou3)(\/|$)/;
+const INLINED = /^(h3|rou3|xstate)(\/|$)/;
+/**
+ * srvx's FastResponse and FastURL for Node, bundled out of srvx's Node adapter (its server, and node:http, https and
+ * http2 with it, are left out). The rest of the dist imports `#srvx` where it imported `srvx`: package.json "imports"
+ * sends Node to this file and every other runtime to srvx, whose own conditions pick its flavour.
+ */
+const SRVX_NODE = source('http/srvx-node.ts');
+
+/**
+ * tsdown declares Node's built-ins free of side effects, yet the bundler still writes a bare `import "node:http"`
+ * where srvx's adapter imported bindings that tree-shaking dropped: loading node:http for nothing. A bare import of a
+ * built-in does nothing else, so it goes.
+ */
+const dropBareBuiltinImports = {
+  name: 'authchart:drop-bare-builtin-imports',
+  generateBundle(_options: unknown, bundle: Record<string, { type: string; code?: string }>) {
+    for (const file of Object.values(bundle)) if (file.type === 'chunk' && file.code) file.code = file.code.replace(/^import "node:[\w/]+";\n/gm, '');
+  },
+};
 
 export default defineConfig({
   entry: {
@@ -82,6 +103,8 @@ export default defineConfig({
     'client/index': 'src/client/index.ts',
     // `npx authchart`
     'cli/bin': 'src/cli/bin.ts',
+    // What `#srvx` names on Node (package.json "imports"): see the file.
+    'srvx-node': 'src/http/srvx-node.ts',
   },
   outDir: 'dist',
   format: 'esm',
@@ -91,12 +114,13 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: true,
+  plugins: [dropBareBuiltinImports],
   hash: true,
   tsconfig: 'tsconfig.build.json',
   // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,
   // so an app's H3Event is ours): fewer files to resolve and load. srvx stays an import: it resolves per runtime.
-  deps: { alwaysBundle: (id, importer) => INLINED.test(id) && !!importer && !/\.d\.[cm]?ts$/.test(importer) },
+  deps: { alwaysBundle: (id, importer) => !!importer && !/\.d\.[cm]?ts$/.test(importer) && (INLINED.test(id) || (id === 'srvx/node' && importer === SRVX_NODE)) },
   // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
   outputOptions: (options, _format, { cjsDts }) =>
-    cjsDts ? options : { ...options, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
+    cjsDts ? options : { ...options, paths: { srvx: '#srvx' }, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
 });

@@ -1,8 +1,8 @@
 // One authchart instance for every integration: resolves the configuration (once, or per request
 // for lazy configs), serves the routes, and reads sessions for application code.
-import { stringifySetCookie } from 'cookie';
 import type { H3 } from 'h3';
 import { resolveConfig, type InternalConfig } from '../core/config.js';
+import { formatSetCookie } from '../core/cookie-syntax.js';
 import type { AuthConfig } from '../core/options.js';
 import type { Awaitable, Session } from '../core/types.js';
 import { strategyFor } from '../session/strategy.js';
@@ -33,7 +33,7 @@ export interface ResolvingAuthInstance extends AuthInstance {
 
 /** Serializes the cookies a request context queued, for integrations that set headers themselves. */
 export function setCookieLines(req: AuthRequest): string[] {
-  return req.setCookies.map((c) => stringifySetCookie({ name: c.name, value: c.value, ...c.options }));
+  return req.setCookies.map((c) => formatSetCookie({ name: c.name, value: c.value, ...c.options }));
 }
 
 /**

@@ -1,8 +1,8 @@
 // Everything authchart needs to know about one HTTP request: where it came from, what it carries,
 // and the cookies and headers its response will get. Bodies are read with a size limit.
 import { randomBytes } from 'node:crypto';
-import { parseCookie } from 'cookie';
 import type { InternalConfig } from '../core/config.js';
+import { parseCookieHeader } from '../core/cookie-syntax.js';
 import { defaultCookies, mergeCookies, type CookiesOptions } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
 import { isTrustedHost, parseHost } from '../core/hosts.js';
@@ -218,7 +218,7 @@ export async function createAuthRequest(request: Request, config: InternalConfig
   const origin = detectOrigin(request, config, url);
   const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
   const cookieHeader = request.headers.get('cookie');
-  const cookies = cookieHeader ? (parseCookie(cookieHeader) as Record<string, string>) : {};
+  const cookies = cookieHeader ? parseCookieHeader(cookieHeader) : {};
   return new HttpRequestContext({
     request,
     config,

@@ -1,6 +1,6 @@
 // Building responses: cookies queued on the request context, redirects (or their JSON form for
 // clients that ask for it), JSON and HTML bodies, and error redirects.
-import { stringifySetCookie } from 'cookie';
+import { formatSetCookie } from '../core/cookie-syntax.js';
 import type { CookieToSet } from '../core/cookies.js';
 import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType, ServiceUnavailable } from '../core/errors.js';
 import { addedHeaders, bodyString, type AuthRequest } from './request.js';
@@ -10,7 +10,7 @@ import { AuthResponse } from './fast-response.js';
 export { setCookie, clearCookie } from '../core/request-context.js';
 
 function setCookieLine(c: CookieToSet): string {
-  return stringifySetCookie({ name: c.name, value: c.value, ...c.options, sameSite: c.options.sameSite });
+  return formatSetCookie({ name: c.name, value: c.value, ...c.options });
 }
 
 type HeaderList = readonly (readonly [string, string])[];

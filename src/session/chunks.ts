@@ -1,7 +1,7 @@
 // Splits a value too large for one cookie across `name.0`, `name.1`, … and reassembles it, clearing stale pieces.
 // Browsers drop a cookie whose Set-Cookie line passes 4096 bytes, so the budget is measured on the serialized line.
 
-import { stringifySetCookie } from 'cookie';
+import { formatSetCookie } from '../core/cookie-syntax.js';
 import { defaultCookies, type CookieOptions, type CookieToSet } from '../core/cookies.js';
 
 /** Largest Set-Cookie line (name, value and attributes) we write, in bytes. */
@@ -17,7 +17,7 @@ const CHUNK_INDEX = /^(?:0|[1-9][0-9]{0,5})$/;
  * @internal
  */
 export function cookieOverhead(name: string, options: CookieOptions): number {
-  const line = stringifySetCookie({ ...options, path: options.path ?? '/', name, value: '' });
+  const line = formatSetCookie({ ...options, path: options.path ?? '/', name, value: '' });
   return Buffer.byteLength(line, 'utf8');
 }
 
@@ -81,7 +81,7 @@ function clearing(name: string, options: CookieOptions): CookieToSet {
  * replace are cleared, so a shrinking session leaves no stale chunk behind.
  *
  * @example
- * for (const c of chunkCookie('authchart.session-token', jwe, options, parseCookie(req.headers.cookie ?? ''))) setCookie(event, c.name, c.value, c.options)
+ * for (const c of chunkCookie('authchart.session-token', jwe, options, parseCookieHeader(req.headers.cookie ?? ''))) setCookie(event, c.name, c.value, c.options)
  */
 export function chunkCookie(name: string, value: string, options: CookieOptions, requestCookies: Record<string, string | undefined>): CookieToSet[] {
   let written: CookieToSet[];
@@ -106,7 +106,7 @@ export function chunkCookie(name: string, value: string, options: CookieOptions,
  * numeric order. A chunk set with a gap, or one not starting at 0, is incomplete and yields `undefined`.
  *
  * @example
- * const jwe = readChunked('authchart.session-token', parseCookie(req.headers.cookie ?? ''))
+ * const jwe = readChunked('authchart.session-token', parseCookieHeader(req.headers.cookie ?? ''))
  */
 export function readChunked(name: string, requestCookies: Record<string, string | undefined>): string | undefined {
   const plain = requestCookies[name];

@@ -1,6 +1,6 @@
 // getToken: the decoded JWT of a request's session cookie (or `Authorization: Bearer`), with Auth.js's semantics,
 // for code that runs outside authchart's handlers (an API route, a proxy, another service sharing the secret).
-import { parseCookie } from 'cookie';
+import { parseCookieHeader } from '../core/cookie-syntax.js';
 import { MissingSecret } from '../core/errors.js';
 import type { JWT } from '../core/types.js';
 import { decodeAuthjsToken } from './authjs-token.js';
@@ -63,7 +63,7 @@ export async function getToken(params: GetTokenParams & { req: TokenRequest }): 
 export async function getToken(request: TokenRequest | (GetTokenParams & { req: TokenRequest }), params?: GetTokenParams): Promise<JWT | string | null> {
   const [req, options] = params === undefined && 'req' in request ? [request.req, request] : [request as TokenRequest, params ?? {}];
   const headers = headersOf(req);
-  const cookies = parseCookie(headers.get('cookie') ?? '');
+  const cookies = parseCookieHeader(headers.get('cookie') ?? '');
   const prefix = options.secureCookie ? '__Secure-' : '';
   const names = options.cookieName ? [options.cookieName] : [`${prefix}authchart.session-token`, `${prefix}authjs.session-token`];
   let token: string | undefined;

@@ -15,6 +15,8 @@ import { packAndInstall } from './install.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const APP_FILES = ['app.ts', 'main.ts'];
+/** Run as it is (plain ESM): a custom flow built with the app's own xstate. */
+const CUSTOM_FLOW = 'custom-flow.mjs';
 const CROSSWS = `^${(JSON.parse(readFileSync(join(ROOT, 'node_modules/crossws/package.json'), 'utf8')) as { version: string }).version}`;
 
 let dir: string;
@@ -23,7 +25,7 @@ let files: string[];
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'authchart-consumer-'));
   files = packAndInstall(dir, { crossws: CROSSWS }).files;
-  for (const f of APP_FILES) copyFileSync(fileURLToPath(new URL(`./app/${f}`, import.meta.url)), join(dir, f));
+  for (const f of [...APP_FILES, CUSTOM_FLOW]) copyFileSync(fileURLToPath(new URL(`./app/${f}`, import.meta.url)), join(dir, f));
 }, 240_000);
 
 afterAll(() => {
@@ -68,6 +70,20 @@ describe('the packed package', () => {
     expect(result.location).toBe('http://localhost:3000/home');
     expect(result.session?.user?.name).toBe('ada');
     expect(result.touched).toMatchObject({ adapterMethods: true, toMermaid: 'function' });
+  }, 60_000);
+
+  it("runs a custom flow built with the app's own xstate on the runtime's bundled copy: paused, restored, signed in or refused", () => {
+    // Two copies for real: the dist carries xstate's ESM build (no import of the package), the app loads the package.
+    const dist = join(dir, 'node_modules/authchart/dist');
+    const importers = files.filter((f) => f.endsWith('.mjs')).filter((f) => /\bfrom\s*"xstate(\/[^"]*)?"|import\(\s*"xstate/.test(readFileSync(join(dir, 'node_modules/authchart', f.slice('package/'.length)), 'utf8')));
+    expect(importers).toEqual([]);
+    expect(readFileSync(join(dist, files.find((f) => /dist\/signin-[\w-]+\.mjs$/.test(f))!.slice('package/dist/'.length)), 'utf8')).toMatch(/^\/\/#region .*node_modules\/xstate\/dist\/xstate\.esm\.js$/m);
+    const out = execFileSync(process.execPath, [CUSTOM_FLOW], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(JSON.parse(out)).toEqual({
+      right: { form: 200, asks: true, done: 302, location: 'http://localhost:3000/', user: { name: 'Ali', email: 'ali@example.test' } },
+      wrong: { form: 200, asks: true, done: 302, location: 'http://localhost:3000/auth/signin?error=CredentialsSignin&code=credentials', user: null },
+      driver: { paused: 'paused', done: 'signedIn' },
+    });
   }, 60_000);
 
   it('npx authchart: prints a secret, and the doctor reads the app\'s compiled configuration', () => {

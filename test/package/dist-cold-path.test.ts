@@ -29,6 +29,8 @@ afterAll(() => {
 
 interface Loaded {
   out: { signIn: number; location: string | null; user: string | null };
+  /** The Node built-ins loaded (`node:http`, ...). */
+  builtins: string[];
   /** The dist files loaded, relative to dist/. */
   files: string[];
   /** Every module the loaded dist files hold (`/src/...`), and every other module loaded (`/node_modules/...`). */
@@ -48,18 +50,28 @@ function loadedBy(mode: 'credentials' | 'oauth'): Loaded {
   const files = urls.map((url) => fileURLToPath(url)).filter((path) => path.startsWith(dist)).map((path) => path.slice(dist.length));
   const regions = files.flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/#region (src\/\S+)$/gm)].map((m) => `/${m[1]}`));
   const others = urls.map((url) => fileURLToPath(url)).filter((path) => !path.startsWith(dist) && path.includes('/node_modules/')).map((path) => path.slice(path.lastIndexOf('/node_modules/')));
-  return { out: JSON.parse(out) as Loaded['out'], files, modules: [...regions, ...others] };
+  const builtins = readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('node:'));
+  return { out: JSON.parse(out) as Loaded['out'], files, modules: [...regions, ...others], builtins };
 }
 
 const unused = (modules: string[]) => modules.filter((m) => UNUSED_ON_CREDENTIALS.some((pattern) => pattern.test(m)));
 
 describe('the cold path of the packed build', () => {
   it('a credentials-only app signs in and reads its session from a few dist files, none holding unused flows', () => {
-    const { out, files, modules } = loadedBy('credentials');
+    const { out, files, modules, builtins } = loadedBy('credentials');
     expect(out).toEqual({ signIn: 302, location: 'http://localhost:3000/', user: 'Ada' });
     // The record is real: the credentials flow was loaded, from the bundle.
     expect(modules).toContain('/src/flows/credentials/machine.ts');
     expect(unused(modules)).toEqual([]);
+    // Neither package that Node loads as CommonJS: xstate comes bundled as ESM (the sign-in runs it from a dist file),
+    // the cookie headers are read and written by core/cookie-syntax.ts.
+    expect(modules.filter((m) => /^\/node_modules\/(xstate|cookie)\//.test(m))).toEqual([]);
+    expect(files.some((file) => /^\/\/#region \S*node_modules\/xstate\/dist\/xstate\.esm\.js$/m.test(readFileSync(join(dir, 'node_modules/authchart/dist', file), 'utf8')))).toBe(true);
+    // The fetch handler starts no server: neither srvx's Node adapter nor node:http, https or http2 (srvx's FastResponse
+    // comes from dist/srvx-node.mjs).
+    expect(modules.filter((m) => m.startsWith('/node_modules/srvx/'))).toEqual([]);
+    expect(builtins.filter((b) => /^node:http/.test(b))).toEqual([]);
+    expect(files).toContain('srvx-node.mjs');
     // Few, larger chunks: the root, its eager chunk, one lazy chunk for sign-in and the small facades the bundler
     // writes for each import() target (the build before chunk groups loaded 67 files here).
     expect(files.length, files.join(' ')).toBeLessThanOrEqual(12);
