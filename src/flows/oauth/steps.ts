@@ -9,6 +9,7 @@ import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../prov
 import { authorizationServer, clientAuthOf, clientOf, forgetKeysAfterMiss, httpOptions, jwksOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { verifiedByCachedKey } from './cached-key-signature.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
 import { s256CodeChallenge } from './pkce.js';
 import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
@@ -267,7 +268,7 @@ async function processTokenResponse(
   if (options.checkSignature && tokens.id_token) {
     // An HMAC-signed token (LINE's web login) is keyed with the client secret; oauth4webapi checks only public keys.
     if (hmacAlgorithmOf(tokens.id_token)) await verifyHmacIdToken(tokens.id_token, provider.clientSecret);
-    else if (as.jwks_uri) await verifySignature(provider, tenantAs, response);
+    else if (as.jwks_uri) await verifySignature(provider, tenantAs, response, tokens.id_token);
   }
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
@@ -277,7 +278,10 @@ async function processTokenResponse(
  * Checks a processed token response's ID token signature against the provider's JWKS, cached per provider; a
  * key the cached set lacks (the provider rotated its keys) downloads the set once more and checks again.
  */
-async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response): Promise<void> {
+async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response, idToken: string): Promise<void> {
+  const cached = await jwksOptions(provider);
+  // The usual case, decided without Web Crypto; anything else (or a signature that fails) is oauth4webapi's to answer.
+  if (verifiedByCachedKey(idToken, cached[oauth.jwksCache])) return;
   const options = async () => withTimeout({ ...httpOptions(as.jwks_uri), ...(await jwksOptions(provider)) });
   try {
     await oauth.validateApplicationLevelSignature(as, response, await options());
