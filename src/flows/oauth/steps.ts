@@ -12,6 +12,7 @@ import type { FlowDeps } from '../runtime/contract.js';
 import { verifiedByCachedKey } from './cached-key-signature.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
 import { s256CodeChallenge } from './pkce.js';
+import { randomCheckValue } from './random-check.js';
 import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
@@ -150,13 +151,13 @@ export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<s
   const checks: OAuthChecks = {};
   let codeChallenge: string | undefined;
   if (provider.checks.includes('pkce')) {
-    checks.codeVerifier = oauth.generateRandomCodeVerifier();
+    checks.codeVerifier = randomCheckValue();
     codeChallenge = s256CodeChallenge(checks.codeVerifier);
   }
   // Behind a redirect proxy the state also tells the proxy where to forward the answer (sealed: see redirect-proxy.ts).
   const proxied = provider.redirectProxyUrl !== undefined && !isOnRedirectProxy(deps.req, provider.redirectProxyUrl);
-  if (provider.checks.includes('state')) checks.state = proxied ? sealProxyState(deps.req, provider.id) : oauth.generateRandomState();
-  if (provider.checks.includes('nonce')) checks.nonce = oauth.generateRandomNonce();
+  if (provider.checks.includes('state')) checks.state = proxied ? sealProxyState(deps.req, provider.id) : randomCheckValue();
+  if (provider.checks.includes('nonce')) checks.nonce = randomCheckValue();
   const url = buildAuthorizationUrl(provider, new URL(as.authorization_endpoint), {
     redirectUri: provider.redirectUri,
     codeChallenge,
