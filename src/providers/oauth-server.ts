@@ -42,17 +42,19 @@ async function tenantTemplateOrIssuer(issuer: URL, response: Response): Promise<
   return oauth.processDiscoveryResponse(expected, response);
 }
 
-async function discover(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer> {
+/** The provider's discovery document, and when it was read (it is reused for DISCOVERY_TTL_MS from then). */
+async function discover(provider: InternalOAuthProvider): Promise<{ at: number; as: oauth.AuthorizationServer }> {
   const issuer = expectedIssuer(provider);
   const key = `${provider.wellKnown?.href ?? ''}|${issuer.href}|${provider.type}|${provider.issuerPerTenant === true}`;
   const hit = discoveryCache.get(key);
-  if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.as;
+  if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit;
   const response = provider.wellKnown
     ? await fetch(provider.wellKnown, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
     : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(10_000) });
   const as = provider.issuerPerTenant ? await tenantTemplateOrIssuer(issuer, response) : await oauth.processDiscoveryResponse(issuer, response);
-  discoveryCache.set(key, { at: Date.now(), as });
-  return as;
+  const read = { at: Date.now(), as };
+  discoveryCache.set(key, read);
+  return read;
 }
 
 /**
@@ -87,10 +89,24 @@ function serverKey(provider: InternalOAuthProvider, discovers: boolean): string 
   ]);
 }
 
+// The entry a provider object resolved to last, until its discovery document goes stale or the entry is replaced
+// (keys forgotten after a miss, caches cleared): a sign-in asks for its server several times, and building the
+// cache keys again (a URL, a JSON list) cost more than the lookups.
+const resolved = new WeakMap<InternalOAuthProvider, { key: string; entry: ServerEntry; until: number }>();
+
 async function serverEntry(provider: InternalOAuthProvider): Promise<ServerEntry> {
+  const last = resolved.get(provider);
+  if (last && Date.now() < last.until && servers.get(last.key) === last.entry) return last.entry;
   const discovers = Boolean(provider.needsDiscovery || provider.idToken || provider.type === 'oidc');
-  const discovered = discovers ? await discoverIfPossible(provider) : undefined;
+  const read = discovers ? await discoverIfPossible(provider) : undefined;
+  const discovered = read?.as;
   const key = serverKey(provider, discovers);
+  const entry = entryFor(provider, key, discovered);
+  resolved.set(provider, { key, entry, until: read ? read.at + DISCOVERY_TTL_MS : Infinity });
+  return entry;
+}
+
+function entryFor(provider: InternalOAuthProvider, key: string, discovered: oauth.AuthorizationServer | undefined): ServerEntry {
   const hit = servers.get(key);
   // A refreshed discovery document (after its TTL) makes a new object: new endpoints, and a new key set with them.
   if (hit && hit.discovered === discovered) return hit;
@@ -145,7 +161,7 @@ export async function forgetKeysAfterMiss(provider: InternalOAuthProvider): Prom
   return true;
 }
 
-async function discoverIfPossible(provider: InternalOAuthProvider): Promise<oauth.AuthorizationServer | undefined> {
+async function discoverIfPossible(provider: InternalOAuthProvider): Promise<{ at: number; as: oauth.AuthorizationServer } | undefined> {
   if (!provider.issuer && !provider.wellKnown) return undefined;
   return discover(provider);
 }

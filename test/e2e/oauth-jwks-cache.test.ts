@@ -2,7 +2,7 @@
 // again when the OP rotates its signing key, and never shared between providers of different issuers.
 import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OIDC } from '../../src/providers/oauth.js';
 import { clearDiscoveryCache } from '../../src/providers/oauth-server.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
@@ -115,5 +115,32 @@ describe('discovery and JWKS per provider', () => {
     await signIn(appFor(a.op), a.op);
     expect([a.count(DISCOVERY) - before[0]!, a.count(JWKS) - before[1]!]).toEqual([0, 1]);
     expect(t.logger.errors).toEqual([]);
+  });
+
+  it('reads discovery again once the document is 10 minutes old (and the JWKS with its new server object), then reuses both', async () => {
+    const c = await countingOp({ key: await rsaKey() });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const t = appFor(c.op);
+      const start = Date.now();
+      const at = (ms: number) => vi.setSystemTime(start + ms);
+      await signIn(t, c.op);
+      at(4 * 60_000);
+      await signIn(t, c.op, 'bob');
+      expect([c.count(DISCOVERY), c.count(JWKS)]).toEqual([1, 1]);
+      // oauth4webapi's own rule: a key set older than 5 minutes is downloaded again.
+      at(10 * 60_000 - 2000);
+      await signIn(t, c.op);
+      expect([c.count(DISCOVERY), c.count(JWKS)]).toEqual([1, 2]);
+      // Ours: the document is read again after 10 minutes, and a new server object downloads its keys anew.
+      at(10 * 60_000 + 2000);
+      await signIn(t, c.op);
+      await signIn(t, c.op, 'bob');
+      expect([c.count(DISCOVERY), c.count(JWKS)]).toEqual([2, 3]);
+      expect(t.logger.errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      await c.op.stop();
+    }
   });
 });

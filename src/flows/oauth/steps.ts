@@ -9,8 +9,10 @@ import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../prov
 import { authorizationServer, clientAuthOf, clientOf, forgetKeysAfterMiss, httpOptions, jwksOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { verifiedByCachedKey } from './cached-key-signature.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
 import { s256CodeChallenge } from './pkce.js';
+import { randomCheckValue } from './random-check.js';
 import { isOnRedirectProxy, sealProxyState } from './redirect-proxy.js';
 
 /** The per-sign-in values the flow keeps while it waits (they go into the flow cookie). */
@@ -149,13 +151,13 @@ export async function prepareAuthorization(deps: FlowDeps, extraParams: Record<s
   const checks: OAuthChecks = {};
   let codeChallenge: string | undefined;
   if (provider.checks.includes('pkce')) {
-    checks.codeVerifier = oauth.generateRandomCodeVerifier();
+    checks.codeVerifier = randomCheckValue();
     codeChallenge = s256CodeChallenge(checks.codeVerifier);
   }
   // Behind a redirect proxy the state also tells the proxy where to forward the answer (sealed: see redirect-proxy.ts).
   const proxied = provider.redirectProxyUrl !== undefined && !isOnRedirectProxy(deps.req, provider.redirectProxyUrl);
-  if (provider.checks.includes('state')) checks.state = proxied ? sealProxyState(deps.req, provider.id) : oauth.generateRandomState();
-  if (provider.checks.includes('nonce')) checks.nonce = oauth.generateRandomNonce();
+  if (provider.checks.includes('state')) checks.state = proxied ? sealProxyState(deps.req, provider.id) : randomCheckValue();
+  if (provider.checks.includes('nonce')) checks.nonce = randomCheckValue();
   const url = buildAuthorizationUrl(provider, new URL(as.authorization_endpoint), {
     redirectUri: provider.redirectUri,
     codeChallenge,
@@ -267,7 +269,7 @@ async function processTokenResponse(
   if (options.checkSignature && tokens.id_token) {
     // An HMAC-signed token (LINE's web login) is keyed with the client secret; oauth4webapi checks only public keys.
     if (hmacAlgorithmOf(tokens.id_token)) await verifyHmacIdToken(tokens.id_token, provider.clientSecret);
-    else if (as.jwks_uri) await verifySignature(provider, tenantAs, response);
+    else if (as.jwks_uri) await verifySignature(provider, tenantAs, response, tokens.id_token);
   }
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   return { tokens: { ...tokens } as TokenSet, claims: claims ? ({ ...claims } as Profile) : undefined };
@@ -277,7 +279,10 @@ async function processTokenResponse(
  * Checks a processed token response's ID token signature against the provider's JWKS, cached per provider; a
  * key the cached set lacks (the provider rotated its keys) downloads the set once more and checks again.
  */
-async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response): Promise<void> {
+async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response, idToken: string): Promise<void> {
+  const cached = await jwksOptions(provider);
+  // The usual case, decided without Web Crypto; anything else (or a signature that fails) is oauth4webapi's to answer.
+  if (verifiedByCachedKey(idToken, cached[oauth.jwksCache])) return;
   const options = async () => withTimeout({ ...httpOptions(as.jwks_uri), ...(await jwksOptions(provider)) });
   try {
     await oauth.validateApplicationLevelSignature(as, response, await options());
