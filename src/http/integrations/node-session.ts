@@ -40,6 +40,12 @@ function urlHost(origin: string): UrlHost | null {
   return hit;
 }
 
+/**
+ * How many parsed hosts are kept now (the bound's test).
+ * @internal
+ */
+export const parsedHostCount = (): number => parsedHosts.size;
+
 /** Whether the request carries Host more than once (srvx then reads every value joined; the normal path decides). */
 function repeatsHost(raw: string[]): boolean {
   let seen = false;
