@@ -23,7 +23,17 @@ import { AuthResponse } from './fast-response.js';
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 
 function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler) {
-  return (event: H3Event): Promise<Response> => answerRoute(config, kind, () => createAuthRequest(event.req, config), (req) => handler(req, event));
+  return (event: H3Event): Promise<Response> => answerRoute(config, kind, () => createAuthRequest(event.req, config, {}, parsedBy(event)), (req) => handler(req, event));
+}
+
+/**
+ * `request.url` as h3 parsed it to route the request, when that is the very parse authchart would make: a Request
+ * h3 read the URL of (not srvx's, whose URL is made of unparsed parts) and whose path h3 did not rewrite (a `%` in
+ * it may be canonicalised for routing). Otherwise undefined, and the URL is parsed again.
+ */
+function parsedBy(event: H3Event): URL | undefined {
+  if ((event.req as { _url?: unknown })._url !== undefined) return undefined;
+  return event.url.pathname.includes('%') ? undefined : event.url;
 }
 
 /**

@@ -43,7 +43,8 @@ export async function answerRoute(
 ): Promise<Response> {
   let req: AuthRequest;
   try {
-    req = await contextOf();
+    const made = contextOf();
+    req = made instanceof Promise ? await made : made;
   } catch (err) {
     return earlyFailure(config, err);
   }

@@ -135,10 +135,18 @@ const loadMigration = lazy(() => import('./authjs-migration.js'));
  * never taken as live. The token a request wrote last (a factor check recorded, then the others ended) is the
  * live one for the rest of that request.
  */
-async function open(req: AuthRequest): Promise<JWT | null> {
+function open(req: AuthRequest): JWT | null | Promise<JWT | null> {
   const already = written.get(req);
   if (already) return already;
-  let token = await decodeOrClear(req);
+  const decoded = decodeOrClear(req);
+  // The common case (the built-in codec, no migration, no "sessions valid after" store) settles here and now: a
+  // session check then takes no turn of the event loop to get its token.
+  if (decoded instanceof Promise || (!decoded && req.config.migrateFrom === 'authjs') || (decoded && keepsValidAfter(req))) return openFurther(req, decoded);
+  return decoded;
+}
+
+async function openFurther(req: AuthRequest, decoded: JWT | null | Promise<JWT | null>): Promise<JWT | null> {
+  let token = await decoded;
   let migrated = false;
   if (!token && req.config.migrateFrom === 'authjs') {
     token = await (await loadMigration()).readAuthjsJwt(req);
@@ -154,17 +162,22 @@ async function open(req: AuthRequest): Promise<JWT | null> {
 }
 
 /** {@link open}, or null when the "sessions valid after" store cannot answer (logged; the cookie is kept for when it can). */
-async function openOrNull(req: AuthRequest): Promise<JWT | null> {
+function openOrNull(req: AuthRequest): JWT | null | Promise<JWT | null> {
   try {
-    return await open(req);
+    const token = open(req);
+    return token instanceof Promise ? token.catch((err: unknown) => logged(req, err)) : token;
   } catch (err) {
-    req.config.logger.error(err as Error);
-    return null;
+    return logged(req, err);
   }
 }
 
+function logged(req: AuthRequest, err: unknown): null {
+  req.config.logger.error(err as Error);
+  return null;
+}
+
 /** The request's live JWT, or null: what session control acts for (see {@link open}). */
-export const liveToken = (req: AuthRequest): Promise<JWT | null> => open(req);
+export const liveToken = async (req: AuthRequest): Promise<JWT | null> => open(req);
 
 /** Rewrites the session cookie with `token` (e.g. a session kept when the others ended). */
 export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> {
@@ -187,7 +200,8 @@ export const jwtStrategy: SessionStrategyImpl = {
   },
 
   async read(req) {
-    const token = await openOrNull(req);
+    const opened = openOrNull(req);
+    const token = opened instanceof Promise ? await opened : opened;
     if (!token) return null;
     try {
       const { callbacks, events } = req.config;
@@ -204,7 +218,9 @@ export const jwtStrategy: SessionStrategyImpl = {
       const changed = before !== undefined && JSON.stringify(next) !== before;
       const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
       const current = changed || due ? await writeToken(req, next) : next;
-      const session = await toSession(req, current);
+      // A session callback may hand back a promise or any thenable: only a plain value skips the await.
+      const made = toSession(req, current);
+      const session = typeof (made as { then?: unknown } | null)?.then === 'function' ? await made : (made as Session);
       if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
       return session;
     } catch (err) {
