@@ -23,7 +23,7 @@ import { AuthResponse } from './fast-response.js';
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 
 function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler) {
-  return (event: H3Event): Promise<Response> => answerRoute(config, kind, () => createAuthRequest(event.req, config, {}, parsedBy(event)), (req) => handler(req, event));
+  return (event: H3Event): Response | Promise<Response> => answerRoute(config, kind, () => createAuthRequest(event.req, config, {}, parsedBy(event)), (req) => handler(req, event));
 }
 
 /**

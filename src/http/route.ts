@@ -30,34 +30,45 @@ function earlyFailure(config: InternalConfig, err: unknown): Response {
 
 /**
  * One route's answer: the context `contextOf` builds (which may throw UntrustedHost, InvalidRequest, BodyTooLarge),
- * then `handler`, with every failure answered as its kind of route answers it.
+ * then `handler`, with every failure answered as its kind of route answers it. What is known at once (a GET's
+ * context, a session check's answer) is answered at once, without a promise.
  *
  * @example
  * app.get('/auth/session', (event) => answerRoute(config, 'json', () => createAuthRequest(event.req, config), getSessionRoute))
  */
-export async function answerRoute(
+export function answerRoute(
   config: InternalConfig,
   kind: RouteKind,
   contextOf: () => AuthRequest | Promise<AuthRequest>,
   handler: (req: AuthRequest) => Promise<Response> | Response,
-): Promise<Response> {
-  let req: AuthRequest;
+): Response | Promise<Response> {
+  let made: AuthRequest | Promise<AuthRequest>;
   try {
-    const made = contextOf();
-    req = made instanceof Promise ? await made : made;
+    made = contextOf();
   } catch (err) {
     return earlyFailure(config, err);
   }
+  if (made instanceof Promise) return made.then((req) => handled(config, kind, req, handler), (err: unknown) => earlyFailure(config, err));
+  return handled(config, kind, made, handler);
+}
+
+function handled(config: InternalConfig, kind: RouteKind, req: AuthRequest, handler: (req: AuthRequest) => Promise<Response> | Response): Response | Promise<Response> {
   try {
-    return await handler(req);
+    const answer = handler(req);
+    return answer instanceof Promise ? answer.catch((err: unknown) => routeFailure(config, kind, req, err)) : answer;
   } catch (err) {
-    if (err instanceof UntrustedHost) return earlyFailure(config, err);
-    if (kind === 'browser') return errorRedirect(req, err);
-    config.logger.error(err instanceof Error ? err : new Error(String(err)));
-    if (err instanceof ServiceUnavailable) return unavailableJson(req, err);
-    if (err instanceof AuthError && err.type === 'MissingCSRF') return json(req, null, 400);
-    return json(req, configurationErrorBody, 500);
+    return routeFailure(config, kind, req, err);
   }
+}
+
+/** A route's failure after its context exists, as its kind of route answers it. */
+function routeFailure(config: InternalConfig, kind: RouteKind, req: AuthRequest, err: unknown): Response {
+  if (err instanceof UntrustedHost) return earlyFailure(config, err);
+  if (kind === 'browser') return errorRedirect(req, err);
+  config.logger.error(err instanceof Error ? err : new Error(String(err)));
+  if (err instanceof ServiceUnavailable) return unavailableJson(req, err);
+  if (err instanceof AuthError && err.type === 'MissingCSRF') return json(req, null, 400);
+  return json(req, configurationErrorBody, 500);
 }
 
 /** What an instance answers when serving a request threw past every route's own handling: logged, a plain 500. */

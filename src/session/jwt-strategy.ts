@@ -193,41 +193,66 @@ export async function rewriteProviderTokens(req: AuthRequest, token: JWT, claim:
   await writeToken(req, { ...(written.get(req) ?? token), [PROVIDER_TOKENS_CLAIM]: claim });
 }
 
+/**
+ * The session of an opened token. The common check (the built-in jwt callback, no refresh due, no session event, a
+ * session callback that answers at once) is answered here and now, without a promise; anything else is
+ * {@link readCalled}. Never throws.
+ */
+function readToken(req: AuthRequest, token: JWT | null): Session | null | Promise<Session | null> {
+  if (!token) return null;
+  const { callbacks, events, session } = req.config;
+  if (callbacks.jwt !== defaultCallbacks.jwt || events.session || nowSeconds() - (token.iat ?? 0) >= session.updateAge) return readCalled(req, token);
+  try {
+    const made = toSession(req, token);
+    // A session callback may hand back a promise or any thenable: it is awaited, its failure caught as below.
+    return isThenable(made) ? Promise.resolve(made).catch((err: unknown) => unreadable(req, err)) : made;
+  } catch (err) {
+    return unreadable(req, err);
+  }
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+
+/** A failing callback must not sign anyone in, nor crash the request: logged, no session. */
+function unreadable(req: AuthRequest, err: unknown): null {
+  req.config.logger.error(new JWTSessionError(err instanceof Error ? err : String(err)));
+  return null;
+}
+
+/** {@link readToken} with the callbacks, the refresh and the session event. */
+async function readCalled(req: AuthRequest, token: JWT): Promise<Session | null> {
+  try {
+    const { callbacks, events } = req.config;
+    // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
+    const custom = callbacks.jwt !== defaultCallbacks.jwt;
+    // The callback sees the token without the provider tokens; they are put back as they were (withReserved).
+    const before = custom ? JSON.stringify(withReserved(withoutProviderTokens({ ...token }), token)) : undefined;
+    const returned = custom ? await callbacks.jwt({ token: withoutProviderTokens({ ...token }) }) : token;
+    if (returned === null) {
+      clearSession(req);
+      return null;
+    }
+    const next = custom ? withReserved(returned, token) : returned;
+    const changed = before !== undefined && JSON.stringify(next) !== before;
+    const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
+    const current = changed || due ? await writeToken(req, next) : next;
+    const session = await toSession(req, current);
+    if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
+    return session;
+  } catch (err) {
+    return unreadable(req, err);
+  }
+}
+
 export const jwtStrategy: SessionStrategyImpl = {
   async open(req) {
     const token = await open(req);
     return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token), token } : null;
   },
 
-  async read(req) {
+  read(req) {
     const opened = openOrNull(req);
-    const token = opened instanceof Promise ? await opened : opened;
-    if (!token) return null;
-    try {
-      const { callbacks, events } = req.config;
-      // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
-      const custom = callbacks.jwt !== defaultCallbacks.jwt;
-      // The callback sees the token without the provider tokens; they are put back as they were (withReserved).
-      const before = custom ? JSON.stringify(withReserved(withoutProviderTokens({ ...token }), token)) : undefined;
-      const returned = custom ? await callbacks.jwt({ token: withoutProviderTokens({ ...token }) }) : token;
-      if (returned === null) {
-        clearSession(req);
-        return null;
-      }
-      const next = custom ? withReserved(returned, token) : returned;
-      const changed = before !== undefined && JSON.stringify(next) !== before;
-      const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
-      const current = changed || due ? await writeToken(req, next) : next;
-      // A session callback may hand back a promise or any thenable: only a plain value skips the await.
-      const made = toSession(req, current);
-      const session = typeof (made as { then?: unknown } | null)?.then === 'function' ? await made : (made as Session);
-      if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
-      return session;
-    } catch (err) {
-      // A failing callback must not sign anyone in, nor crash the request.
-      req.config.logger.error(new JWTSessionError(err instanceof Error ? err : String(err)));
-      return null;
-    }
+    return opened instanceof Promise ? opened.then((token) => readToken(req, token)) : readToken(req, opened);
   },
 
   async issue(req, { user, account, profile, isNewUser, verification }: SignInResult) {

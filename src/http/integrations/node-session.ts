@@ -12,7 +12,7 @@ import { getSessionRoute } from '../routes/session.js';
 type NodeRequest = IncomingMessage & { originalUrl?: string };
 
 /** Answers a session check straight from a Node request, or returns undefined when the request is not one it takes. */
-export type LeanSessionCheck = (req: NodeRequest, makeRequest: () => Request) => Promise<Response> | undefined;
+export type LeanSessionCheck = (req: NodeRequest, makeRequest: () => Request) => Response | Promise<Response> | undefined;
 
 // A basePath every URL parser keeps as it is: segments of unreserved characters, none of them `.` or `..`.
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
