@@ -17,23 +17,9 @@ import { useMigratedPGlite } from '../support/pglite.js';
 // Counts the checks the lean path took, so each case also says which path it exercised (a differential test whose
 // lean side never ran would prove nothing).
 const lean = vi.hoisted(() => ({ taken: 0 }));
-vi.mock('../../src/http/integrations/node-session.js', async (importOriginal) => {
-  const mod = await importOriginal<typeof import('../../src/http/integrations/node-session.js')>();
-  return {
-    ...mod,
-    leanSessionCheck: (config: Parameters<typeof mod.leanSessionCheck>[0]) => {
-      const check = mod.leanSessionCheck(config);
-      return (
-        check &&
-        ((req: Parameters<NonNullable<typeof check>>[0], make: () => Request) => {
-          const answer = check(req, make);
-          if (answer) lean.taken++;
-          return answer;
-        })
-      );
-    },
-  };
-});
+vi.mock('../../src/http/integrations/node-session.js', async (importOriginal) =>
+  (await import('../support/lean-session-count.js')).countingLean(await importOriginal(), lean),
+);
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const COOKIE = 'authchart.session-token';

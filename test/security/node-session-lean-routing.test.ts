@@ -13,20 +13,9 @@ import { closeHttpServer, listenLoopback } from '../e2e/peers/net.js';
 import { recordingLogger, TEST_SECRET } from '../support/auth-app.js';
 
 const lean = vi.hoisted(() => ({ taken: 0 }));
-vi.mock('../../src/http/integrations/node-session.js', async (importOriginal) => {
-  const mod = await importOriginal<typeof import('../../src/http/integrations/node-session.js')>();
-  return {
-    ...mod,
-    leanSessionCheck: (config: Parameters<typeof mod.leanSessionCheck>[0]) => {
-      const check = mod.leanSessionCheck(config);
-      return check && ((req: Parameters<NonNullable<typeof check>>[0], make: () => Request) => {
-        const answer = check(req, make);
-        if (answer) lean.taken++;
-        return answer;
-      });
-    },
-  };
-});
+vi.mock('../../src/http/integrations/node-session.js', async (importOriginal) =>
+  (await import('../support/lean-session-count.js')).countingLean(await importOriginal(), lean),
+);
 
 const COOKIE = 'authchart.session-token';
 const cookie = `${COOKIE}=${encodeSync({ token: { sub: 'u1', name: 'Alice', email: 'alice@example.test', session_iat: Date.now() / 1000 }, secret: TEST_SECRET, salt: COOKIE })}`;
