@@ -92,7 +92,7 @@ export function originOf(headers: HeaderReader, config: InternalConfig, url: Url
   const protoHeader = lastHeaderValue(headers.get('x-forwarded-proto'))?.toLowerCase();
   const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol === 'https:' ? 'https' : 'http';
   // The usual case, a Host header naming the URL's own host: already parsed (this runs on every request).
-  const parsed = raw === url.host && `${proto}:` === url.protocol ? { host: url.host, origin: url.origin } : parseHost(raw, proto);
+  const parsed = raw === url.host && `${proto}:` === url.protocol ? url : parseHost(raw, proto);
   if (!parsed) throw new RefusedHost(`The request's host is not a valid host.`, { actual: raw.slice(0, 100) });
   if (config.trustedHosts && !isTrustedHost(config.trustedHosts, parsed.host)) {
     throw new RefusedHost(`The host "${parsed.host}" is not on the trustHost list.`, { actual: parsed.host, expected: config.trustedHosts.patterns });

@@ -46,7 +46,7 @@ export function sessionJson(session: unknown): string {
     if (value === undefined) continue;
     const text = scalar(value);
     if (text === undefined) return JSON.stringify(session);
-    out += `${first ? '"' : ',"'}${key}":${text}`;
+    out += first ? `"${key}":${text}` : `,"${key}":${text}`;
     first = false;
   }
   const expires = scalar((session as { expires: unknown }).expires);
