@@ -48,16 +48,17 @@ function pathLeadsOffSite(pathname: string): boolean {
 function defaultSession({ session, token, user }: SessionCallbackParams): Session {
   const source: { name?: unknown; email?: unknown; image?: unknown; picture?: unknown } = (user ?? token ?? {}) as JWT;
   const image = user ? user.image : (token as JWT | undefined)?.picture;
-  return {
+  const out: Session = {
     user: {
       name: (source.name as string | null | undefined) ?? undefined,
       email: (source.email as string | null | undefined) ?? undefined,
       image: (image as string | null | undefined) ?? undefined,
     },
     expires: session.expires,
-    // Auth.js's field for a failed provider-token refresh (set by authchart, never by a client): kept.
-    ...(session.error === 'RefreshTokenError' ? { error: session.error } : {}),
   };
+  // Auth.js's field for a failed provider-token refresh (set by authchart, never by a client): kept.
+  if (session.error === 'RefreshTokenError') out.error = session.error;
+  return out;
 }
 
 export const defaultCallbacks: Required<Omit<CallbacksOptions, 'authorized'>> = {

@@ -2,12 +2,13 @@
 // that a client's mistake gets a 4xx or an error redirect, and nothing escapes as an unhandled 500.
 import { H3, getRouterParam, type H3Event } from 'h3';
 import type { InternalConfig } from '../core/config.js';
-import { AuthError, InvalidRequest, ServiceUnavailable, UnknownAction, UntrustedHost } from '../core/errors.js';
+import { UnknownAction } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
-import { BodyTooLarge, createAuthRequest, RefusedHost, type AuthRequest } from './request.js';
-import { configurationErrorBody, errorRedirect, json, unavailableJson } from './response.js';
+import { createAuthRequest, type AuthRequest } from './request.js';
+import { json } from './response.js';
+import { answerRoute, plainJson, type RouteKind } from './route.js';
 import { callbackRoute } from './routes/callback.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
@@ -19,46 +20,20 @@ import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js'
 import { pausedPageRoute } from './flow-entry.js';
 import { AuthResponse } from './fast-response.js';
 
-/** How a route reports a failure: JSON routes answer with a status, browser routes redirect. */
-type RouteKind = 'json' | 'browser';
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 
-function plainJson(body: unknown, status: number): Response {
-  return new AuthResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
-/** Answers for errors raised before a request context exists (host, body). */
-function earlyFailure(config: InternalConfig, err: unknown): Response {
-  if (err instanceof BodyTooLarge) return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
-  if (err instanceof InvalidRequest) return plainJson({ error: 'InvalidRequest', message: err.message }, 400);
-  // A host that is malformed or not on the allow-list: logged for the operator, a plain 400 for the client.
-  if (err instanceof RefusedHost) {
-    config.logger.error(err);
-    return plainJson({ error: 'UntrustedHost', message: 'Bad request.' }, 400);
-  }
-  config.logger.error(err instanceof Error ? err : new Error(String(err)));
-  return plainJson(configurationErrorBody, 500);
-}
-
 function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler) {
-  return async (event: H3Event): Promise<Response> => {
-    let req: AuthRequest;
-    try {
-      req = await createAuthRequest(event.req, config);
-    } catch (err) {
-      return earlyFailure(config, err);
-    }
-    try {
-      return await handler(req, event);
-    } catch (err) {
-      if (err instanceof UntrustedHost) return earlyFailure(config, err);
-      if (kind === 'browser') return errorRedirect(req, err);
-      config.logger.error(err instanceof Error ? err : new Error(String(err)));
-      if (err instanceof ServiceUnavailable) return unavailableJson(req, err);
-      if (err instanceof AuthError && err.type === 'MissingCSRF') return json(req, null, 400);
-      return json(req, configurationErrorBody, 500);
-    }
-  };
+  return (event: H3Event): Response | Promise<Response> => answerRoute(config, kind, () => createAuthRequest(event.req, config, {}, parsedBy(event)), (req) => handler(req, event));
+}
+
+/**
+ * `request.url` as h3 parsed it to route the request, when that is the very parse authchart would make: a Request
+ * h3 read the URL of (not srvx's, whose URL is made of unparsed parts) and whose path h3 did not rewrite (a `%` in
+ * it may be canonicalised for routing). Otherwise undefined, and the URL is parsed again.
+ */
+function parsedBy(event: H3Event): URL | undefined {
+  if ((event.req as { _url?: unknown })._url !== undefined) return undefined;
+  return event.url.pathname.includes('%') ? undefined : event.url;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Awaitable, Session } from '../core/types.js';
 import { strategyFor } from '../session/strategy.js';
 import { createAuthApp } from './app.js';
 import { createAuthRequest, detectOrigin, RefusedHost, type AuthRequest } from './request.js';
-import { configurationErrorBody } from './response.js';
+import { unexpectedFailure } from './route.js';
 import { AuthResponse } from './fast-response.js';
 
 export type ConfigInput = AuthConfig | ((request: Request | undefined) => Awaitable<AuthConfig>);
@@ -29,6 +29,8 @@ export interface AuthInstance {
 export interface ResolvingAuthInstance extends AuthInstance {
   /** The resolved configuration for a request (lazy configs resolve per request). */
   resolve(request: Request | undefined): Promise<{ config: InternalConfig; app: H3 }>;
+  /** The resolved configuration when it is static (an object, not a function of the request). */
+  readonly fixed: { config: InternalConfig; app: H3 } | undefined;
 }
 
 /** Serializes the cookies a request context queued, for integrations that set headers themselves. */
@@ -87,6 +89,7 @@ export function createAuthInstance(input: ConfigInput, options: { defaultBasePat
 
   return {
     resolve,
+    fixed: eager,
     readSession,
     async authorize(request) {
       const { config } = await resolve(request);
@@ -118,8 +121,7 @@ export function createAuthInstance(input: ConfigInput, options: { defaultBasePat
         const { app } = await resolve(request);
         return await app.fetch(request);
       } catch (err) {
-        console.error('[authchart][error]', err);
-        return new AuthResponse(JSON.stringify(configurationErrorBody), { status: 500, headers: { 'content-type': 'application/json' } });
+        return unexpectedFailure(err);
       }
     },
   };

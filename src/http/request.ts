@@ -64,22 +64,35 @@ function lastHeaderValue(value: string | null): string | undefined {
   return (comma < 0 ? value : value.slice(comma + 1)).trim() || undefined;
 }
 
+/** What the origin is read from: a request's headers (only `get` is used), however the integration holds them. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** The parts of the request URL the origin depends on. */
+export type UrlHost = Pick<URL, 'host' | 'protocol' | 'origin'>;
+
 /**
  * The origin of the deployment, or UntrustedHost when it cannot be known safely: no AUTH_URL and `trustHost` off
  * (a configuration error), or a host that is malformed or not on the allow-list (RefusedHost). The host is the
  * last X-Forwarded-Host entry, else Host; the scheme the last X-Forwarded-Proto entry. `url` is `request.url`
  * already parsed, when the caller has it.
  */
-export function detectOrigin(request: Request, config: InternalConfig, url = requestUrl(request)): string {
+export function detectOrigin(request: Request, config: InternalConfig, url: UrlHost = requestUrl(request)): string {
+  return originOf(request.headers, config, url);
+}
+
+/** {@link detectOrigin} from the request's headers and its URL's host, for integrations that hold no Request. */
+export function originOf(headers: HeaderReader, config: InternalConfig, url: UrlHost): string {
   if (config.url) return config.url.origin;
   if (!config.trustHost) {
     throw new UntrustedHost(`Host must be trusted. URL was: ${url.origin}. Set \`trustHost\` (true or a list of hosts) or AUTH_URL.`);
   }
-  const raw = lastHeaderValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host')?.trim() ?? url.host;
-  const protoHeader = lastHeaderValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+  const raw = lastHeaderValue(headers.get('x-forwarded-host')) ?? headers.get('host')?.trim() ?? url.host;
+  const protoHeader = lastHeaderValue(headers.get('x-forwarded-proto'))?.toLowerCase();
   const proto = protoHeader === 'https' || protoHeader === 'http' ? protoHeader : url.protocol === 'https:' ? 'https' : 'http';
   // The usual case, a Host header naming the URL's own host: already parsed (this runs on every request).
-  const parsed = raw === url.host && `${proto}:` === url.protocol ? { host: url.host, origin: url.origin } : parseHost(raw, proto);
+  const parsed = raw === url.host && `${proto}:` === url.protocol ? url : parseHost(raw, proto);
   if (!parsed) throw new RefusedHost(`The request's host is not a valid host.`, { actual: raw.slice(0, 100) });
   if (config.trustedHosts && !isTrustedHost(config.trustedHosts, parsed.host)) {
     throw new RefusedHost(`The host "${parsed.host}" is not on the trustHost list.`, { actual: parsed.host, expected: config.trustedHosts.patterns });
@@ -166,33 +179,66 @@ export interface AuthRequestOptions {
   body?: boolean;
 }
 
-type Facts = Omit<RequestContext, 'headers' | 'setCookies' | 'nonce'>;
-
 /**
- * The request context as the HTTP layer makes it: the facts createAuthRequest gathered (the interface's own fields,
- * by declaration merging), and the response's own headers made on first use, since most responses (every session
- * check) add none.
+ * The request context as the HTTP layer makes it. The Request, its parsed URL and query are made on first use when
+ * the integration has not made them already (the Node session check never needs them), and the response's own
+ * headers too, since most responses (every session check) add none.
  */
-interface HttpRequestContext extends Facts {}
 class HttpRequestContext implements RequestContext {
+  config: InternalConfig;
+  method: string;
+  origin: string;
+  authUrl: string;
+  body: Record<string, unknown>;
+  cookies: Record<string, string>;
+  isSecure: boolean;
+  cookieOptions: CookiesOptions;
   setCookies: RequestContext['setCookies'] = [];
   nonce: string | undefined = undefined;
   /** The response headers, once a route asked for them. */
   added: Headers | undefined = undefined;
+  #request: Request | undefined;
+  #makeRequest: (() => Request) | undefined;
+  #url: URL | undefined;
+  #query: Record<string, string> | undefined = undefined;
 
-  constructor(facts: Facts) {
+  constructor(request: Request | (() => Request), url: URL | undefined, method: string, origin: string, cookieHeader: string | null | undefined, body: Record<string, unknown>, config: InternalConfig) {
     // One by one, in one order: every context gets the same shape (Object.assign measured slower here).
-    this.request = facts.request;
-    this.config = facts.config;
-    this.url = facts.url;
-    this.method = facts.method;
-    this.origin = facts.origin;
-    this.authUrl = facts.authUrl;
-    this.query = facts.query;
-    this.body = facts.body;
-    this.cookies = facts.cookies;
-    this.isSecure = facts.isSecure;
-    this.cookieOptions = facts.cookieOptions;
+    if (typeof request === 'function') this.#makeRequest = request;
+    else this.#request = request;
+    this.#url = url;
+    this.config = config;
+    this.method = method;
+    this.origin = origin;
+    this.authUrl = `${origin}${config.basePath}`;
+    this.body = body;
+    this.cookies = cookieHeader ? parseCookieHeader(cookieHeader) : {};
+    this.isSecure = config.useSecureCookies ?? origin.startsWith('https:');
+    this.cookieOptions = cookieOptionsFor(config, this.isSecure);
+  }
+
+  get request(): Request {
+    return (this.#request ??= this.#makeRequest!());
+  }
+
+  set request(request: Request) {
+    this.#request = request;
+  }
+
+  get url(): URL {
+    return (this.#url ??= requestUrl(this.request));
+  }
+
+  set url(url: URL) {
+    this.#url = url;
+  }
+
+  get query(): Record<string, string> {
+    return (this.#query ??= queryOf(this.url));
+  }
+
+  set query(query: Record<string, string>) {
+    this.#query = query;
   }
 
   get headers(): Headers {
@@ -212,27 +258,29 @@ export function addedHeaders(req: AuthRequest): Headers | undefined {
   return req instanceof HttpRequestContext ? req.added : req.headers;
 }
 
-/** Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. */
-export async function createAuthRequest(request: Request, config: InternalConfig, options: AuthRequestOptions = {}): Promise<AuthRequest> {
-  const url = requestUrl(request);
+/**
+ * Builds the request context. Throws UntrustedHost, InvalidRequest or BodyTooLarge. Only a POST whose body is read
+ * makes it a promise: a GET's context is there at once, without a turn of the event loop. `url` is `request.url`
+ * already parsed, when the caller has it (h3 parsed it to route the request).
+ */
+export function createAuthRequest(request: Request, config: InternalConfig, options: AuthRequestOptions = {}, url: URL = requestUrl(request)): AuthRequest | Promise<AuthRequest> {
   const origin = detectOrigin(request, config, url);
-  const isSecure = config.useSecureCookies ?? origin.startsWith('https:');
-  const cookieHeader = request.headers.get('cookie');
-  const cookies = cookieHeader ? parseCookieHeader(cookieHeader) : {};
-  return new HttpRequestContext({
-    request,
-    config,
-    url,
-    method: request.method,
-    origin,
-    authUrl: `${origin}${config.basePath}`,
-    query: queryOf(url),
-    // Only a POST has a body to read; not awaiting one otherwise saves a turn of the event loop per request.
-    body: request.method === 'POST' && options.body !== false ? await readBody(request) : {},
-    cookies,
-    isSecure,
-    cookieOptions: cookieOptionsFor(config, isSecure),
-  });
+  const method = request.method;
+  const cookie = request.headers.get('cookie');
+  if (method === 'POST' && options.body !== false) return readBody(request).then((body) => new HttpRequestContext(request, url, method, origin, cookie, body, config));
+  return new HttpRequestContext(request, url, method, origin, cookie, {}, config);
+}
+
+/**
+ * The context of a GET that an integration reads without a web Request: its origin from the headers and the URL's
+ * host ({@link originOf}), its cookies from the Cookie header; `request` (and with it `url` and `query`) is made by
+ * `makeRequest` if anything asks for it, and must be the Request the integration would have built.
+ * Throws UntrustedHost.
+ * @internal
+ */
+export function getRequestContext(makeRequest: () => Request, headers: HeaderReader, urlHost: UrlHost, config: InternalConfig): AuthRequest {
+  const origin = originOf(headers, config, urlHost);
+  return new HttpRequestContext(makeRequest, undefined, 'GET', origin, headers.get('cookie'), {}, config);
 }
 
 const cookieCache = new WeakMap<InternalConfig, { secure?: CookiesOptions; plain?: CookiesOptions }>();

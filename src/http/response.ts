@@ -75,7 +75,12 @@ function finish(req: AuthRequest, body: BodyInit | null, status: number, extra: 
 }
 
 export function json(req: AuthRequest, body: unknown, status = 200, options: { noCache?: boolean } = {}): Response {
-  return finish(req, JSON.stringify(body), status, options.noCache ? JSON_NO_CACHE_HEADERS : JSON_HEADERS);
+  return jsonText(req, JSON.stringify(body), status, options);
+}
+
+/** {@link json} of a body already written as JSON text. */
+export function jsonText(req: AuthRequest, text: string, status = 200, options: { noCache?: boolean } = {}): Response {
+  return finish(req, text, status, options.noCache ? JSON_NO_CACHE_HEADERS : JSON_HEADERS);
 }
 
 /**

@@ -135,10 +135,18 @@ const loadMigration = lazy(() => import('./authjs-migration.js'));
  * never taken as live. The token a request wrote last (a factor check recorded, then the others ended) is the
  * live one for the rest of that request.
  */
-async function open(req: AuthRequest): Promise<JWT | null> {
+function open(req: AuthRequest): JWT | null | Promise<JWT | null> {
   const already = written.get(req);
   if (already) return already;
-  let token = await decodeOrClear(req);
+  const decoded = decodeOrClear(req);
+  // The common case (the built-in codec, no migration, no "sessions valid after" store) settles here and now: a
+  // session check then takes no turn of the event loop to get its token.
+  if (decoded instanceof Promise || (!decoded && req.config.migrateFrom === 'authjs') || (decoded && keepsValidAfter(req))) return openFurther(req, decoded);
+  return decoded;
+}
+
+async function openFurther(req: AuthRequest, decoded: JWT | null | Promise<JWT | null>): Promise<JWT | null> {
+  let token = await decoded;
   let migrated = false;
   if (!token && req.config.migrateFrom === 'authjs') {
     token = await (await loadMigration()).readAuthjsJwt(req);
@@ -154,17 +162,22 @@ async function open(req: AuthRequest): Promise<JWT | null> {
 }
 
 /** {@link open}, or null when the "sessions valid after" store cannot answer (logged; the cookie is kept for when it can). */
-async function openOrNull(req: AuthRequest): Promise<JWT | null> {
+function openOrNull(req: AuthRequest): JWT | null | Promise<JWT | null> {
   try {
-    return await open(req);
+    const token = open(req);
+    return token instanceof Promise ? token.catch((err: unknown) => logged(req, err)) : token;
   } catch (err) {
-    req.config.logger.error(err as Error);
-    return null;
+    return logged(req, err);
   }
 }
 
+function logged(req: AuthRequest, err: unknown): null {
+  req.config.logger.error(err as Error);
+  return null;
+}
+
 /** The request's live JWT, or null: what session control acts for (see {@link open}). */
-export const liveToken = (req: AuthRequest): Promise<JWT | null> => open(req);
+export const liveToken = async (req: AuthRequest): Promise<JWT | null> => open(req);
 
 /** Rewrites the session cookie with `token` (e.g. a session kept when the others ended). */
 export async function rewriteToken(req: AuthRequest, token: JWT): Promise<void> {
@@ -180,38 +193,66 @@ export async function rewriteProviderTokens(req: AuthRequest, token: JWT, claim:
   await writeToken(req, { ...(written.get(req) ?? token), [PROVIDER_TOKENS_CLAIM]: claim });
 }
 
+/**
+ * The session of an opened token. The common check (the built-in jwt callback, no refresh due, no session event, a
+ * session callback that answers at once) is answered here and now, without a promise; anything else is
+ * {@link readCalled}. Never throws.
+ */
+function readToken(req: AuthRequest, token: JWT | null): Session | null | Promise<Session | null> {
+  if (!token) return null;
+  const { callbacks, events, session } = req.config;
+  if (callbacks.jwt !== defaultCallbacks.jwt || events.session || nowSeconds() - (token.iat ?? 0) >= session.updateAge) return readCalled(req, token);
+  try {
+    const made = toSession(req, token);
+    // A session callback may hand back a promise or any thenable: it is awaited, its failure caught as below.
+    return isThenable(made) ? Promise.resolve(made).catch((err: unknown) => unreadable(req, err)) : made;
+  } catch (err) {
+    return unreadable(req, err);
+  }
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+
+/** A failing callback must not sign anyone in, nor crash the request: logged, no session. */
+function unreadable(req: AuthRequest, err: unknown): null {
+  req.config.logger.error(new JWTSessionError(err instanceof Error ? err : String(err)));
+  return null;
+}
+
+/** {@link readToken} with the callbacks, the refresh and the session event. */
+async function readCalled(req: AuthRequest, token: JWT): Promise<Session | null> {
+  try {
+    const { callbacks, events } = req.config;
+    // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
+    const custom = callbacks.jwt !== defaultCallbacks.jwt;
+    // The callback sees the token without the provider tokens; they are put back as they were (withReserved).
+    const before = custom ? JSON.stringify(withReserved(withoutProviderTokens({ ...token }), token)) : undefined;
+    const returned = custom ? await callbacks.jwt({ token: withoutProviderTokens({ ...token }) }) : token;
+    if (returned === null) {
+      clearSession(req);
+      return null;
+    }
+    const next = custom ? withReserved(returned, token) : returned;
+    const changed = before !== undefined && JSON.stringify(next) !== before;
+    const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
+    const current = changed || due ? await writeToken(req, next) : next;
+    const session = await toSession(req, current);
+    if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
+    return session;
+  } catch (err) {
+    return unreadable(req, err);
+  }
+}
+
 export const jwtStrategy: SessionStrategyImpl = {
   async open(req) {
     const token = await open(req);
     return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token), token } : null;
   },
 
-  async read(req) {
-    const token = await openOrNull(req);
-    if (!token) return null;
-    try {
-      const { callbacks, events } = req.config;
-      // The built-in jwt callback hands the token back untouched: only a user's callback is called and compared.
-      const custom = callbacks.jwt !== defaultCallbacks.jwt;
-      // The callback sees the token without the provider tokens; they are put back as they were (withReserved).
-      const before = custom ? JSON.stringify(withReserved(withoutProviderTokens({ ...token }), token)) : undefined;
-      const returned = custom ? await callbacks.jwt({ token: withoutProviderTokens({ ...token }) }) : token;
-      if (returned === null) {
-        clearSession(req);
-        return null;
-      }
-      const next = custom ? withReserved(returned, token) : returned;
-      const changed = before !== undefined && JSON.stringify(next) !== before;
-      const due = nowSeconds() - (token.iat ?? 0) >= req.config.session.updateAge;
-      const current = changed || due ? await writeToken(req, next) : next;
-      const session = await toSession(req, current);
-      if (events.session) await dispatchEvent(events, req.config.logger, 'session', { session, token: withoutProviderTokens(current) });
-      return session;
-    } catch (err) {
-      // A failing callback must not sign anyone in, nor crash the request.
-      req.config.logger.error(new JWTSessionError(err instanceof Error ? err : String(err)));
-      return null;
-    }
+  read(req) {
+    const opened = openOrNull(req);
+    return opened instanceof Promise ? opened.then((token) => readToken(req, token)) : readToken(req, opened);
   },
 
   async issue(req, { user, account, profile, isNewUser, verification }: SignInResult) {

@@ -28,8 +28,11 @@ export interface SessionStrategyImpl {
    * is signed in; throws when the store cannot say.
    */
   open(req: AuthRequest): Promise<VerifiedSession | null>;
-  /** The session for this request's cookie, or null; refreshes the cookie when due. Never throws. Built on `open`. */
-  read(req: AuthRequest): Promise<Session | null>;
+  /**
+   * The session for this request's cookie, or null; refreshes the cookie when due. Never throws. Built on `open`.
+   * A plain value when it is known at once (a JWT session check mostly is), else a promise.
+   */
+  read(req: AuthRequest): Session | null | Promise<Session | null>;
   /**
    * Writes a new session for a signed-in user. Throws AccessDenied when the jwt callback refuses. With `tx` (a
    * transaction the caller commits), every store write goes through it, and what must wait until the commit

@@ -5,6 +5,7 @@ import type { AuthConfig } from '../../core/options.js';
 import { AuthResponse } from '../fast-response.js';
 import { mediaType, parseRequestUrlOnce } from '../request.js';
 import { instanceFor } from './instances.js';
+import { leanSessionCheck } from './node-session.js';
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
 
@@ -106,7 +107,19 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
  */
 export function ServerAuth(config: AuthConfig) {
   const instance = instanceFor(config, '/auth');
+  // The session check answered from the Node request itself (./node-session.ts), for a static configuration.
+  const lean = instance.fixed && leanSessionCheck(instance.fixed.config);
   return async (req: NodeRequest, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> => {
+    try {
+      const answer = lean?.(req, () => parsedWebRequest(req));
+      if (answer) {
+        await writeWebResponse(res, await answer);
+        return;
+      }
+    } catch (err) {
+      failed(res, err, next);
+      return;
+    }
     let request: Request;
     let path: string;
     try {
@@ -127,11 +140,23 @@ export function ServerAuth(config: AuthConfig) {
       }
       await writeWebResponse(res, await instance.handle(request));
     } catch (err) {
-      if (next) next(err);
-      else {
-        res.statusCode = 500;
-        res.end();
-      }
+      failed(res, err, next);
     }
   };
+}
+
+/** A failure past every route's own handling: the app's error handler, else a bare 500. */
+function failed(res: ServerResponse, err: unknown, next: ((err?: unknown) => void) | undefined): void {
+  if (next) next(err);
+  else {
+    res.statusCode = 500;
+    res.end();
+  }
+}
+
+/** {@link toWebRequest} with its URL parsed once, as the middleware makes it for every request it serves. */
+function parsedWebRequest(req: NodeRequest): Request {
+  const request = toWebRequest(req);
+  parseRequestUrlOnce(request);
+  return request;
 }

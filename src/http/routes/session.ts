@@ -1,12 +1,19 @@
 // GET {basePath}/session reads the session; POST {basePath}/session updates it (CSRF required).
 import { csrf } from '../csrf.js';
+import type { Session } from '../../core/types.js';
 import type { AuthRequest } from '../request.js';
-import { json } from '../response.js';
+import { json, jsonText } from '../response.js';
+import { sessionJson } from '../session-json.js';
 import { strategyFor } from '../../session/strategy.js';
 
-export async function getSessionRoute(req: AuthRequest): Promise<Response> {
-  const session = await strategyFor(req).read(req);
-  return json(req, session, 200, { noCache: true });
+export function getSessionRoute(req: AuthRequest): Response | Promise<Response> {
+  const session = strategyFor(req).read(req);
+  // A session known at once is answered at once: a check then takes no turn of the event loop.
+  return session instanceof Promise ? session.then((s) => sessionAnswer(req, s)) : sessionAnswer(req, session);
+}
+
+function sessionAnswer(req: AuthRequest, session: Session | null): Response {
+  return jsonText(req, sessionJson(session), 200, { noCache: true });
 }
 
 export async function updateSessionRoute(req: AuthRequest): Promise<Response> {

@@ -19,7 +19,7 @@ import { strategyFor } from '../../session/strategy.js';
 export async function readVisitor(req: AuthRequest): Promise<{ signedIn: boolean; who?: string }> {
   const name = req.cookieOptions.sessionToken.name;
   if (!Object.keys(req.cookies).some((c) => c === name || c.startsWith(`${name}.`))) return { signedIn: false };
-  const session = await strategyFor(req).read(req).catch(() => null);
+  const session = await Promise.resolve(strategyFor(req).read(req)).catch(() => null);
   const who = session?.user?.email ?? session?.user?.name;
   return { signedIn: Boolean(session), who: typeof who === 'string' && who ? who : undefined };
 }
