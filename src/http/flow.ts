@@ -34,7 +34,7 @@ function withoutSessionCookies(req: AuthRequest): void {
 // only checking sessions never needs it. Later requests get the cached module.
 const loadRuntime = lazy(() => import('../flows/runtime/flow.js'));
 
-// The throttle (and rate-limiter-flexible) loads on the first sign-in request of a configuration that throttles.
+// The throttle loads on the first sign-in request of a configuration that throttles.
 const loadThrottle = lazy(() => import('./throttle.js'));
 
 function newUserUrl(req: AuthRequest, callbackUrl: string): string {
