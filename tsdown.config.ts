@@ -18,11 +18,13 @@ import { defineConfig } from 'tsdown';
 const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 const source = (path: string) => resolve(SRC, path);
 
+/** The provider kinds with a subpath of their own (src/providers/entries/<kind>.ts, package.json "exports"). */
+const PROVIDER_KINDS = ['oidc', 'email', 'webauthn', 'credentials'];
 /** What each group's first loader imports (the group is their static closure, less the groups before it). */
 const CORE_ROOTS = ['index.ts'].map(source);
 const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
 /** Entries an app may import without signing anyone in: what they import statically stays out of `signin`. */
-const OTHER_ROOTS = ['providers/index.ts', 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
+const OTHER_ROOTS = ['providers/index.ts', ...PROVIDER_KINDS.map((kind) => `providers/entries/${kind}.ts`), 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
 /** The built-in pages, loaded with the first page a browser asks for. */
 const PAGES_ROOTS = ['http/pages/index.ts'].map(source);
 /** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
@@ -148,6 +150,8 @@ export default defineConfig({
     flow: 'src/flow.ts',
     jwt: 'src/jwt.ts',
     'providers/index': 'src/providers/index.ts',
+    // One subpath per provider kind (authchart/providers/oidc, ...): an app importing one kind loads none of the others.
+    ...Object.fromEntries(PROVIDER_KINDS.map((kind) => [`providers/${kind}`, `src/providers/entries/${kind}.ts`])),
     'adapters/index': 'src/adapters/index.ts',
     'adapters/postgres/index': 'src/adapters/postgres/index.ts',
     'devtools/index': 'src/devtools/index.ts',

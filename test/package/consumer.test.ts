@@ -47,7 +47,7 @@ function typecheck(name: string, options: Record<string, unknown>): string {
 
 describe('the packed package', () => {
   it('holds the bundled dist: every entry with its types, few files, no sources or tests', () => {
-    for (const entry of ['index', 'node', 'providers/index', 'adapters/index', 'adapters/postgres/index', 'devtools/index', 'client/index']) {
+    for (const entry of ['index', 'node', 'providers/index', 'providers/oidc', 'providers/email', 'providers/webauthn', 'providers/credentials', 'adapters/index', 'adapters/postgres/index', 'devtools/index', 'client/index']) {
       expect(files).toContain(`package/dist/${entry}.mjs`);
       expect(files).toContain(`package/dist/${entry}.d.mts`);
     }
@@ -118,6 +118,6 @@ describe('the packed package', () => {
 
   it('the installed package.json points every subpath at a file that exists', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers']);
+    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers', './providers/credentials', './providers/email', './providers/oidc', './providers/webauthn']);
   });
 });
