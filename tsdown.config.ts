@@ -18,11 +18,15 @@ import { defineConfig } from 'tsdown';
 const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 const source = (path: string) => resolve(SRC, path);
 
+/** The provider kinds with a subpath of their own (src/providers/entries/<kind>.ts, package.json "exports"). */
+const PROVIDER_KINDS = ['oidc', 'email', 'webauthn', 'credentials'];
 /** What each group's first loader imports (the group is their static closure, less the groups before it). */
 const CORE_ROOTS = ['index.ts'].map(source);
 const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
 /** Entries an app may import without signing anyone in: what they import statically stays out of `signin`. */
-const OTHER_ROOTS = ['providers/index.ts', 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
+const OTHER_ROOTS = ['providers/index.ts', ...PROVIDER_KINDS.map((kind) => `providers/entries/${kind}.ts`), 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
+/** The built-in pages, loaded with the first page a browser asks for. */
+const PAGES_ROOTS = ['http/pages/index.ts'].map(source);
 /** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
 const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/]index\.ts)/;
 
@@ -57,6 +61,10 @@ function groupsOf(ctx: Context): Map<string, string> {
     for (const id of closure(SIGNIN_ROOTS, ctx)) if (!NOT_SIGNIN.test(id)) groups.set(id, 'signin');
     // Shared with another entry: a chunk of its own (a `signin` module's dependencies would otherwise follow it in).
     for (const id of closure(OTHER_ROOTS, ctx)) if (groups.has(id)) groups.set(id, 'shared');
+    // So is what another entry shares with the pages (HTML escaping, colours): small chunks of their own otherwise,
+    // each one more file to load before an OAuth redirect.
+    const pages = closure(PAGES_ROOTS, ctx);
+    for (const id of closure(OTHER_ROOTS, ctx)) if (pages.has(id) && !OTHER_ROOTS.includes(id)) groups.set(id, 'shared');
     for (const id of closure(CORE_ROOTS, ctx)) groups.set(id, 'core');
     // An entry module stays in its own entry chunk.
     for (const id of CORE_ROOTS) groups.delete(id);
@@ -74,7 +82,8 @@ const INLINED = /^(h3|rou3|xstate)(\/|$)/;
 /**
  * srvx's FastResponse and FastURL for Node, bundled out of srvx's Node adapter (its server, and node:http, https and
  * http2 with it, are left out). The rest of the dist imports `#srvx` where it imported `srvx`: package.json "imports"
- * sends Node to this file and every other runtime to srvx, whose own conditions pick its flavour.
+ * sends Node to this file, Bun to dist/srvx-web.mjs (the native classes) and every other runtime to srvx, whose own
+ * conditions pick its flavour.
  */
 const SRVX_NODE = source('http/srvx-node.ts');
 
@@ -90,6 +99,50 @@ const dropBareBuiltinImports = {
   },
 };
 
+/**
+ * A lazily imported module that sits inside a group chunk (`signin`, `core`) gets a facade file of its own from the
+ * bundler: two lines that re-export its names from the group chunk. Every `import()` of it then loads one more file
+ * after the chunk, one step of a waterfall each (six on a first credentials sign-in, ~1 ms apiece on Node). So an
+ * `import()` of such a facade imports the group chunk itself and hands back the facade's names, read from the chunk
+ * when asked, as the facade's live bindings would be (a facade over several chunks imports them together). The facade
+ * files stay (nothing else imports them).
+ */
+const skipDynamicFacades = {
+  name: 'authchart:skip-dynamic-facades',
+  generateBundle(_options: unknown, bundle: Record<string, { type: string; code?: string; fileName: string; isEntry?: boolean }>) {
+    const FACADE = /^((?:import \{ [^}]+ \} from "\.\/[\w.-]+\.mjs";\n)+)export \{ ([^}]+) \};\n?$/;
+    const IMPORT = /^import \{ ([^}]+) \} from "\.\/([\w.-]+\.mjs)";$/gm;
+    const NAME = /^[A-Za-z_$][\w$]*$/;
+    const pairs = (list: string) => list.split(', ').map((spec) => spec.split(' as ') as [string, string?]);
+    const chunks = Object.values(bundle).filter((file) => file.type === 'chunk' && file.code !== undefined && !file.fileName.includes('/'));
+    /** Each facade's names: the chunk that holds each, and its export name there. */
+    const facades = new Map<string, { name: string; file: string; as: string }[]>();
+    for (const chunk of chunks) {
+      const m = chunk.isEntry ? null : FACADE.exec(chunk.code!);
+      if (!m) continue;
+      const imported = new Map<string, { file: string; as: string }>();
+      for (const [, specs, file] of m[1].matchAll(IMPORT)) for (const [as, local = as] of pairs(specs)) imported.set(local, { file, as });
+      const names = pairs(m[2]).map(([local, name = local]) => (imported.has(local) && NAME.test(name) ? { name, ...imported.get(local)! } : undefined));
+      if (!names.includes(undefined)) facades.set(chunk.fileName, names as { name: string; file: string; as: string }[]);
+    }
+    for (const chunk of chunks) {
+      // A chunk that imports a facade over itself reads its own bindings (esbuild, bundling the dist for a worker, cannot
+      // split a chunk's import() of itself): its export statement names the local binding behind each export name.
+      const own = new Map(pairs(/\nexport \{ ([^}]+) \};\s*$/.exec(chunk.code!)?.[1] ?? '').map(([local, as = local]) => [as, local]));
+      chunk.code = chunk.code!.replace(/\bimport\("\.\/([\w.-]+\.mjs)"\)/g, (all, target: string) => {
+        const names = facades.get(target);
+        if (!names || names.some((n) => n.file === chunk.fileName && !own.has(n.as))) return all;
+        const files = [...new Set(names.map((n) => n.file).filter((file) => file !== chunk.fileName))];
+        const read = (n: { file: string; as: string }) => (n.file === chunk.fileName ? own.get(n.as)! : `m${files.indexOf(n.file)}.${n.as}`);
+        const object = `({ ${names.map((n) => `get ${n.name}() { return ${read(n)}; }`).join(', ')} })`;
+        if (files.length === 0) return `Promise.resolve(${object})`;
+        if (files.length === 1) return `import("./${files[0]}").then((m0) => ${object})`;
+        return `Promise.all([${files.map((file) => `import("./${file}")`).join(', ')}]).then(([${files.map((_, i) => `m${i}`).join(', ')}]) => ${object})`;
+      });
+    }
+  },
+};
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -97,6 +150,8 @@ export default defineConfig({
     flow: 'src/flow.ts',
     jwt: 'src/jwt.ts',
     'providers/index': 'src/providers/index.ts',
+    // One subpath per provider kind (authchart/providers/oidc, ...): an app importing one kind loads none of the others.
+    ...Object.fromEntries(PROVIDER_KINDS.map((kind) => [`providers/${kind}`, `src/providers/entries/${kind}.ts`])),
     'adapters/index': 'src/adapters/index.ts',
     'adapters/postgres/index': 'src/adapters/postgres/index.ts',
     'devtools/index': 'src/devtools/index.ts',
@@ -105,6 +160,8 @@ export default defineConfig({
     'cli/bin': 'src/cli/bin.ts',
     // What `#srvx` names on Node (package.json "imports"): see the file.
     'srvx-node': 'src/http/srvx-node.ts',
+    // What `#srvx` names on Bun: the native Response and URL (see the file).
+    'srvx-web': 'src/http/srvx-web.ts',
   },
   outDir: 'dist',
   format: 'esm',
@@ -114,7 +171,7 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: true,
-  plugins: [dropBareBuiltinImports],
+  plugins: [dropBareBuiltinImports, skipDynamicFacades],
   hash: true,
   tsconfig: 'tsconfig.build.json',
   // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,

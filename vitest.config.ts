@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^authchart$/, replacement: src('index.ts') },
       { find: /^authchart\/node$/, replacement: src('node.ts') },
       { find: /^authchart\/(flow|jwt)$/, replacement: src('$1.ts') },
+      { find: /^authchart\/providers\/(oidc|email|webauthn|credentials)$/, replacement: src('providers/entries/$1.ts') },
       { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres|client)$/, replacement: src('$1/index.ts') },
     ],
   },

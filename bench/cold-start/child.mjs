@@ -24,7 +24,7 @@ async function handler() {
   if (side === 'authchart') {
     const { AuthInit, Credentials } = await import('authchart');
     const providers = [Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ ...USER }) })];
-    if (input.issuer) providers.push((await import('authchart/providers')).OIDC(oidc));
+    if (input.issuer) providers.push((await import('authchart/providers/oidc')).OIDC(oidc));
     const { handlers } = AuthInit({ secret: SECRET, trustHost: true, basePath: '/auth', logger: quiet, providers });
     return (r) => handlers.POST(r);
   }

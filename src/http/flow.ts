@@ -16,8 +16,7 @@ import { accountErrorUrl } from './account-url.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
-import { renderConfirmEmail } from './pages/confirm-email.js';
-import { renderFormPage } from './pages/form.js';
+import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect, redirectsAsData } from './response.js';
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
@@ -34,7 +33,7 @@ function withoutSessionCookies(req: AuthRequest): void {
 // only checking sessions never needs it. Later requests get the cached module.
 const loadRuntime = lazy(() => import('../flows/runtime/flow.js'));
 
-// The throttle (and rate-limiter-flexible) loads on the first sign-in request of a configuration that throttles.
+// The throttle loads on the first sign-in request of a configuration that throttles.
 const loadThrottle = lazy(() => import('./throttle.js'));
 
 function newUserUrl(req: AuthRequest, callbackUrl: string): string {
@@ -52,7 +51,9 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
       return json(req, response.body, response.status ?? 200, { noCache: true });
     case 'html':
       return html(req, response.body, response.status ?? 200);
-    case 'page':
+    case 'page': {
+      // The pages (and their theme) load with the first flow that shows one: a credentials or OAuth sign-in never does.
+      const { renderConfirmEmail, renderFormPage } = await loadPages();
       if (response.page === 'form') {
         const page = renderFormPage({
           theme: req.config.theme,
@@ -78,6 +79,7 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
         }),
         response.status ?? 200,
       );
+    }
   }
 }
 

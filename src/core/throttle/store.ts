@@ -1,12 +1,14 @@
-// Where throttle counters live. A store hands out one atomic counter per limit, made with rate-limiter-flexible:
-// in this process's memory, or in Redis shared by every instance (PostgreSQL: authchart/adapters/postgres).
+// Where throttle counters live. A store hands out one atomic counter per limit: in this process's memory (our own
+// counter), or in Redis shared by every instance, made with rate-limiter-flexible (PostgreSQL:
+// authchart/adapters/postgres).
 import { isNodeRedis } from '../redis-client.js';
-import type { ThrottleCounter, ThrottleRule, ThrottleStore } from './options.js';
+import { memoryCounter } from './memory-counter.js';
+import type { ThrottleCounter, ThrottleStore } from './options.js';
 export type { CounterRefusal, ThrottleCounter, ThrottleStore } from './options.js';
 
 /**
- * A counter whose limiter (and rate-limiter-flexible with it) loads on the first hit: an app pays for the throttle
- * when a sign-in request comes, never at start or on a session check.
+ * A counter whose limiter (and rate-limiter-flexible with it) loads on the first hit: an app pays for a shared
+ * store's limiter when a sign-in request comes, never at start or on a session check.
  */
 function lazyCounter(make: () => Promise<ThrottleCounter>): ThrottleCounter {
   let made: Promise<ThrottleCounter> | undefined;
@@ -22,12 +24,8 @@ function lazyCounter(make: () => Promise<ThrottleCounter>): ThrottleCounter {
   };
 }
 
-function limiterOptions(prefix: string, name: string, rule: ThrottleRule) {
-  return { keyPrefix: `${prefix}${name}`, points: rule.points, duration: rule.duration, blockDuration: rule.blockDuration ?? 0 };
-}
-
 /**
- * Counters in this process's memory: the default, right for one instance. Entries expire on their own.
+ * Counters in this process's memory: the default, right for one instance. Ended windows are swept on later hits.
  *
  * @example
  * throttle: { store: memoryThrottleStore() }
@@ -35,11 +33,7 @@ function limiterOptions(prefix: string, name: string, rule: ThrottleRule) {
 export function memoryThrottleStore(): ThrottleStore {
   return {
     kind: 'memory',
-    counter: (name, rule) =>
-      lazyCounter(async () => {
-        const { default: RateLimiterMemory } = await import('rate-limiter-flexible/lib/RateLimiterMemory.js');
-        return new RateLimiterMemory(limiterOptions('', name, rule));
-      }),
+    counter: (_name, rule) => memoryCounter(rule),
   };
 }
 
@@ -68,7 +62,7 @@ export function redisThrottleStore(client: unknown, options: RedisThrottleStoreO
       lazyCounter(async () => {
         const { default: RateLimiterRedis } = await import('rate-limiter-flexible/lib/RateLimiterRedis.js');
         return new RateLimiterRedis({
-          ...limiterOptions(prefix, name, rule),
+          keyPrefix: `${prefix}${name}`, points: rule.points, duration: rule.duration, blockDuration: rule.blockDuration ?? 0,
           storeClient: client,
           rejectIfRedisNotReady: true,
           ...((options.nodeRedis ?? isNodeRedis(client)) ? { useRedisPackage: true } : {}),

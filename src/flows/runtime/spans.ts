@@ -5,7 +5,7 @@
 import type { Attributes, ProxyTracerProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { AnyMachineSnapshot, InspectionEvent, Snapshot } from 'xstate';
 import { AuthError } from '../../core/errors.js';
-import { otelApi, type Otel } from '../../core/otel.js';
+import { otelApi, tracerProviderRegistered, type Otel } from '../../core/otel.js';
 import { statePathOf } from './state-path.js';
 
 const TRACER = 'authchart';
@@ -137,6 +137,8 @@ function spanIn(api: Otel | null, provider: string, machine: string, version: nu
  * const opening = flowSpan('github', 'oauth', 1); const span = opening instanceof Promise ? await opening : opening
  */
 export function flowSpan(provider: string, machine: string, version: number | undefined): MachineSpan | undefined | Promise<MachineSpan | undefined> {
+  // No provider registered: the API's own proxy would answer no tracer, so the API is not even imported.
+  if (!tracerProviderRegistered()) return undefined;
   const api = otelApi();
   return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version)) : spanIn(api, provider, machine, version);
 }

@@ -30,6 +30,21 @@ afterEach(() => {
 });
 
 describe('flow spans and the tracer provider', () => {
+  it('does not import the API while no tracer provider is registered: the first run answers at once, with no span', async () => {
+    // Fresh copies of the modules: the API not yet imported by authchart in this process.
+    vi.resetModules();
+    const fresh = await import('../../../src/flows/runtime/spans.js');
+    expect(fresh.flowSpan('credentials', 'credentials', 1)).toBeUndefined();
+    // Registered later: the next run imports the API and records.
+    const { exporter } = register();
+    const opening = fresh.flowSpan('credentials', 'credentials', 1);
+    expect(opening).toBeInstanceOf(Promise);
+    const span = await opening;
+    expect(span).toBeDefined();
+    span!.end('done');
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['authchart.flow']);
+  });
+
   it('starts no span at all while no tracer provider is registered, and answers without waiting once the API is loaded', async () => {
     // Whatever the API would hand out without a provider: a proxy tracer, which starts non-recording spans.
     const getTracer = vi.spyOn(ProxyTracerProvider.prototype, 'getTracer');
