@@ -10,6 +10,8 @@ const DOMAIN = /^\.?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-
 /** A Path attribute: any character but controls and `;`, which would end the attribute. */
 const PATH = /^[\u0020-\u003A\u003C-\u007E]*$/;
 const SAME_SITE = { lax: 'Lax', strict: 'Strict', none: 'None' } as const;
+/** The characters encodeURIComponent keeps as they are: a value made only of these (every JWE) is sent unchanged. */
+export const URI_SAFE = /^[A-Za-z0-9\-_.!~*'()]*$/;
 
 /**
  * The parsed cookies' object: made by a constructor whose prototype has none, so it has no inherited properties yet
@@ -77,7 +79,8 @@ export interface SetCookie extends CookieOptions {
  */
 export function formatSetCookie(cookie: SetCookie): string {
   if (!NAME.test(cookie.name)) throw new TypeError(`Invalid cookie name: ${cookie.name}`);
-  let line = `${cookie.name}=${cookie.value ? encodeURIComponent(cookie.value) : ''}`;
+  // Testing is cheaper than encoding: encodeURIComponent copies even a value it leaves unchanged.
+  let line = `${cookie.name}=${!cookie.value ? '' : URI_SAFE.test(cookie.value) ? cookie.value : encodeURIComponent(cookie.value)}`;
   if (cookie.maxAge !== undefined) {
     if (!Number.isInteger(cookie.maxAge)) throw new TypeError(`Invalid cookie Max-Age: ${cookie.maxAge}`);
     line += `; Max-Age=${cookie.maxAge}`;

@@ -1,14 +1,12 @@
 // Splits a value too large for one cookie across `name.0`, `name.1`, … and reassembles it, clearing stale pieces.
 // Browsers drop a cookie whose Set-Cookie line passes 4096 bytes, so the budget is measured on the serialized line.
 
-import { formatSetCookie } from '../core/cookie-syntax.js';
+import { formatSetCookie, URI_SAFE } from '../core/cookie-syntax.js';
 import { defaultCookies, type CookieOptions, type CookieToSet } from '../core/cookies.js';
 
 /** Largest Set-Cookie line (name, value and attributes) we write, in bytes. */
 export const MAX_COOKIE_BYTES = 4096;
 
-// Characters encodeURIComponent keeps as they are: for values made only of these (every JWE), bytes = characters.
-const URI_SAFE = /^[A-Za-z0-9\-_.!~*'()]*$/;
 const CHUNK_INDEX = /^(?:0|[1-9][0-9]{0,5})$/;
 
 /**

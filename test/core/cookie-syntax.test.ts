@@ -35,6 +35,15 @@ describe('formatSetCookie', () => {
   it('encodes a value so that it cannot end the pair or the line', () => {
     expect(formatSetCookie({ name: 'a', value: 'x; Path=/\r\n' })).toBe('a=x%3B%20Path%3D%2F%0D%0A');
   });
+
+  it('sends a value exactly as encodeURIComponent encodes it, whether or not it needed encoding', () => {
+    // Every ASCII character alone and between safe ones, plus non-ASCII and a whole JWE-like value.
+    const values = [...Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)), 'é', '\u{1F600}', 'eyJhbGciOiJkaXIifQ..a-b_c.d~e'];
+    for (const value of values.flatMap((v) => [v, `ab${v}cd`])) {
+      expect(formatSetCookie({ name: 'a', value })).toBe(`a=${encodeURIComponent(value)}`);
+    }
+    expect(formatSetCookie({ name: 'a', value: undefined as never, path: '/' })).toBe('a=; Path=/');
+  });
 });
 
 describe('parseCookieHeader', () => {
