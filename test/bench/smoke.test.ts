@@ -64,7 +64,10 @@ describe('measure', () => {
     const sample = await timeLoop(
       async () => {
         peak = Math.max(peak, ++running);
-        await new Promise((r) => setTimeout(r, 1));
+        // At least 1 ms of real time: a 1 ms timer may fire a little early against performance.now (libuv's loop
+        // clock has millisecond steps), so wait again until the millisecond has really passed.
+        const end = performance.now() + 1;
+        while (performance.now() < end) await new Promise((r) => setTimeout(r, 1));
         running--;
       },
       { ops: 12, concurrency: 4 },
