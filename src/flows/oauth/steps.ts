@@ -280,17 +280,18 @@ async function processTokenResponse(
  * key the cached set lacks (the provider rotated its keys) downloads the set once more and checks again.
  */
 async function verifySignature(provider: InternalOAuthProvider, as: oauth.AuthorizationServer, response: Response, idToken: string): Promise<void> {
-  const cached = await jwksOptions(provider);
+  const keys = await jwksOptions(provider);
   // The usual case, decided without Web Crypto; anything else (or a signature that fails) is oauth4webapi's to answer.
-  if (verifiedByCachedKey(idToken, cached[oauth.jwksCache])) return;
-  const options = async () => withTimeout({ ...httpOptions(as.jwks_uri), ...(await jwksOptions(provider)) });
+  if (verifiedByCachedKey(idToken, keys[oauth.jwksCache])) return;
+  const options = (cache: typeof keys) => withTimeout({ ...httpOptions(as.jwks_uri), ...cache });
   try {
-    await oauth.validateApplicationLevelSignature(as, response, await options());
+    await oauth.validateApplicationLevelSignature(as, response, options(keys));
   } catch (err) {
     if (!(err instanceof oauth.OperationProcessingError && err.code === oauth.KEY_SELECTION) || !(await forgetKeysAfterMiss(provider))) throw err;
-    // The server object was replaced (oauth4webapi caches keys by its identity); a tenant's copy follows it.
+    // The server object was replaced (oauth4webapi caches keys by its identity); a tenant's copy follows it, and so
+    // do its keys (looked up again: the forgotten set is gone).
     const fresh = await authorizationServer(provider);
-    await oauth.validateApplicationLevelSignature({ ...fresh, issuer: as.issuer }, response, await options());
+    await oauth.validateApplicationLevelSignature({ ...fresh, issuer: as.issuer }, response, options(await jwksOptions(provider)));
   }
 }
 
