@@ -99,16 +99,9 @@ export interface FlowRun {
   cookies: CookieBytes;
 }
 
-/** Counts the app's requests to the OP: both libraries reach it through the global `fetch`. */
-function countOpRequests(issuer: string): { count: () => number; restore: () => void } {
-  const original = globalThis.fetch;
-  let n = 0;
-  globalThis.fetch = (input, init) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (url.startsWith(`${issuer}/`)) n++;
-    return original(input, init);
-  };
-  return { count: () => n, restore: () => void (globalThis.fetch = original) };
+/** The OP's own count of the requests it received at its back-channel endpoints (bench/oidc-peer.ts). */
+async function backChannelRequests(peer: Peer): Promise<number> {
+  return (await (await fetch(`${peer.control}/back-channel`)).json()) as number;
 }
 
 /**
@@ -127,7 +120,7 @@ export async function signInOnce(handle: Handle, peer: Peer, sessionCookie: stri
     }
   };
   const client = createClient({ fetch: timed, baseUrl: ORIGIN });
-  const opCalls = countOpRequests(peer.issuer);
+  const opBefore = await backChannelRequests(peer);
   let appMs = 0;
   let cpuUs = 0;
   const phases: number[] = [];
@@ -143,43 +136,39 @@ export async function signInOnce(handle: Handle, peer: Peer, sessionCookie: stri
     phases.push((c.user + c.system) / 1000);
     return res;
   };
-  try {
-    const t0 = performance.now();
-    const csrf = await inApp(() => client.get('/auth/csrf'));
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const start = await inApp(() => client.post('/auth/signin/oidc', { csrfToken, callbackUrl: `${ORIGIN}/after` }));
-    if (start.status !== 302 || !start.location) throw new Error(`sign-in answered ${start.status}; logged: ${loggedErrors()}`);
-    const login = await fetch(`${peer.control}/login`, { method: 'POST', body: JSON.stringify({ url: start.location.href, account: ACCOUNT }) });
-    if (!login.ok) throw new Error(`the OP login failed: ${await login.text()}`);
-    const navigation = (await login.json()) as Navigation;
-    const callbackCookieHeaderBytes = Buffer.byteLength(client.cookies.header(navigation.url));
-    const callback = await inApp(() => client.submit(navigation));
-    const totalMs = performance.now() - t0;
-    if (callback.status !== 302 || callback.location?.pathname !== '/after' || !client.cookies.get(sessionCookie)) {
-      throw new Error(`callback answered ${callback.status} to ${callback.location?.href}; logged: ${loggedErrors()}`);
-    }
-    const handlerCpuMs = handlerUs / 1000;
-    const check = await handle(new Request(`${ORIGIN}/auth/session`, { headers: { cookie: client.cookies.header(ORIGIN) } }));
-    const body = (await check.json()) as { user?: { email?: string } } | null;
-    if (body?.user?.email !== ACCOUNT_EMAIL) throw new Error(`after the flow the session is ${JSON.stringify(body)}`);
-    const flowCookies = start.setCookie.filter(isFlowCookie);
-    return {
-      appMs,
-      cpuMs: cpuUs / 1000,
-      handlerCpuMs,
-      phaseCpuMs: phases as [number, number, number],
-      totalMs,
-      opRequests: opCalls.count(),
-      cookies: {
-        flowCookieNames: flowCookies.map(cookieName),
-        flowSetCookieBytes: bytes(flowCookies),
-        callbackCookieHeaderBytes,
-        sessionSetCookieBytes: bytes(callback.setCookie.filter(isSessionCookie)),
-      },
-    };
-  } finally {
-    opCalls.restore();
+  const t0 = performance.now();
+  const csrf = await inApp(() => client.get('/auth/csrf'));
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const start = await inApp(() => client.post('/auth/signin/oidc', { csrfToken, callbackUrl: `${ORIGIN}/after` }));
+  if (start.status !== 302 || !start.location) throw new Error(`sign-in answered ${start.status}; logged: ${loggedErrors()}`);
+  const login = await fetch(`${peer.control}/login`, { method: 'POST', body: JSON.stringify({ url: start.location.href, account: ACCOUNT }) });
+  if (!login.ok) throw new Error(`the OP login failed: ${await login.text()}`);
+  const navigation = (await login.json()) as Navigation;
+  const callbackCookieHeaderBytes = Buffer.byteLength(client.cookies.header(navigation.url));
+  const callback = await inApp(() => client.submit(navigation));
+  const totalMs = performance.now() - t0;
+  if (callback.status !== 302 || callback.location?.pathname !== '/after' || !client.cookies.get(sessionCookie)) {
+    throw new Error(`callback answered ${callback.status} to ${callback.location?.href}; logged: ${loggedErrors()}`);
   }
+  const handlerCpuMs = handlerUs / 1000;
+  const check = await handle(new Request(`${ORIGIN}/auth/session`, { headers: { cookie: client.cookies.header(ORIGIN) } }));
+  const body = (await check.json()) as { user?: { email?: string } } | null;
+  if (body?.user?.email !== ACCOUNT_EMAIL) throw new Error(`after the flow the session is ${JSON.stringify(body)}`);
+  const flowCookies = start.setCookie.filter(isFlowCookie);
+  return {
+    appMs,
+    cpuMs: cpuUs / 1000,
+    handlerCpuMs,
+    phaseCpuMs: phases as [number, number, number],
+    totalMs,
+    opRequests: (await backChannelRequests(peer)) - opBefore,
+    cookies: {
+      flowCookieNames: flowCookies.map(cookieName),
+      flowSetCookieBytes: bytes(flowCookies),
+      callbackCookieHeaderBytes,
+      sessionSetCookieBytes: bytes(callback.setCookie.filter(isSessionCookie)),
+    },
+  };
 }
 
 /**

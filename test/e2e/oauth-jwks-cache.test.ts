@@ -11,11 +11,7 @@ import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
 const SECRET = 'jwks-cache-client-secret-0123456789abc';
 
-// Every request this process sends, by URL without the query: authchart's requests to the OPs among them.
-const requests = new Map<string, number>();
-const realFetch = globalThis.fetch;
-
-/** An OP and how many requests went to one of its paths. */
+/** An OP and how many requests went to one of its paths (counted by the OP, whatever client sent them). */
 interface CountingOp {
   op: OidcProviderHarness;
   count(path: string): number;
@@ -41,7 +37,7 @@ async function countingOp(options: { port?: number; key?: Record<string, unknown
     ],
     ...(options.key ? { config: { jwks: { keys: [options.key] } } } : {}),
   });
-  return { op, count: (path) => requests.get(`${op.issuer}${path}`) ?? 0 };
+  return { op, count: (path) => op.requestsTo(path) };
 }
 
 const DISCOVERY = '/.well-known/openid-configuration';
@@ -62,17 +58,10 @@ let a: CountingOp;
 let b: CountingOp;
 beforeAll(async () => {
   clearDiscoveryCache();
-  globalThis.fetch = (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const key = url.origin + url.pathname;
-    requests.set(key, (requests.get(key) ?? 0) + 1);
-    return realFetch(input, init);
-  };
   // Two OPs with keys of their own: a JWKS that leaked from one provider to the other would fail the signature.
   [a, b] = await Promise.all([countingOp(), countingOp({ key: await rsaKey() })]);
 });
 afterAll(async () => {
-  globalThis.fetch = realFetch;
   await Promise.all([a?.op.stop(), b?.op.stop()]);
 });
 
@@ -107,7 +96,6 @@ describe('discovery and JWKS per provider', () => {
     await a.op.stop();
     // The same issuer (same port) now signs with a key no cached set holds.
     a = await countingOp({ port, key: await rsaKey() });
-    // Counted by URL, so the old OP's requests are in the totals: only the difference is this OP's.
     const before = [a.count(DISCOVERY), a.count(JWKS)];
     await signIn(t, a.op);
     expect([a.count(DISCOVERY) - before[0]!, a.count(JWKS) - before[1]!]).toEqual([0, 1]);

@@ -93,6 +93,8 @@ export interface OidcProviderHarness {
   login(authorizationUrl: string | URL, accountId: string, options?: LoginOptions): Promise<Navigation>;
   /** A user-info URL for plain OAuth 2 (token without `openid`): `Bearer` token -> `{ sub, name, email }` or 401. */
   userinfoEndpoint(): string;
+  /** How many requests the OP has received at `path` (its pathname, e.g. `/jwks`), whoever sent them. */
+  requestsTo(path: string): number;
   stop(): Promise<void>;
 }
 
@@ -192,7 +194,10 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
 
   // The issuer contains the port, so listen first and hand requests to the provider once it exists.
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const received = new Map<string, number>();
   const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    received.set(path, (received.get(path) ?? 0) + 1);
     if (handle) handle(req, res);
     else res.writeHead(503).end();
   });
@@ -298,6 +303,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       return playUser(issuer, new URL(authorizationUrl), accountId, loginOptions);
     },
     userinfoEndpoint: () => `${issuer}${USERINFO_PATH}`,
+    requestsTo: (path) => received.get(path) ?? 0,
     stop: () => closeHttpServer(server),
   };
 }
