@@ -6,6 +6,7 @@ import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints } from '../core/errors.js';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
+import { providerFetch } from './provider-http.js';
 import { isTenantOf, isTenantTemplateOf } from './oauth-tenant.js';
 import { lazy } from '../core/lazy.js';
 
@@ -15,9 +16,13 @@ const loadJose = lazy(() => import('jose'));
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
 const discoveryCache = new Map<string, { at: number; as: oauth.AuthorizationServer }>();
 
-/** oauth4webapi options for a request to `url`: plain HTTP is allowed only for loopback providers. */
-export function httpOptions(url: string | URL | undefined): { [oauth.allowInsecureRequests]?: boolean } {
-  return url && isLoopbackHttp(url) ? { [oauth.allowInsecureRequests]: true } : {};
+/**
+ * oauth4webapi options for a request to `url`: plain HTTP is allowed only for loopback providers; the request goes
+ * out through {@link providerFetch} (node:http on Node, else the global fetch).
+ */
+export function httpOptions(url: string | URL | undefined): { [oauth.allowInsecureRequests]?: boolean; [oauth.customFetch]: ReturnType<typeof providerFetch> } {
+  const transport = { [oauth.customFetch]: providerFetch() };
+  return url && isLoopbackHttp(url) ? { ...transport, [oauth.allowInsecureRequests]: true } : transport;
 }
 
 const WELL_KNOWN_SUFFIXES = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'];
@@ -49,7 +54,7 @@ async function discover(provider: InternalOAuthProvider): Promise<{ at: number; 
   const hit = discoveryCache.get(key);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit;
   const response = provider.wellKnown
-    ? await fetch(provider.wellKnown, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
+    ? await providerFetch()(provider.wellKnown.href, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
     : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(10_000) });
   const as = provider.issuerPerTenant ? await tenantTemplateOrIssuer(issuer, response) : await oauth.processDiscoveryResponse(issuer, response);
   const read = { at: Date.now(), as };

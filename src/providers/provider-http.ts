@@ -1,0 +1,149 @@
+// How authchart's own requests reach a provider (discovery, JWKS, token, user info, refresh): on Node through
+// node:http / node:https with keep-alive agents of its own, handed to oauth4webapi as its `customFetch`, and the
+// answer handed back as a Response that reads its text without a stream (AuthResponse). Node's fetch spends
+// several times the CPU per request (web streams for both bodies, a clone of the request, a second stream to read
+// the answer). Everywhere else (Bun, Deno, workers), and whenever the app has put a fetch or an undici dispatcher
+// of its own in place (a test double, a proxy agent), requests go through the global fetch as before. Answers are
+// read up to a size limit: a provider that streams without end fails the request instead of filling memory.
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { AuthResponse } from '../http/fast-response.js';
+
+/** The largest provider answer read (discovery documents and key sets are a few kB; this is generous). */
+export const PROVIDER_RESPONSE_LIMIT = 1024 * 1024;
+
+type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
+interface HttpModule {
+  request(url: URL, options: RequestOptions, callback: (res: IncomingMessage) => void): ClientRequest;
+  Agent: new (options: { keepAlive: boolean; timeout: number }) => Agent;
+}
+
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+/** The fetch in place when this module loaded: one put in place since is the app's choice and is used instead. */
+const fetchAtLoad = globalThis.fetch;
+
+/** Node itself: Bun and Deno report `process.versions.node` too, and their node:http is a layer over their fetch. */
+function onNode(): boolean {
+  const p = globalThis.process as (NodeJS.Process & { getBuiltinModule?: unknown }) | undefined;
+  return typeof p?.versions?.node === 'string' && !p.versions.bun && !p.versions.deno && !('Deno' in globalThis) && typeof p.getBuiltinModule === 'function';
+}
+const isNode = onNode();
+
+/**
+ * Whether provider requests go over node:http: on Node, with the fetch and the kind of undici dispatcher Node
+ * starts with. A dispatcher of another class (`ProxyAgent`, `EnvHttpProxyAgent`, a `MockAgent`) means the app
+ * routes fetch somewhere on purpose, and its requests to providers must go the same way.
+ */
+export function nodeTransportApplies(): boolean {
+  if (!isNode || globalThis.fetch !== fetchAtLoad) return false;
+  const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER] as { constructor?: { name?: string } } | undefined;
+  return dispatcher === undefined || dispatcher.constructor?.name === 'Agent';
+}
+
+let modules: { http: HttpModule; https: HttpModule; agents: Record<'http:' | 'https:', Agent> } | undefined;
+function transportModules(): NonNullable<typeof modules> {
+  if (modules) return modules;
+  const load = (globalThis.process as unknown as { getBuiltinModule(id: string): HttpModule }).getBuiltinModule;
+  const http = load('node:http');
+  const https = load('node:https');
+  // Keep-alive: a sign-in's token request reuses the connection discovery opened. Node's agent unrefs idle sockets
+  // (they never hold a process open); an idle one is closed after 30 s.
+  const agents = { 'http:': new http.Agent({ keepAlive: true, timeout: 30_000 }), 'https:': new https.Agent({ keepAlive: true, timeout: 30_000 }) };
+  modules = { http, https, agents };
+  return modules;
+}
+
+/** A request body as oauth4webapi sends one: form parameters, text, or nothing. */
+function bodyText(body: RequestInit['body']): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  throw new TypeError('A provider request body must be form parameters or text.');
+}
+
+function headersOf(init: HeadersInit | undefined, body: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(init).forEach((value, name) => (out[name] = value));
+  if (body !== undefined) {
+    out['content-length'] = String(Buffer.byteLength(body));
+    out['content-type'] ??= 'text/plain;charset=UTF-8';
+  }
+  return out;
+}
+
+/** Statuses whose Response must not have a body. */
+const NULL_BODY = new Set([204, 205, 304]);
+
+/**
+ * What oauth4webapi asks of fetch, over node:http(s): redirects not followed (it asks for `manual` and treats a 3xx
+ * as the error it is), the abort signal honoured, the answer read whole (up to PROVIDER_RESPONSE_LIMIT).
+ */
+export const nodeProviderFetch: Fetch = (input, init = {}) =>
+  new Promise<Response>((resolve, reject) => {
+    const url = new URL(input);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new TypeError(`Cannot request a ${url.protocol} URL.`));
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) return reject(signal.reason);
+    let body: string | undefined;
+    try {
+      body = bodyText(init.body);
+    } catch (err) {
+      return reject(err);
+    }
+    const { http, https, agents } = transportModules();
+    let settled = false;
+    const settle = (error: unknown, response?: Response) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (response) resolve(response);
+      else reject(error);
+    };
+    const onAbort = () => {
+      req.destroy();
+      settle(signal!.reason ?? new Error('The provider request was aborted.'));
+    };
+    const lib = url.protocol === 'https:' ? https : http;
+    const req = lib.request(url, { method: init.method ?? 'GET', headers: headersOf(init.headers, body), agent: agents[url.protocol] }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        res.destroy();
+        return settle(new TypeError(`The provider answered with HTTP status ${status}.`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= PROVIDER_RESPONSE_LIMIT) return void chunks.push(chunk);
+        res.destroy();
+        settle(new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`));
+      });
+      res.on('error', settle);
+      res.on('end', () => {
+        try {
+          const headers = new Headers();
+          const raw = res.rawHeaders;
+          for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+          const text = NULL_BODY.has(status) ? null : chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks, size).toString();
+          settle(undefined, new AuthResponse(text, { status, statusText: res.statusMessage ?? '', headers }));
+        } catch (err) {
+          settle(err);
+        }
+      });
+    });
+    req.on('error', settle);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.end(body);
+  });
+
+/** The global fetch, read at call time (an app's replacement is honoured). */
+const globalFetch: Fetch = (url, init) => globalThis.fetch(url, init);
+
+/**
+ * The fetch for a provider request: node:http(s) where {@link nodeTransportApplies}, else the global fetch.
+ *
+ * @example
+ * const res = await providerFetch()('https://accounts.example.com/.well-known/openid-configuration', { headers: { accept: 'application/json' } })
+ */
+export function providerFetch(): Fetch {
+  return nodeTransportApplies() ? nodeProviderFetch : globalFetch;
+}
