@@ -3,7 +3,7 @@
 // answering the same JSON with no work at all.
 import { H3 } from 'h3';
 import { jwtDecrypt } from 'jose';
-import { AuthResponse } from '../src/http/fast-response.js';
+import { AuthResponse } from '../src/core/fast-response.js';
 import { AuthInit } from '../src/index.js';
 import { decodeSync } from '../src/session/jwt.js';
 import { deriveSessionKey } from '../src/session/keys.js';

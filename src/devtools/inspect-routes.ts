@@ -6,7 +6,7 @@ import { INSPECT_SEGMENT, visibleFlow, visibleFlows } from '../http/inspect-trac
 import { renderInspectFlow, renderInspectList, renderInspectMissing, type InspectPageContext } from './inspect-page.js';
 import { pageNonce, type AuthRequest } from '../http/request.js';
 import { html } from '../http/response.js';
-import { AuthResponse } from '../http/fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 
 let bundle: { path: string | null; bytes?: Uint8Array<ArrayBuffer> } | undefined;
 

@@ -18,7 +18,7 @@ import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
 import { pausedPageRoute } from './flow-entry.js';
-import { AuthResponse } from './fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 

@@ -9,7 +9,7 @@ import { strategyFor } from '../session/strategy.js';
 import { createAuthApp } from './app.js';
 import { createAuthRequest, detectOrigin, RefusedHost, type AuthRequest } from './request.js';
 import { unexpectedFailure } from './route.js';
-import { AuthResponse } from './fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 
 export type ConfigInput = AuthConfig | ((request: Request | undefined) => Awaitable<AuthConfig>);
 

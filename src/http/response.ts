@@ -4,7 +4,7 @@ import { formatSetCookie } from '../core/cookie-syntax.js';
 import type { CookieToSet } from '../core/cookies.js';
 import { AuthError, CredentialsSignin, OAuthCallbackError, publicErrorType, ServiceUnavailable } from '../core/errors.js';
 import { addedHeaders, bodyString, type AuthRequest } from './request.js';
-import { AuthResponse } from './fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 
 
 export { setCookie, clearCookie } from '../core/request-context.js';

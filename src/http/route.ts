@@ -3,7 +3,7 @@
 // and the Node session check both answer through here, so they answer alike.
 import type { InternalConfig } from '../core/config.js';
 import { AuthError, InvalidRequest, ServiceUnavailable, UntrustedHost } from '../core/errors.js';
-import { AuthResponse } from './fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 import { BodyTooLarge, RefusedHost, type AuthRequest } from './request.js';
 import { configurationErrorBody, errorRedirect, json, unavailableJson } from './response.js';
 

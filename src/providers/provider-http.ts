@@ -6,7 +6,7 @@
 // of its own in place (a test double, a proxy agent), requests go through the global fetch as before. Answers are
 // read up to a size limit: a provider that streams without end fails the request instead of filling memory.
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { AuthResponse } from '../http/fast-response.js';
+import { AuthResponse } from '../core/fast-response.js';
 
 /** The largest provider answer read (discovery documents and key sets are a few kB; this is generous). */
 export const PROVIDER_RESPONSE_LIMIT = 1024 * 1024;

@@ -1,7 +1,7 @@
 // AuthResponse: a string body read without a web stream, and otherwise the behaviour of a native Response.
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { AuthResponse } from '../../src/http/fast-response.js';
+import { AuthResponse } from '../../src/core/fast-response.js';
 import { createAuthApp } from '../../src/http/app.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { Credentials } from '../../src/providers/credentials.js';

@@ -2,7 +2,7 @@
 // list, without building a `Headers` object; what a middleware set before is kept, and every Set-Cookie line.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthResponse } from '../../src/http/fast-response.js';
+import { AuthResponse } from '../../src/core/fast-response.js';
 import { writeWebResponse } from '../../src/http/integrations/node.js';
 import { closeHttpServer, listenLoopback } from '../e2e/peers/net.js';
 

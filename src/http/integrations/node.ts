@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
-import { AuthResponse } from '../fast-response.js';
+import { AuthResponse } from '../../core/fast-response.js';
 import { mediaType, parseRequestUrlOnce } from '../request.js';
 import { instanceFor } from './instances.js';
 import { leanSessionCheck } from './node-session.js';

@@ -6,7 +6,7 @@ import type { Session, User } from '../../core/types.js';
 import type { ProviderId } from '../../providers/provider-ids.js';
 import type { ResolvingAuthInstance } from '../auth.js';
 import { mintCsrf } from '../csrf.js';
-import { AuthResponse } from '../fast-response.js';
+import { AuthResponse } from '../../core/fast-response.js';
 import { cookieOptionsFor, detectOrigin, requestUrl } from '../request.js';
 import { addScopeCookies, currentScope, type RequestScope } from './request-scope.js';
 import { isWebRequest } from './session-helpers.js';

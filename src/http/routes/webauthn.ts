@@ -4,7 +4,7 @@ import { InvalidProvider } from '../../core/errors.js';
 import { handleFlow } from '../flow-entry.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
-import { AuthResponse } from '../fast-response.js';
+import { AuthResponse } from '../../core/fast-response.js';
 
 const MAX_EMAIL_LENGTH = 320;
 const emailShape = /^[^\s@]+@[^\s@]+$/;

@@ -3,6 +3,8 @@
 // into a ReadableStream at construction, which costs more than opening the session token does; a FastResponse
 // handed to node:http through srvx writes the string directly and never builds a stream. This subclass also reads
 // a string body in process (`text()`, `json()`) straight from the string, with a Response's one-read rule kept.
+// The provider transport (providers/provider-http.ts) hands providers' answers to oauth4webapi as one, for the same
+// reason.
 import { FastResponse } from 'srvx';
 
 type Consumption = 'unread' | 'read' | 'native';
