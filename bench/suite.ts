@@ -26,7 +26,7 @@ export const FULL: Settings = {
   name: 'full',
   session: { rounds: 9, durationMs: 300, warmup: 100 },
   http: { rounds: 3, seconds: 5 },
-  oidc: { flows: 30, warmup: 3 },
+  oidc: { flows: 80, warmup: 20 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
   throttle: { rounds: 5, durationMs: 600, warmup: 20 },
   otel: { rounds: 12, flows: 200, warmup: 50 },
