@@ -70,6 +70,12 @@ function headersOf(init: HeadersInit | undefined, body: string | undefined): Rec
   return out;
 }
 
+/** How long a request without an abort signal of its own may take (every caller of authchart's passes one). */
+const DEFAULT_DEADLINE_MS = 30_000;
+
+/** A reason phrase a Response accepts (RFC 9110 reason-phrase); anything else is dropped, as it carries nothing. */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** Statuses whose Response must not have a body. */
 const NULL_BODY = new Set([204, 205, 304]);
 
@@ -81,8 +87,10 @@ export const nodeProviderFetch: Fetch = (input, init = {}) =>
   new Promise<Response>((resolve, reject) => {
     const url = new URL(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new TypeError(`Cannot request a ${url.protocol} URL.`));
-    const signal = init.signal ?? undefined;
-    if (signal?.aborted) return reject(signal.reason);
+    // As fetch: credentials in the URL are refused, not turned into an Authorization header.
+    if (url.username || url.password) return reject(new TypeError('A provider URL must not include credentials.'));
+    const signal = init.signal ?? AbortSignal.timeout(DEFAULT_DEADLINE_MS);
+    if (signal.aborted) return reject(signal.reason);
     let body: string | undefined;
     try {
       body = bodyText(init.body);
@@ -90,50 +98,67 @@ export const nodeProviderFetch: Fetch = (input, init = {}) =>
       return reject(err);
     }
     const { http, https, agents } = transportModules();
+    const lib = url.protocol === 'https:' ? https : http;
+    const options: RequestOptions = { method: init.method ?? 'GET', headers: headersOf(init.headers, body), agent: agents[url.protocol] };
     let settled = false;
+    let req: ClientRequest;
     const settle = (error: unknown, response?: Response) => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       if (response) resolve(response);
       else reject(error);
     };
     const onAbort = () => {
       req.destroy();
-      settle(signal!.reason ?? new Error('The provider request was aborted.'));
+      settle(signal.reason ?? new Error('The provider request was aborted.'));
     };
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: init.method ?? 'GET', headers: headersOf(init.headers, body), agent: agents[url.protocol] }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status > 599) {
-        res.destroy();
-        return settle(new TypeError(`The provider answered with HTTP status ${status}.`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= PROVIDER_RESPONSE_LIMIT) return void chunks.push(chunk);
-        res.destroy();
-        settle(new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`));
+    const send = (retry: boolean) => {
+      let answered = false;
+      req = lib.request(url, options, (res) => {
+        answered = true;
+        answer(res, settle);
       });
-      res.on('error', settle);
-      res.on('end', () => {
-        try {
-          const headers = new Headers();
-          const raw = res.rawHeaders;
-          for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-          const text = NULL_BODY.has(status) ? null : chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks, size).toString();
-          settle(undefined, new AuthResponse(text, { status, statusText: res.statusMessage ?? '', headers }));
-        } catch (err) {
-          settle(err);
-        }
+      req.on('error', (err) => {
+        // A kept-alive connection the provider closed as this request went out on it: nothing reached the provider's
+        // application, so the request goes once more, on a new connection (what Node's documentation advises).
+        if (retry && !answered && !settled && req.reusedSocket) send(false);
+        else settle(err);
       });
-    });
-    req.on('error', settle);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    req.end(body);
+      req.end(body);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    send(true);
   });
+
+/** Reads an answer whole (up to the limit) into a Response, or fails with why it could not. */
+function answer(res: IncomingMessage, settle: (error: unknown, response?: Response) => void): void {
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status > 599) {
+    res.destroy();
+    return settle(new TypeError(`The provider answered with HTTP status ${status}.`));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= PROVIDER_RESPONSE_LIMIT) return void chunks.push(chunk);
+    res.destroy();
+    settle(new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`));
+  });
+  res.on('error', settle);
+  res.on('end', () => {
+    try {
+      const headers = new Headers();
+      const raw = res.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+      const text = NULL_BODY.has(status) ? null : chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks, size).toString();
+      settle(undefined, new AuthResponse(text, { status, statusText: REASON_PHRASE.test(res.statusMessage ?? '') ? res.statusMessage : '', headers }));
+    } catch (err) {
+      settle(err);
+    }
+  });
+}
 
 /** The global fetch, read at call time (an app's replacement is honoured). */
 const globalFetch: Fetch = (url, init) => globalThis.fetch(url, init);

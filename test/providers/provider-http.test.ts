@@ -73,6 +73,15 @@ describe('requests over node:http', () => {
     expect(seen.map((s) => s.url)).toEqual(['/moved']);
   });
 
+  it('keeps a status line it can carry and drops a reason phrase a Response cannot hold', async () => {
+    routes['/odd'] = (req, res) => {
+      req.socket.write('HTTP/1.1 503 Down\x7f For Now\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+      res.destroy();
+    };
+    const odd = await nodeProviderFetch(`${base}/odd`);
+    expect([odd.status, odd.statusText, await odd.text()]).toEqual([503, '', '{}']);
+  });
+
   it('gives a null body for 204 and keeps error answers readable, clone included', async () => {
     routes['/empty'] = (_req, res) => res.writeHead(204).end();
     routes['/refused'] = (_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}');
@@ -123,9 +132,42 @@ describe('requests over node:http', () => {
     await expect(nodeProviderFetch(`${base}/half`)).rejects.toThrow();
   });
 
+  it('sends a request once more when the kept-alive connection it went out on was closed, and only then', async () => {
+    // A server that drops a connection when a second request arrives on it, unanswered: what a provider does when
+    // its keep-alive timeout closes the connection as the request is on its way.
+    const served = new Map<object, number>();
+    const arrivals: string[] = [];
+    const dropping = createServer((req, res) => {
+      arrivals.push(req.url ?? '');
+      const count = served.get(req.socket) ?? 0;
+      if (count >= 1 || req.url === '/drop-fresh') return void req.socket.destroy();
+      served.set(req.socket, count + 1);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    const origin = `http://127.0.0.1:${await listenLoopback(dropping)}`;
+    try {
+      const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=c' };
+      expect(await (await nodeProviderFetch(`${origin}/token`, form)).json()).toEqual({ ok: true });
+      expect(await (await nodeProviderFetch(`${origin}/token`, form)).json()).toEqual({ ok: true });
+      // The second request reached the dropped connection's server side and then a fresh one: two arrivals, one answer.
+      expect(arrivals).toEqual(['/token', '/token', '/token']);
+      // A fresh connection that breaks is the provider's failure: not sent again. (The idle connections are closed
+      // first, and the client has seen them close, so the request cannot go out on a kept-alive one.)
+      dropping.closeIdleConnections();
+      await new Promise((r) => setTimeout(r, 50));
+      arrivals.length = 0;
+      await expect(nodeProviderFetch(`${origin}/drop-fresh`)).rejects.toThrow();
+      expect(arrivals).toEqual(['/drop-fresh']);
+    } finally {
+      await closeHttpServer(dropping);
+    }
+  });
+
   it('refuses URLs and bodies it cannot send', async () => {
     await expect(nodeProviderFetch('file:///etc/passwd')).rejects.toThrow(TypeError);
     await expect(nodeProviderFetch(`${base}/token`, { method: 'POST', body: new Blob(['x']) })).rejects.toThrow(TypeError);
+    await expect(nodeProviderFetch(base.replace('http://', 'http://user:pass@'))).rejects.toThrow(/credentials/);
     expect(seen).toEqual([]);
   });
 });
