@@ -42,9 +42,9 @@ export function nodeTransportApplies(): boolean {
 let modules: { http: HttpModule; https: HttpModule; agents: Record<'http:' | 'https:', Agent> } | undefined;
 function transportModules(): NonNullable<typeof modules> {
   if (modules) return modules;
-  const load = (globalThis.process as unknown as { getBuiltinModule(id: string): HttpModule }).getBuiltinModule;
-  const http = load('node:http');
-  const https = load('node:https');
+  const node = globalThis.process as unknown as { getBuiltinModule(id: string): HttpModule };
+  const http = node.getBuiltinModule('node:http');
+  const https = node.getBuiltinModule('node:https');
   // Keep-alive: a sign-in's token request reuses the connection discovery opened. Node's agent unrefs idle sockets
   // (they never hold a process open); an idle one is closed after 30 s.
   const agents = { 'http:': new http.Agent({ keepAlive: true, timeout: 30_000 }), 'https:': new https.Agent({ keepAlive: true, timeout: 30_000 }) };
