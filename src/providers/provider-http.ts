@@ -6,6 +6,7 @@
 // of its own in place (a test double, a proxy agent), requests go through the global fetch as before. Answers are
 // read up to a size limit: a provider that streams without end fails the request instead of filling memory.
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { runtimeEnv } from '../core/env.js';
 import { AuthResponse } from '../core/fast-response.js';
 
 /** The largest provider answer read (discovery documents and key sets are a few kB; this is generous). */
@@ -30,11 +31,13 @@ const isNode = onNode();
 
 /**
  * Whether provider requests go over node:http: on Node, with the fetch and the kind of undici dispatcher Node
- * starts with. A dispatcher of another class (`ProxyAgent`, `EnvHttpProxyAgent`, a `MockAgent`) means the app
- * routes fetch somewhere on purpose, and its requests to providers must go the same way.
+ * starts with, and no NODE_USE_ENV_PROXY. A dispatcher of another class (`ProxyAgent`, `EnvHttpProxyAgent`, a
+ * `MockAgent`) means the app routes fetch somewhere on purpose, and its requests to providers must go the same way.
  */
 export function nodeTransportApplies(): boolean {
   if (!isNode || globalThis.fetch !== fetchAtLoad) return false;
+  // Newer Node versions route fetch (and their global agents, not ours) through HTTP_PROXY when this is set.
+  if (runtimeEnv().NODE_USE_ENV_PROXY) return false;
   const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER] as { constructor?: { name?: string } } | undefined;
   return dispatcher === undefined || dispatcher.constructor?.name === 'Agent';
 }

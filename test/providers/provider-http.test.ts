@@ -196,6 +196,16 @@ describe('which transport a provider request takes', () => {
     expect(nodeTransportApplies()).toBe(true);
   });
 
+  it('is fetch when Node is told to send requests through the proxy of the environment (NODE_USE_ENV_PROXY)', () => {
+    process.env.NODE_USE_ENV_PROXY = '1';
+    try {
+      expect(nodeTransportApplies()).toBe(false);
+    } finally {
+      delete process.env.NODE_USE_ENV_PROXY;
+    }
+    expect(nodeTransportApplies()).toBe(true);
+  });
+
   it('is fetch when the app routes it through an undici dispatcher of its own (a proxy agent)', () => {
     const key = Symbol.for('undici.globalDispatcher.1');
     const slot = globalThis as Record<symbol, unknown>;
