@@ -327,6 +327,9 @@ export function renderResults(results: BenchResults, notes: string[] = []): stri
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}`,
     `- Node ${m.node}; Auth.js: \`@auth/core\` ${m.authjsVersion ?? 'not installed'}`,
     `- 1-minute load average: ${m.load[0].toFixed(2)} at the start, ${m.load[1].toFixed(2)} at the end (anything above 0 is other work sharing the cores; CPU µs per operation moves less than throughput).`,
+    m.isolated
+      ? '- Each section ran in a process of its own (bench/section-child.ts): none measures code that another one warmed or deoptimised; within a section, the sides share one process and alternate.'
+      : '- All sections ran in one process, one after another.',
     '- Ratios are ours / theirs on medians: above 1 is better for throughput, below 1 is better for time, CPU and bytes.',
     '- Cold start from the packed build (issue 32): `npm run bench:cold`, written to [COLD-START.md](COLD-START.md).',
     '',

@@ -1,5 +1,6 @@
-// `npm run bench`: installs bench/'s own dependencies when they are missing, runs every benchmark side by side,
-// prints the results and writes bench/RESULTS.md. `npm run bench -- session http` runs only those (nothing written).
+// `npm run bench`: installs bench/'s own dependencies when they are missing, runs every benchmark side by side
+// (each section in a process of its own), prints the results and writes bench/RESULTS.md.
+// `npm run bench -- session http` runs only those (nothing written).
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ const results = await runBenchmarks(FULL, {
   log: (line) => console.log(line),
   databaseUrl: process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
   only: only.length ? only : undefined,
+  isolate: true,
 });
 const markdown = renderResults(results);
 console.log(`\n${markdown}`);

@@ -1,6 +1,8 @@
 // Runs every benchmark in order with one set of counts, and collects the figures and the conditions they were
 // measured under. `npm run bench` uses FULL; the smoke test in `npm test` uses SMOKE so the harness never rots.
+import { spawn } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { benchBundle, type BundleResult } from './bundle.js';
 import { loadAuthjs } from './contenders.js';
 import { benchDatabase, type DatabaseResult } from './database.js';
@@ -26,7 +28,7 @@ export const FULL: Settings = {
   name: 'full',
   session: { rounds: 9, durationMs: 300, warmup: 100 },
   http: { rounds: 3, seconds: 5 },
-  oidc: { flows: 80, warmup: 20 },
+  oidc: { flows: 100, warmup: 200 },
   database: { rounds: 3, durationMs: 500, warmup: 50 },
   throttle: { rounds: 5, durationMs: 600, warmup: 20 },
   otel: { rounds: 12, flows: 200, warmup: 50 },
@@ -55,6 +57,8 @@ export interface Machine {
   authjsVersion?: string;
   seconds: number;
   settings: string;
+  /** Whether each section ran in a process of its own (`isolate`). */
+  isolated?: boolean;
 }
 
 export interface BenchResults {
@@ -73,13 +77,45 @@ export interface BenchResults {
 export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel'] as const;
 export type Section = (typeof SECTIONS)[number];
 
+const SECTION_CHILD = fileURLToPath(new URL('./section-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** One section in a fresh process (bench/section-child.ts, under tsx): its figures, or why it failed. Its progress lines go to `log`. */
+function runIsolated<K extends Section>(section: K, settings: Settings, log: (line: string) => void, databaseUrl?: string): Promise<BenchResults[K]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SECTION_CHILD, section, settings.name], {
+      cwd: ROOT,
+      env: { ...process.env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => {
+      for (const line of String(d).split('\n')) if (line.trim()) log(`  ${line}`);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = out.trim().split('\n').pop() ?? '';
+      let parsed: { figures: BenchResults[K] | null; failure: string | null };
+      try {
+        parsed = JSON.parse(last) as typeof parsed;
+      } catch {
+        return reject(new Error(`the ${section} process exited with ${code} without figures`));
+      }
+      if (parsed.failure || !parsed.figures) reject(new Error(parsed.failure ?? `the ${section} process gave no figures`));
+      else resolve(parsed.figures);
+    });
+  });
+}
+
 /**
- * Runs the benchmarks (all, or `only`), logging progress through `log`.
+ * Runs the benchmarks (all, or `only`), logging progress through `log`. With `isolate`, each section runs in a
+ * process of its own (what `npm run bench` does), so no section measures code another one warmed or deoptimised.
  *
  * @example
- * const results = await runBenchmarks(FULL, { log: console.log, databaseUrl: process.env.DATABASE_URL })
+ * const results = await runBenchmarks(FULL, { log: console.log, databaseUrl: process.env.DATABASE_URL, isolate: true })
  */
-export async function runBenchmarks(settings: Settings, options: { log?: (line: string) => void; databaseUrl?: string; only?: Section[] } = {}): Promise<BenchResults> {
+export async function runBenchmarks(settings: Settings, options: { log?: (line: string) => void; databaseUrl?: string; only?: Section[]; isolate?: boolean } = {}): Promise<BenchResults> {
   const log = options.log ?? (() => {});
   const wanted = new Set(options.only ?? SECTIONS);
   const started = performance.now();
@@ -90,7 +126,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
     log(`${title}...`);
     const t0 = performance.now();
     try {
-      (results as unknown as Record<Section, unknown>)[section] = await run();
+      (results as unknown as Record<Section, unknown>)[section] = options.isolate ? await runIsolated(section, settings, log, options.databaseUrl) : await run();
     } catch (err) {
       results.failures[section] = err instanceof Error ? `${err.message}` : String(err);
       log(`  failed: ${results.failures[section]}`);
@@ -116,6 +152,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
     authjsVersion: (await loadAuthjs())?.version,
     seconds: (performance.now() - started) / 1000,
     settings: settings.name,
+    isolated: options.isolate === true,
   };
   return results;
 }

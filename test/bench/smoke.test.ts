@@ -151,6 +151,12 @@ describe('benchmarks with tiny counts', () => {
     expect(suite.bundle).toEqual(result);
     expect(suite.session).toBeUndefined();
     expect(suite.machine.node).toBe(process.version);
+    // As `npm run bench` runs it: the section in a process of its own, its figures brought back whole.
+    const isolated = await runBenchmarks(SMOKE, { only: ['bundle'], isolate: true });
+    expect(isolated.failures).toEqual({});
+    expect(isolated.bundle).toEqual(result);
+    expect(isolated.machine.isolated).toBe(true);
+    expect(suite.machine.isolated).toBe(false);
   }, SLOW);
 
   it('7. throttled sign-ins on memory, Redis and PostgreSQL, allowed and refused, against no throttle', async () => {
