@@ -233,7 +233,7 @@ export async function exchangeCode(deps: FlowDeps, params: Record<string, string
     let response = await oauth.authorizationCodeGrantRequest(as, client, await clientAuthOf(provider, as), validated, provider.redirectUri, checks.codeVerifier ?? oauth.nopkce, opts);
     if (provider.token.conform) response = await provider.token.conform(response);
     // Over plain HTTP there is no TLS to vouch for the ID token, so its signature is checked too.
-    const insecure = Boolean(httpOptions(as.token_endpoint)[oauth.allowInsecureRequests]);
+    const insecure = opts[oauth.allowInsecureRequests] === true;
     return await processTokenResponse(provider, as, response, checks, { requireIdToken: provider.type === 'oidc', checkSignature: insecure });
   } catch (err) {
     // The code is bound to this client, this redirect URI and (with PKCE) this flow's verifier; the provider
