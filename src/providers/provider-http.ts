@@ -55,20 +55,20 @@ function transportModules(): NonNullable<typeof modules> {
   return modules;
 }
 
-/** A request body as oauth4webapi sends one: form parameters, text, or nothing. */
-function bodyText(body: RequestInit['body']): string | undefined {
+/** A request body as oauth4webapi sends one (form parameters, text, or nothing), with the type fetch would give it. */
+function bodyOf(body: RequestInit['body']): { text: string; type: string } | undefined {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string') return body;
-  if (body instanceof URLSearchParams) return body.toString();
+  if (typeof body === 'string') return { text: body, type: 'text/plain;charset=UTF-8' };
+  if (body instanceof URLSearchParams) return { text: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
   throw new TypeError('A provider request body must be form parameters or text.');
 }
 
-function headersOf(init: HeadersInit | undefined, body: string | undefined): Record<string, string> {
+function headersOf(init: HeadersInit | undefined, body: { text: string; type: string } | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   new Headers(init).forEach((value, name) => (out[name] = value));
-  if (body !== undefined) {
-    out['content-length'] = String(Buffer.byteLength(body));
-    out['content-type'] ??= 'text/plain;charset=UTF-8';
+  if (body) {
+    out['content-length'] = String(Buffer.byteLength(body.text));
+    out['content-type'] ??= body.type;
   }
   return out;
 }
@@ -94,9 +94,9 @@ export const nodeProviderFetch: Fetch = (input, init = {}) =>
     if (url.username || url.password) return reject(new TypeError('A provider URL must not include credentials.'));
     const signal = init.signal ?? AbortSignal.timeout(DEFAULT_DEADLINE_MS);
     if (signal.aborted) return reject(signal.reason);
-    let body: string | undefined;
+    let body: ReturnType<typeof bodyOf>;
     try {
-      body = bodyText(init.body);
+      body = bodyOf(init.body);
     } catch (err) {
       return reject(err);
     }
@@ -128,7 +128,7 @@ export const nodeProviderFetch: Fetch = (input, init = {}) =>
         if (retry && !answered && !settled && req.reusedSocket) send(false);
         else settle(err);
       });
-      req.end(body);
+      req.end(body?.text);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     send(true);

@@ -54,6 +54,16 @@ describe('requests over node:http', () => {
     expect(req!.headers).toMatchObject({ authorization: 'Basic Y2xpZW50OnNlY3JldA==', 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', 'content-length': String(Buffer.byteLength(req!.body)) });
   });
 
+  it('gives a body without a content type the one fetch would: form parameters as a form, text as text', async () => {
+    routes['/echo'] = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    await nodeProviderFetch(`${base}/echo`, { method: 'POST', body: new URLSearchParams({ token: 't' }) });
+    await nodeProviderFetch(`${base}/echo`, { method: 'POST', body: 'plain' });
+    expect(seen.map((s) => [s.body, s.headers['content-type']])).toEqual([
+      ['token=t', 'application/x-www-form-urlencoded;charset=UTF-8'],
+      ['plain', 'text/plain;charset=UTF-8'],
+    ]);
+  });
+
   it('reads a body that arrives in many chunks, multi-byte characters split between them', async () => {
     const text = JSON.stringify({ name: 'Zoë 東京 '.repeat(3000) });
     routes['/big'] = (_req, res) => {
