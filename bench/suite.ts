@@ -90,11 +90,16 @@ function runIsolated<K extends Section>(section: K, settings: Settings, log: (li
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
+    // Progress lines, whole: a chunk of output may end inside one.
+    let pending = '';
     child.stderr.on('data', (d: Buffer) => {
-      for (const line of String(d).split('\n')) if (line.trim()) log(`  ${line}`);
+      const lines = (pending + String(d)).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) log(`  ${line}`);
     });
     child.on('error', reject);
     child.on('close', (code) => {
+      if (pending.trim()) log(`  ${pending}`);
       const last = out.trim().split('\n').pop() ?? '';
       let parsed: { figures: BenchResults[K] | null; failure: string | null };
       try {
