@@ -11,6 +11,7 @@
 // which Node does not read), and loading it as CommonJS was about a fifth of a first sign-in's CPU. A custom flow's
 // machine, built with the app's own xstate, runs under the bundled runtime: xstate's actors, systems and snapshots
 // meet through their public shape, not module identity (test/package/consumer.test.ts runs one on the packed build).
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
@@ -20,6 +21,52 @@ const source = (path: string) => resolve(SRC, path);
 
 /** The provider kinds with a subpath of their own (src/providers/entries/<kind>.ts, package.json "exports"). */
 const PROVIDER_KINDS = ['oidc', 'email', 'webauthn', 'credentials'];
+/**
+ * The catalogue presets, each with a subpath of its own (authchart/providers/github, as @auth/core/providers/github):
+ * an app that imports one preset there loads that preset, not the whole catalogue with the e-mail senders and WebAuthn.
+ */
+const CATALOGUE = source('providers/catalogue/');
+const PRESETS = readdirSync(CATALOGUE)
+  .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && !file.startsWith('_'))
+  .map((file) => file.slice(0, -3));
+const PRESET_COPY = 'authchart-preset:';
+const PRESET_ENTRY = 'authchart-preset-entry:';
+
+/**
+ * A preset's subpath entry is a copy of its module, not the module itself. A module lives in one chunk: were the
+ * presets the entries, the `authchart/providers` barrel would import them as 93 files (about 50 ms of a cold start
+ * instead of 9 for one file). So each subpath gets the preset's source under a module id of its own (its relative
+ * imports made absolute): the barrel keeps its single file, a subpath loads its preset and the small shared chunks it
+ * needs (the OAuth factories, the catalogue's HTTP helpers). A preset that builds on another imports the other's copy.
+ */
+const presetEntries = {
+  name: 'authchart:preset-entries',
+  resolveId(id: string) {
+    return id.startsWith(PRESET_COPY) || id.startsWith(PRESET_ENTRY) ? `\0${id}` : null;
+  },
+  load(id: string) {
+    // The subpath exports the factory (the default export) and no helper its module exports for tests.
+    if (id.startsWith(`\0${PRESET_ENTRY}`)) return `export { default } from '${PRESET_COPY}${id.slice(PRESET_ENTRY.length + 1)}';\n`;
+    if (!id.startsWith(`\0${PRESET_COPY}`)) return null;
+    const code = readFileSync(resolve(CATALOGUE, `${id.slice(PRESET_COPY.length + 1)}.ts`), 'utf8')
+      .replace(/(from\s+')\.\/([\w-]+)\.js'/g, (_all, from: string, name: string) => (PRESETS.includes(name) ? `${from}${PRESET_COPY}${name}'` : `${from}${resolve(CATALOGUE, name)}.ts'`))
+      .replace(/(from\s+')\.\.\/([\w/-]+)\.js'/g, (_all, from: string, path: string) => `${from}${resolve(CATALOGUE, '..', path)}.ts'`);
+    return { code, moduleType: 'ts' as const };
+  },
+  // The declarations of each subpath: its preset's factory as the default export and its profile types, named as
+  // the barrel (whose declarations hold them) exports them.
+  generateBundle(this: { emitFile(file: { type: 'asset'; fileName: string; source: string }): string }, _options: unknown, bundle: Record<string, unknown>) {
+    const barrel = readFileSync(resolve(CATALOGUE, 'index.ts'), 'utf8');
+    for (const [, factory, names = '', name] of barrel.matchAll(/^import (\w+)(?:, \{ ([^}]*) \})? from '\.\/([\w-]+)\.js';$/gm)) {
+      const fileName = `providers/${name}.d.mts`;
+      if (!PRESETS.includes(name) || fileName in bundle) continue;
+      const types = names.split(',').map((n) => n.trim().replace(/^type /, '')).filter(Boolean);
+      const lines = [`export { ${factory} as default } from './index.mjs';`, ...(types.length > 0 ? [`export type { ${types.join(', ')} } from './index.mjs';`] : [])];
+      this.emitFile({ type: 'asset', fileName, source: `${lines.join('\n')}\n` });
+    }
+  },
+};
+
 /** What each group's first loader imports (the group is their static closure, less the groups before it). */
 const CORE_ROOTS = ['index.ts'].map(source);
 const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
@@ -94,8 +141,14 @@ const SRVX_NODE = source('http/srvx-node.ts');
  */
 const dropBareBuiltinImports = {
   name: 'authchart:drop-bare-builtin-imports',
-  generateBundle(_options: unknown, bundle: Record<string, { type: string; code?: string }>) {
-    for (const file of Object.values(bundle)) if (file.type === 'chunk' && file.code) file.code = file.code.replace(/^import "node:[\w/]+";\n/gm, '');
+  generateBundle(_options: unknown, bundle: Record<string, { type: string; code?: string; fileName: string; isEntry?: boolean }>) {
+    // So is a chunk with no code at all (a module that only re-exports, shared by two entries): one more file to load.
+    const empty = new Set(Object.values(bundle).filter((file) => file.type === 'chunk' && !file.isEntry && file.code?.trim() === 'export {};').map((file) => file.fileName));
+    for (const file of Object.values(bundle)) {
+      if (file.type !== 'chunk' || !file.code) continue;
+      file.code = file.code.replace(/^import "node:[\w/]+";\n/gm, '').replace(/^import "((?:\.\.?\/)+)([\w.-]+\.mjs)";\n/gm, (all, _up: string, target: string) => (empty.has(target) ? '' : all));
+    }
+    for (const fileName of empty) delete bundle[fileName];
   },
 };
 
@@ -152,6 +205,7 @@ export default defineConfig({
     'providers/index': 'src/providers/index.ts',
     // One subpath per provider kind (authchart/providers/oidc, ...): an app importing one kind loads none of the others.
     ...Object.fromEntries(PROVIDER_KINDS.map((kind) => [`providers/${kind}`, `src/providers/entries/${kind}.ts`])),
+    ...Object.fromEntries(PRESETS.map((name) => [`providers/${name}`, `${PRESET_ENTRY}${name}`])),
     'adapters/index': 'src/adapters/index.ts',
     'adapters/postgres/index': 'src/adapters/postgres/index.ts',
     'devtools/index': 'src/devtools/index.ts',
@@ -171,7 +225,7 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: true,
-  plugins: [dropBareBuiltinImports, skipDynamicFacades],
+  plugins: [presetEntries, dropBareBuiltinImports, skipDynamicFacades],
   hash: true,
   tsconfig: 'tsconfig.build.json',
   // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,

@@ -12,6 +12,8 @@ export default defineConfig({
       { find: /^authchart\/node$/, replacement: src('node.ts') },
       { find: /^authchart\/(flow|jwt)$/, replacement: src('$1.ts') },
       { find: /^authchart\/providers\/(oidc|email|webauthn|credentials)$/, replacement: src('providers/entries/$1.ts') },
+      // A catalogue preset's subpath (authchart/providers/github): the preset's module.
+      { find: /^authchart\/providers\/([\w-]+)$/, replacement: src('providers/catalogue/$1.ts') },
       { find: /^authchart\/(providers|devtools|adapters|adapters\/postgres|client)$/, replacement: src('$1/index.ts') },
     ],
   },

@@ -5,9 +5,9 @@
 // With skipLibCheck off, h3's own declarations (which authchart's types import for H3Event) need lib ESNext
 // (Error.isError) and DOM, and h3's optional peer crossws installed: the app has all three, as README says.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAndInstall } from './install.js';
@@ -52,7 +52,11 @@ describe('the packed package', () => {
       expect(files).toContain(`package/dist/${entry}.d.mts`);
     }
     expect(files.filter((f) => !f.startsWith('package/dist/') && !/^package\/(package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
-    expect(files.length).toBeLessThan(150);
+    // One JavaScript file and its declarations per provider subpath (a kind's, or a preset's); few files besides.
+    const subpaths = files.filter((f) => f.startsWith('package/dist/providers/'));
+    expect(subpaths.filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, '.d.mts')).sort()).toEqual(subpaths.filter((f) => f.endsWith('.d.mts')).sort());
+    expect(subpaths.filter((f) => f.endsWith('.mjs')).length).toBe(5 + 93);
+    expect(files.length - subpaths.length).toBeLessThan(150);
   });
 
   it('type-checks under moduleResolution NodeNext, skipLibCheck off', () => {
@@ -118,6 +122,12 @@ describe('the packed package', () => {
 
   it('the installed package.json points every subpath at a file that exists', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers', './providers/credentials', './providers/email', './providers/oidc', './providers/webauthn']);
+    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers', './providers/*', './providers/credentials', './providers/email', './providers/oidc', './providers/webauthn']);
+    const root = join(dir, 'node_modules/authchart');
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      const paths = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
+      // A pattern's targets: each file it can name exists with its sibling (checked above), so the directory must.
+      for (const path of paths) expect(existsSync(join(root, path.includes('*') ? dirname(path) : path)), `${subpath}: ${path}`).toBe(true);
+    }
   });
 });

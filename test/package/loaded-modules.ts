@@ -21,7 +21,10 @@ export function loadedModules(dir: string, log: string): LoadedModules {
   const paths = lines.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
   const dist = `${dir}/node_modules/authchart/dist/`;
   const files = paths.filter((path) => path.startsWith(dist)).map((path) => path.slice(dist.length));
-  const regions = files.flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/#region (src\/\S+)$/gm)].map((m) => `/${m[1]}`));
+  // A preset subpath's copy of its preset (tsdown.config.ts) is named after the preset's source.
+  const regions = files.flatMap((file) =>
+    [...readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/#region (?:(src\/\S+)|\\0authchart-preset:([\w-]+))$/gm)].map((m) => (m[1] ? `/${m[1]}` : `/src/providers/catalogue/${m[2]}.ts`)),
+  );
   const others = paths.filter((path) => !path.startsWith(dist) && path.includes('/node_modules/')).map((path) => path.slice(path.lastIndexOf('/node_modules/')));
   return { files, modules: [...regions, ...others], builtins: lines.filter((url) => url.startsWith('node:')) };
 }

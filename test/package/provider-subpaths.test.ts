@@ -18,6 +18,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'authchart-provider-subpaths-'));
   packAndInstall(dir);
   copyFileSync(fileURLToPath(new URL('./app/import-subpath.mjs', import.meta.url)), join(dir, 'import-subpath.mjs'));
+  copyFileSync(fileURLToPath(new URL('./app/preset-subpaths.mjs', import.meta.url)), join(dir, 'preset-subpaths.mjs'));
   for (const file of ['cold-path-hooks.mjs', 'cold-path-register.mjs']) copyFileSync(fileURLToPath(new URL(`../architecture/${file}`, import.meta.url)), join(dir, file));
 }, 240_000);
 
@@ -72,6 +73,26 @@ describe('the provider subpaths of the packed build', () => {
     expect(kindsIn(imported('authchart/providers/email').modules)).toEqual(['email']);
     expect(kindsIn(imported('authchart/providers/webauthn').modules)).toEqual(['webauthn']);
     expect(kindsIn(imported('authchart/providers/credentials').modules)).toEqual([]);
+  }, 60_000);
+
+  it('each catalogue preset has a subpath, as in @auth/core/providers/<file>: its default export builds the provider the barrel builds', () => {
+    const out = execFileSync(process.execPath, ['preset-subpaths.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH } });
+    const presets = JSON.parse(out) as Record<string, { exports: string[]; factory: string; same: boolean; id: string }>;
+    expect(Object.keys(presets).length).toBe(93);
+    for (const [name, preset] of Object.entries(presets)) {
+      expect(preset.exports, name).toEqual(['default']);
+      expect(preset.same, `${name}: ${preset.factory}`).toBe(true);
+    }
+    expect(presets.github).toMatchObject({ factory: 'GitHub', id: 'github' });
+    expect(presets['microsoft-entra-id']).toMatchObject({ factory: 'MicrosoftEntraID', id: 'microsoft-entra-id' });
+  }, 120_000);
+
+  it('authchart/providers/github loads GitHub and none of the other presets, the e-mail senders or WebAuthn', () => {
+    const { modules, files } = imported('authchart/providers/github');
+    expect(modules.filter((m) => KINDS.catalogue.test(m)).sort()).toEqual(['/src/providers/catalogue/_http.ts', '/src/providers/catalogue/github.ts']);
+    expect(kindsIn(modules)).toEqual(['catalogue', 'oauth']);
+    // The preset, the OAuth factories, the catalogue's HTTP helpers and what they need of the core.
+    expect(files.filter((f) => !/^(core|srvx-node)-?/.test(f)).length, files.join(' ')).toBeLessThanOrEqual(4);
   }, 60_000);
 
   it('the check can fail: the barrel loads every kind', () => {

@@ -3,6 +3,7 @@
 // reads the session back, as a browser would: CSRF token, form post, cookies carried by hand.
 import { AuthInit, Credentials, type AuthConfig, type Session } from 'authchart';
 import { GitHub } from 'authchart/providers';
+import Google, { type GoogleProfile } from 'authchart/providers/google';
 import { adapterMethods } from 'authchart/adapters';
 import { toMermaid } from 'authchart/devtools';
 import type { ServerAuth } from 'authchart/node';
@@ -17,6 +18,8 @@ export const config: AuthConfig = {
       authorize: (c) => (c.password === 'open sesame' ? { id: '1', name: String(c.username), email: 'ada@example.test' } : null),
     }),
     GitHub({ clientId: 'id', clientSecret: 'secret' }),
+    // A preset from its own subpath (as @auth/core/providers/google), typed by its declarations.
+    Google({ clientId: 'id', clientSecret: 'secret', profile: (p: GoogleProfile) => ({ id: p.sub, email: p.email }) }),
   ],
 };
 
