@@ -163,8 +163,46 @@ function answer(res: IncomingMessage, settle: (error: unknown, response?: Respon
   });
 }
 
-/** The global fetch, read at call time (an app's replacement is honoured). */
-const globalFetch: Fetch = (url, init) => globalThis.fetch(url, init);
+/**
+ * The global fetch, read at call time (an app's replacement is honoured), held to the Node transport's rules: no
+ * redirect followed unless the caller asks (a bearer token goes nowhere the caller did not name), a deadline when
+ * the caller gave no signal, and the answer read up to PROVIDER_RESPONSE_LIMIT into a Response of its own (a
+ * provider streaming without end fails the request instead of filling memory).
+ */
+const globalFetch: Fetch = async (url, init = {}) => {
+  const response = await globalThis.fetch(url, { redirect: 'manual', ...init, signal: init.signal ?? AbortSignal.timeout(DEFAULT_DEADLINE_MS) });
+  return readLimited(response);
+};
+
+/** A fetched answer read whole, up to the limit; one without a readable body (a null-body status, an opaque one) as it is. */
+async function readLimited(response: Response): Promise<Response> {
+  if (!response.body || response.status < 200 || response.status > 599 || NULL_BODY.has(response.status)) return response;
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > PROVIDER_RESPONSE_LIMIT) {
+    await response.body.cancel().catch(() => {});
+    throw new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > PROVIDER_RESPONSE_LIMIT) {
+      await reader.cancel().catch(() => {});
+      throw new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new AuthResponse(new TextDecoder().decode(bytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /**
  * The fetch for a provider request: node:http(s) where {@link nodeTransportApplies}, else the global fetch.

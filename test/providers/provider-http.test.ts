@@ -206,6 +206,40 @@ describe('which transport a provider request takes', () => {
     expect(nodeTransportApplies()).toBe(true);
   });
 
+  it("holds the app's fetch to the same rules: no redirect followed, a deadline, the answer read up to the limit", async () => {
+    const real = globalThis.fetch;
+    const inits: RequestInit[] = [];
+    globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) => {
+      inits.push(init);
+      return real(input, init);
+    }) as typeof fetch;
+    routes['/moved'] = (_req, res) => res.writeHead(302, { location: `${base}/target` }).end();
+    routes['/target'] = (_req, res) => res.writeHead(200).end('{}');
+    routes['/declared'] = (_req, res) => res.writeHead(200, { 'content-length': String(PROVIDER_RESPONSE_LIMIT + 1) }).end();
+    routes['/large'] = (_req, res) => res.writeHead(200).end('x'.repeat(PROVIDER_RESPONSE_LIMIT + 1));
+    routes['/fine'] = (_req, res) => res.writeHead(201, { 'x-kept': 'yes' }).end('{"ok":"é"}');
+    try {
+      const fetcher = providerFetch();
+      expect(fetcher).not.toBe(nodeProviderFetch);
+      const moved = await fetcher(`${base}/moved`);
+      expect([moved.status, moved.headers.get('location')]).toEqual([302, `${base}/target`]);
+      expect(seen.map((s) => s.url)).toEqual(['/moved']);
+      expect(inits[0]!.redirect).toBe('manual');
+      expect(inits[0]!.signal).toBeInstanceOf(AbortSignal);
+      // A caller's own choices are kept.
+      const controller = new AbortController();
+      await fetcher(`${base}/fine`, { signal: controller.signal, redirect: 'follow' });
+      expect(inits[1]!.signal).toBe(controller.signal);
+      expect(inits[1]!.redirect).toBe('follow');
+      await expect(fetcher(`${base}/declared`)).rejects.toThrow(/larger than/);
+      await expect(fetcher(`${base}/large`)).rejects.toThrow(/larger than/);
+      const fine = await fetcher(`${base}/fine`);
+      expect([fine.status, fine.headers.get('x-kept'), await fine.json()]).toEqual([201, 'yes', { ok: 'é' }]);
+    } finally {
+      globalThis.fetch = real;
+    }
+  });
+
   it('is fetch when Node is told to send requests through the proxy of the environment (NODE_USE_ENV_PROXY)', () => {
     process.env.NODE_USE_ENV_PROXY = '1';
     try {
