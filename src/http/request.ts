@@ -6,6 +6,7 @@ import { parseCookieHeader } from '../core/cookie-syntax.js';
 import { defaultCookies, mergeCookies, type CookiesOptions } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
 import { isTrustedHost, parseHost } from '../core/hosts.js';
+import { readTextUpTo } from '../core/read-limited.js';
 import type { RequestContext } from '../core/request-context.js';
 export { bodyString } from '../core/request-context.js';
 
@@ -104,22 +105,7 @@ async function readLimited(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`);
   if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      // Not awaited: cancelling one branch of a tee'd (cloned) body settles only once the other branch is
-      // cancelled too, which would hang this request forever.
-      reader.cancel().catch(() => {});
-      throw new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return readTextUpTo(request.body, MAX_BODY_BYTES, () => new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`));
 }
 
 /** Form fields must appear once: a repeated key is an ambiguous (often hostile) request. */

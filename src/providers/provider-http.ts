@@ -8,6 +8,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { runtimeEnv } from '../core/env.js';
 import { AuthResponse } from '../core/fast-response.js';
+import { readTextUpTo } from '../core/read-limited.js';
 
 /** The largest provider answer read (discovery documents and key sets are a few kB; this is generous). */
 export const PROVIDER_RESPONSE_LIMIT = 1024 * 1024;
@@ -177,31 +178,13 @@ const globalFetch: Fetch = async (url, init = {}) => {
 /** A fetched answer read whole, up to the limit; one without a readable body (a null-body status, an opaque one) as it is. */
 async function readLimited(response: Response): Promise<Response> {
   if (!response.body || response.status < 200 || response.status > 599 || NULL_BODY.has(response.status)) return response;
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > PROVIDER_RESPONSE_LIMIT) {
-    await response.body.cancel().catch(() => {});
-    throw new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
+  const tooLarge = () => new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
+  if (Number(response.headers.get('content-length') ?? 0) > PROVIDER_RESPONSE_LIMIT) {
+    response.body.cancel().catch(() => {});
+    throw tooLarge();
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > PROVIDER_RESPONSE_LIMIT) {
-      await reader.cancel().catch(() => {});
-      throw new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new AuthResponse(new TextDecoder().decode(bytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const text = await readTextUpTo(response.body, PROVIDER_RESPONSE_LIMIT, tooLarge);
+  return new AuthResponse(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**
