@@ -48,9 +48,10 @@ const presetEntries = {
     // The subpath exports the factory (the default export) and no helper its module exports for tests.
     if (id.startsWith(`\0${PRESET_ENTRY}`)) return `export { default } from '${PRESET_COPY}${id.slice(PRESET_ENTRY.length + 1)}';\n`;
     if (!id.startsWith(`\0${PRESET_COPY}`)) return null;
-    const code = readFileSync(resolve(CATALOGUE, `${id.slice(PRESET_COPY.length + 1)}.ts`), 'utf8')
-      .replace(/(from\s+')\.\/([\w-]+)\.js'/g, (_all, from: string, name: string) => (PRESETS.includes(name) ? `${from}${PRESET_COPY}${name}'` : `${from}${resolve(CATALOGUE, name)}.ts'`))
-      .replace(/(from\s+')\.\.\/([\w/-]+)\.js'/g, (_all, from: string, path: string) => `${from}${resolve(CATALOGUE, '..', path)}.ts'`);
+    const code = readFileSync(resolve(CATALOGUE, `${id.slice(PRESET_COPY.length + 1)}.ts`), 'utf8').replace(
+      /(from\s+)(['"])(\.\.?\/[^'"]+)\.js\2/g,
+      (_all, from: string, quote: string, path: string) => `${from}${quote}${path.startsWith('./') && PRESETS.includes(path.slice(2)) ? `${PRESET_COPY}${path.slice(2)}` : `${resolve(CATALOGUE, path)}.ts`}${quote}`,
+    );
     return { code, moduleType: 'ts' as const };
   },
   // The declarations of each subpath: its preset's factory as the default export and its profile types, named as
