@@ -6,7 +6,7 @@ import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints } from '../core/errors.js';
 import type { InternalOAuthProvider } from './oauth.js';
 import { isLoopbackHttp } from './oauth-normalize.js';
-import { providerFetch } from './provider-http.js';
+import { PROVIDER_REQUEST_TIMEOUT_MS, providerFetch } from './provider-http.js';
 import { isTenantOf, isTenantTemplateOf } from './oauth-tenant.js';
 import { lazy } from '../core/lazy.js';
 
@@ -54,8 +54,8 @@ async function discover(provider: InternalOAuthProvider): Promise<{ at: number; 
   const hit = discoveryCache.get(key);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit;
   const response = provider.wellKnown
-    ? await providerFetch()(provider.wellKnown.href, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
-    : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(10_000) });
+    ? await providerFetch()(provider.wellKnown.href, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS) })
+    : await oauth.discoveryRequest(issuer, { algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2', ...httpOptions(issuer), signal: AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS) });
   const as = provider.issuerPerTenant ? await tenantTemplateOrIssuer(issuer, response) : await oauth.processDiscoveryResponse(issuer, response);
   const read = { at: Date.now(), as };
   discoveryCache.set(key, read);

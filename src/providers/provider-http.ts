@@ -12,6 +12,9 @@ import { readTextUpTo } from '../core/read-limited.js';
 
 /** The largest provider answer read (discovery documents and key sets are a few kB; this is generous). */
 export const PROVIDER_RESPONSE_LIMIT = 1024 * 1024;
+/** How long one request to a provider may take: what every caller of authchart's passes as its signal. */
+export const PROVIDER_REQUEST_TIMEOUT_MS = 10_000;
+const tooLarge = () => new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 interface HttpModule {
@@ -74,7 +77,7 @@ function headersOf(init: HeadersInit | undefined, body: { text: string; type: st
   return out;
 }
 
-/** How long a request without an abort signal of its own may take (every caller of authchart's passes one). */
+/** How long a request without an abort signal of its own may take (an app's own code calling the transport). */
 const DEFAULT_DEADLINE_MS = 30_000;
 
 /** A reason phrase a Response accepts (RFC 9110 reason-phrase); anything else is dropped, as it carries nothing. */
@@ -148,7 +151,7 @@ function answer(res: IncomingMessage, settle: (error: unknown, response?: Respon
     size += chunk.length;
     if (size <= PROVIDER_RESPONSE_LIMIT) return void chunks.push(chunk);
     res.destroy();
-    settle(new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`));
+    settle(tooLarge());
   });
   res.on('error', settle);
   res.on('end', () => {
@@ -178,7 +181,6 @@ const globalFetch: Fetch = async (url, init = {}) => {
 /** A fetched answer read whole, up to the limit; one without a readable body (a null-body status, an opaque one) as it is. */
 async function readLimited(response: Response): Promise<Response> {
   if (!response.body || response.status < 200 || response.status > 599 || NULL_BODY.has(response.status)) return response;
-  const tooLarge = () => new RangeError(`The provider's answer is larger than ${PROVIDER_RESPONSE_LIMIT} bytes.`);
   if (Number(response.headers.get('content-length') ?? 0) > PROVIDER_RESPONSE_LIMIT) {
     response.body.cancel().catch(() => {});
     throw tooLarge();

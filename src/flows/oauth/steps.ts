@@ -8,6 +8,7 @@ import { buildAuthorizationUrl, mapProfile } from '../../providers/oauth-authori
 import { endpointUrl, normalizeOAuthProvider, withCallbackUrl } from '../../providers/oauth-normalize.js';
 import { authorizationServer, clientAuthOf, clientOf, forgetKeysAfterMiss, httpOptions, jwksOptions } from '../../providers/oauth-server.js';
 import { forAuthorizationResponse, forTenantOf, isTenantTemplate } from '../../providers/oauth-tenant.js';
+import { PROVIDER_REQUEST_TIMEOUT_MS } from '../../providers/provider-http.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { verifiedByCachedKey } from './cached-key-signature.js';
 import { hmacAlgorithmOf, verifyHmacIdToken } from './hmac-id-token.js';
@@ -62,14 +63,12 @@ export function callbackParams(deps: FlowDeps): Record<string, string> {
   return out;
 }
 
-const HTTP_TIMEOUT_MS = 10_000;
-
 /**
  * The options with a timeout on each request oauth4webapi sends with them. oauth4webapi calls the function per
  * request it actually sends, so a JWKS already cached costs no timer.
  */
 function withTimeout<T extends object>(options: T): T & { signal: () => AbortSignal } {
-  return { ...options, signal: () => AbortSignal.timeout(HTTP_TIMEOUT_MS) };
+  return { ...options, signal: () => AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS) };
 }
 
 /** What a sign-in expected, for telling a failed check from a broken response (see classifyOAuthError). */

@@ -9,6 +9,7 @@ import type { RequestContext } from '../../core/request-context.js';
 import type { AdapterAccount } from '../../core/types.js';
 import type { InternalOAuthProvider } from '../../providers/oauth.js';
 import { authorizationServer, clientAuthOf, clientOf, httpOptions } from '../../providers/oauth-server.js';
+import { PROVIDER_REQUEST_TIMEOUT_MS } from '../../providers/provider-http.js';
 
 /** How refreshes are timed; every field has a default (see `tokenRefreshDefaults`). */
 export interface TokenRefreshOptions {
@@ -112,7 +113,7 @@ export async function refreshGrant(deps: TokenDeps, account: AdapterAccount): Pr
     const client = clientOf(provider);
     const response = await oauth.refreshTokenGrantRequest(as, client, await clientAuthOf(provider, as), refreshToken, {
       ...httpOptions(as.token_endpoint),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS),
     });
     const tokens = await oauth.processRefreshTokenResponse(as, client, response);
     rotated = {

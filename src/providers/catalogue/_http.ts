@@ -4,17 +4,14 @@ import type { TokenSet } from '../../core/types.js';
 import type { InternalEndpoint, UserinfoRequestContext } from '../oauth.js';
 import { endpointUrl } from '../oauth-normalize.js';
 
-/** How long a preset's own API call may take, as each of the flows' provider requests. */
-const API_TIMEOUT_MS = 10_000;
-
 /**
  * Reads JSON from a provider API; a non-2xx answer throws with the status and body as evidence. It goes out as the
  * flows' own provider requests do (providers/provider-http.ts): over node:http on Node, with a deadline, and read up
  * to a size limit. Loaded on the first call: importing a preset loads none of it.
  */
 export async function fetchJson<T>(url: URL | string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<T> {
-  const { providerFetch } = await import('../provider-http.js');
-  const response = await providerFetch()(String(url), { signal: AbortSignal.timeout(API_TIMEOUT_MS), ...init, headers: { accept: 'application/json', ...init.headers } });
+  const { providerFetch, PROVIDER_REQUEST_TIMEOUT_MS } = await import('../provider-http.js');
+  const response = await providerFetch()(String(url), { signal: AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS), ...init, headers: { accept: 'application/json', ...init.headers } });
   if (!response.ok) {
     const body = await response.text().catch(() => '');
     throw new Error(`${init.method ?? 'GET'} ${String(url)} answered ${response.status}`, { cause: { status: response.status, body } });
