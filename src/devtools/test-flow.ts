@@ -100,7 +100,7 @@ function driver(config: InternalConfig, provider: ResolvedProvider): FlowDriver 
     paused = undefined;
     switch (result.status) {
       case 'paused':
-        if (result.slot === 'assurance') throw new Error('testFlow does not drive the second-factor check.');
+        if (result.slot === 'second-factor') throw new Error('testFlow does not drive the second-factor check.');
         paused = JSON.parse(JSON.stringify(result.paused)) as PausedFlow;
         return { status: 'paused', response: result.response, trace: result.trace };
       case 'signedIn':
