@@ -7,6 +7,7 @@ import type { FlowResponse, FlowRoute } from './contract.js';
 import type { FlowResult } from './flow.js';
 import type { FlowRecord } from './record.js';
 import type { StageOutput } from './stage.js';
+import type { TraceEntry } from './trace.js';
 
 /** How a step ended, for the HTTP layer to answer. */
 export type DoorAnswer =
@@ -66,3 +67,14 @@ export function ended(result: FlowResult, link: boolean): DoorAnswer {
   }
 }
 
+
+/** Options of a step. */
+export interface StepOptions {
+  /**
+   * The id the development inspector files this browser's runs under, asked once the door knows whether the run
+   * starts a flow (`fresh`: one may be minted) or resumes one.
+   */
+  browser?: (fresh: boolean) => string | undefined;
+  /** Receives each run's trace, recorded even when the configuration keeps no records (testFlow's coverage). */
+  observe?: (trace: TraceEntry[]) => void;
+}

@@ -18,9 +18,9 @@ import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
 import { runSignedInFlow } from './signed-in-run.js';
 import type { SignedInFlowDefinition, SignedInRoute } from './signed-in.js';
 import { slotAfter } from './slot-rule.js';
-import { ended, pausedIn, slotNames, type DoorAnswer } from './door-answer.js';
+import { ended, pausedIn, slotNames, type DoorAnswer, type StepOptions } from './door-answer.js';
 
-export type { DoorAnswer };
+export type { DoorAnswer, StepOptions };
 import type { StageDefinition, StageOutput, StagePurpose } from './stage.js';
 import type { TraceEntry } from './trace.js';
 import { recordFactorCheck } from '../../session/factor-check.js';
@@ -53,14 +53,6 @@ export type Door =
   /** A job for a provider: fresh, or (`resume`) the paused one from the provider's logout slot. */
   | { kind: 'job'; job: JobDefinition<never>; provider: ResolvedProvider; args?: unknown; resume?: boolean; trace?: TraceEntry[] };
 
-/** Options of a step. */
-export interface StepOptions {
-  /**
-   * The id the development inspector files this browser's runs under, asked once the door knows whether the run
-   * starts a flow (`fresh`: one may be minted) or resumes one.
-   */
-  browser?: (fresh: boolean) => string | undefined;
-}
 
 /**
  * Runs the machine a request is for, through its cookie slot. Never throws for anything a client sent: a missing,
@@ -77,7 +69,7 @@ export async function step(catalog: DoorCatalog, req: RequestContext, door: Door
     case 'secondFactor':
       return door.start ? secondFactorStart(catalog, req, door, door.start, options) : secondFactorAnswer(catalog, req, door, options);
     case 'signedIn':
-      return runSignedInFlow(req, door.flow, door.route, door.callbackUrl, options.browser);
+      return runSignedInFlow(req, door.flow, door.route, door.callbackUrl, options);
     case 'page':
       return pageStep(catalog, req, door.slot);
     case 'job':
@@ -108,7 +100,8 @@ async function signInStep(catalog: DoorCatalog, req: RequestContext, door: Extra
   }
   const link = door.link ?? paused?.pause?.link;
   const stages = link ? await catalog.linkStages(link) : await catalog.signInStages(req.config);
-  const result = await runFlow(flow, deps, entry, paused, { browser, stages });
+  const result = await runFlow(flow, deps, entry, paused, { browser, stages, keepTrace: options.observe !== undefined });
+  options.observe?.(result.trace);
   slotAfter(req, slot, result, { resumed: entry.resume });
   if (result.status === 'paused' && result.slot === 'second-factor') return pausedIn(req, { stage: 'second-factor' }, await catalog.secondFactorStage(), result.paused, result.response);
   if (result.status === 'paused') {

@@ -10,7 +10,7 @@ import { revokeOtherSessions } from '../../session/session-control.js';
 import { strategyFor } from '../../session/strategy.js';
 import { knownMethods } from '../../session/verification.js';
 import { clearFlow, openFlow, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
-import { ended, pausedIn, type DoorAnswer } from './door-answer.js';
+import { ended, pausedIn, type DoorAnswer, type StepOptions } from './door-answer.js';
 import { runOwn } from './flow.js';
 import { recordRejectedFlow } from './log.js';
 import { signedInOutputOf, type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute } from './signed-in.js';
@@ -28,7 +28,7 @@ export function signedInStoreNamespace(flowId: string): string {
  * @example
  * const answer = await runSignedInFlow(req, confirmPhone, 'continue', callbackUrl)
  */
-export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDefinition, route: SignedInRoute, callbackUrl: string, inspector?: (fresh: boolean) => string | undefined): Promise<DoorAnswer> {
+export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDefinition, route: SignedInRoute, callbackUrl: string, options: StepOptions = {}): Promise<DoorAnswer> {
   const slot: FlowSlot = { signedIn: flow.id };
   const gate = await sessionGate(req, flow.level ?? {});
   if (!gate.ok) return { status: gate.reason, callbackUrl };
@@ -40,7 +40,7 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   };
   const entry = flow.entry(route, deps, req.cookies[slotCookieName(req, slot)] !== undefined);
   if (!entry) return { status: 'notTaken' };
-  const browser = inspector?.(!entry.resume);
+  const browser = options.browser?.(!entry.resume);
   let paused: PausedFlow | undefined;
   if (entry.resume) {
     try {
@@ -54,7 +54,8 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
     }
   }
   const input: SignedInInput & Record<string, unknown> = { ...(flow.input?.(deps) ?? {}), deps, callbackUrl, flowId: flow.id, userId: gate.userId, startedAt: Date.now() };
-  const result = await runOwn(flow, req, input, entry, paused, { browser });
+  const result = await runOwn(flow, req, input, entry, paused, { browser, keepTrace: options.observe !== undefined });
+  options.observe?.(result.trace);
   slotAfter(req, slot, result, { resumed: entry.resume });
   if (result.status === 'paused') {
     result.paused.pause = { owner: gate.userId };

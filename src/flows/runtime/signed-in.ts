@@ -90,7 +90,7 @@ const FLOW_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * @example
  * const auth = { providers, adapter, flows: [confirmPhone] }
  */
-export function defineSignedInFlow<TMachine extends AnyStateMachine>(definition: SignedInFlowDefinition<TMachine>): SignedInFlowDefinition<TMachine> {
+export function defineSignedInFlow<TMachine extends AnyStateMachine>(definition: SignedInFlowDefinition<TMachine>): SignedInFlowDefinition<TMachine> & { readonly signedIn: true } {
   const { id, machine, version } = definition;
   if (typeof id !== 'string' || !FLOW_ID.test(id)) throw new InvalidProvider(`A signed-in flow needs an \`id\` of letters, digits, "_" and "-" (got ${JSON.stringify(id)}).`);
   if (!machine || typeof machine.resolveState !== 'function') throw new InvalidProvider(`Signed-in flow "${id}" needs an XState machine.`);
