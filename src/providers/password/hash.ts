@@ -33,7 +33,8 @@ export const OWASP_ARGON2ID: Readonly<Argon2idParameters> = Object.freeze({ memo
 
 // @node-rs/argon2's `Algorithm.Argon2id` (a const enum, which an isolated module cannot read).
 const ARGON2ID = 2;
-const PHC = /^\$argon2id\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+// Any argon2 variant: an argon2i or argon2d hash (imported) verifies too, and is then replaced by argon2id.
+const PHC = /^\$argon2(id|i|d)\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
 const loadArgon2 = lazy(() =>
   import('@node-rs/argon2').catch((err: unknown) => {
@@ -65,7 +66,7 @@ export function argon2id(parameters: Partial<Argon2idParameters> = {}): Password
     recognizes: (hashed) => PHC.test(hashed),
     needsRehash(hashed) {
       const m = PHC.exec(hashed);
-      return !m || Number(m[1]) !== 19 || Number(m[2]) !== p.memoryCost || Number(m[3]) !== p.timeCost || Number(m[4]) !== p.parallelism;
+      return !m || m[1] !== 'id' || Number(m[2]) !== 19 || Number(m[3]) !== p.memoryCost || Number(m[4]) !== p.timeCost || Number(m[5]) !== p.parallelism;
     },
   };
 }
