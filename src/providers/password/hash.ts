@@ -38,7 +38,7 @@ const PHC = /^\$argon2(id|i|d)\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+
 
 const loadArgon2 = lazy(() =>
   import('@node-rs/argon2').catch((err: unknown) => {
-    throw new Error('Password hashing needs the optional peer dependency @node-rs/argon2: npm i @node-rs/argon2 (or give Password a `hasher`).', { cause: err });
+    throw new Error('Password hashing needs the optional peer dependency @node-rs/argon2 (npm i @node-rs/argon2; Deno also --allow-ffi --allow-env), or a `hasher` of your own.', { cause: err });
   }),
 );
 
