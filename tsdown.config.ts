@@ -20,7 +20,7 @@ const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 const source = (path: string) => resolve(SRC, path);
 
 /** The provider kinds with a subpath of their own (src/providers/entries/<kind>.ts, package.json "exports"). */
-const PROVIDER_KINDS = ['oidc', 'email', 'webauthn', 'credentials', 'password'];
+const PROVIDER_KINDS = ['oidc', 'email', 'webauthn', 'credentials'];
 /**
  * The catalogue presets, each with a subpath of its own (authchart/providers/github, as @auth/core/providers/github):
  * an app that imports one preset there loads that preset, not the whole catalogue with the e-mail senders and WebAuthn.
