@@ -1,16 +1,16 @@
 // The password methods of PostgresAdapter (migration 11), on embedded PGlite and on the real PostgreSQL server:
 // one hash per user, replaced by a plain write, a conditional write only while the stored hash is the expected one
 // (of two racing upgrades one wins), and gone with the user. An adapter without them is refused at start.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { MissingAdapter, MissingAdapterMethods } from '../../src/core/errors.js';
 import { Password } from '../../src/providers/password/index.js';
 import { useMigratedPGlite } from '../support/pglite.js';
+import { DATABASE_URL, useSharedStores } from '../support/shared-stores.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 function passwordChecks(adapter: () => PostgresAdapterInstance) {
   const newUser = async () => (await adapter().createUser({ id: randomUUID(), email: `${randomUUID()}@example.com`, emailVerified: null })).id;
@@ -69,19 +69,10 @@ describe('password hashes on PGlite', () => {
 });
 
 describe('password hashes on the PostgreSQL server', () => {
-  const schema = `authchart_pw_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-  const pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 4 });
+  const stores = useSharedStores();
   let adapter: PostgresAdapterInstance | undefined;
   beforeAll(async () => {
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    adapter = PostgresAdapter(pool);
-    await adapter.migrate();
-  });
-  afterAll(async () => {
-    await pool.end();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
+    adapter = PostgresAdapter(stores.pool(await stores.schema()));
   });
   passwordChecks(() => adapter!);
 });

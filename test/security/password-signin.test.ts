@@ -2,34 +2,24 @@
 // default argon2id parameters: telling known from unknown accounts by the answer or its timing, passwords made to
 // be expensive or malformed (200 KB, NUL, lone surrogates), and the per-account limit under spellings of one address.
 // Also the hashes' life: an imported bcrypt hash and an argon2id hash of older parameters are replaced at sign-in.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { argon2id, hashNewPassword, Password } from '../../src/providers/password/index.js';
 import { passwordForHashing } from '../../src/providers/password/rules.js';
 import { serveLoopback, type LoopbackApp } from '../support/loopback-app.js';
+import { useSharedStores } from '../support/shared-stores.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECRET = 'password-signin-secret-0123456789abcdef';
 const PASSWORD = 'correct horse battery staple';
 const OWASP_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
 
-const schema = `authchart_pwsec_${process.pid}_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-const pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 6 });
+const stores = useSharedStores();
 let adapter: PostgresAdapterInstance;
 beforeAll(async () => {
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  adapter = PostgresAdapter(pool);
-  await adapter.migrate();
-});
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  adapter = PostgresAdapter(stores.pool(await stores.schema(), { max: 6 }));
 });
 
 const apps: LoopbackApp[] = [];
