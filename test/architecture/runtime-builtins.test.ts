@@ -22,7 +22,7 @@ async function staticBuiltins(entry: string, runtime: keyof typeof RUNTIMES = 'w
     absWorkingDir: ROOT, entryPoints: [entry], bundle: true, platform: 'neutral', format: 'esm', write: false, metafile: true, logLevel: 'silent', outdir: 'out',
     conditions: [...RUNTIMES[runtime]], mainFields: ['module', 'main'],
     // Node's builtins, and the optional peers (the app's to install; loaded lazily, when configured).
-    external: ['node:*', ...builtinModules, 'pg', '@electric-sql/pglite', 'nodemailer', '@simplewebauthn/server', 'mermaid', 'ioredis', 'redis', '@opentelemetry/api', '@node-rs/argon2', 'bcryptjs'],
+    external: ['node:*', ...builtinModules, 'pg', '@electric-sql/pglite', 'nodemailer', '@simplewebauthn/server', 'mermaid', 'ioredis', 'redis', '@opentelemetry/api'],
   });
   const inputs = metafile.inputs;
   const found: Record<string, string> = {};

@@ -36,8 +36,10 @@ const ARGON2ID = 2;
 // Any argon2 variant: an argon2i or argon2d hash (imported) verifies too, and is then replaced by argon2id.
 const PHC = /^\$argon2(id|i|d)\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
+// A variable specifier keeps the package optional: a bundler (a worker's) does not require it to be installed.
+const ARGON2_PACKAGE = '@node-rs/argon2';
 const loadArgon2 = lazy(() =>
-  import('@node-rs/argon2').catch((err: unknown) => {
+  (import(ARGON2_PACKAGE) as Promise<typeof import('@node-rs/argon2')>).catch((err: unknown) => {
     throw new Error('Password hashing needs the optional peer dependency @node-rs/argon2 (npm i @node-rs/argon2; Deno also --allow-ffi --allow-env), or a `hasher` of your own.', { cause: err });
   }),
 );

@@ -16,8 +16,10 @@ export type VerifyImported = (hash: string, password: string) => Awaitable<boole
 // $2a$, $2b$ and $2y$ (the same algorithm; 2y is PHP's name), a two-digit cost, 22 characters of salt, 31 of hash.
 const BCRYPT = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
+// A variable specifier keeps the package optional: a bundler does not require it to be installed.
+const BCRYPT_PACKAGE = 'bcryptjs';
 const loadBcrypt = lazy(() =>
-  import('bcryptjs').catch((err: unknown) => {
+  (import(BCRYPT_PACKAGE) as Promise<typeof import('bcryptjs')>).catch((err: unknown) => {
     throw new Error('Verifying an imported bcrypt hash needs the optional peer dependency bcryptjs: npm i bcryptjs', { cause: err });
   }),
 );
