@@ -142,7 +142,7 @@ describe('layers', () => {
     const cookieUsers = [...graph].filter(([, targets]) => targets.includes('flows/runtime/cookie.ts')).map(([f]) => f).sort();
     expect(cookieUsers.every((f) => f.startsWith('flows/runtime/'))).toBe(true);
     const sealers = files.filter((f) => /\bsealFlow\(/.test(readFileSync(join(SRC, f), 'utf8'))).sort();
-    expect(sealers).toEqual(['flows/runtime/cookie.ts', 'flows/runtime/door-answer.ts', 'flows/runtime/door.ts']);
+    expect(sealers).toEqual(['flows/runtime/cookie.ts', 'flows/runtime/door.ts']);
     // The HTTP layer encrypts no state of its own (a provider logout once had its own JWE seal).
     const httpSealing = [...graph].filter(([f, targets]) => f.startsWith('http/') && targets.some((t) => t === 'session/jwe.ts' || t === 'session/keys.ts')).map(([f]) => f);
     expect(httpSealing).toEqual([]);
