@@ -37,6 +37,8 @@ export type WrappedAdapter = {
   setFlowValue?(key: string, value: string, expires: Date): Promise<void>;
   getFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
   takeFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
+  addFlowValue?(key: string, value: string, expires: Date, now: Date): Promise<boolean>;
+  incrementFlowValue?(key: string, expires: Date, now: Date): Promise<number>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -187,7 +189,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

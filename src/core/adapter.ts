@@ -212,7 +212,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
   useLogoutToken?(issuer: string, jti: string, expires: Date): Awaitable<boolean>;
   /**
    * authchart extension (the flow store, `deps.store`): stores or replaces `value` under `key` until `expires`.
-   * With all three flow-store methods, authchart keeps flow state in the database by itself (shared by instances).
+   * With all five flow-store methods (set, get, take, add, increment), authchart keeps flow state in the database by itself (shared by instances).
    *
    * @example
    * await adapter.setFlowValue?.('flow:device:ABCD', '{"approved":false}', new Date(Date.now() + 600_000));
@@ -225,6 +225,17 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * of two concurrent calls, at most one gets the entry.
    */
   takeFlowValue?(key: string): Awaitable<{ value: string; expires: Date } | null>;
+  /**
+   * authchart extension (the flow store): stores `value` under `key` until `expires` unless an entry live at `now` is
+   * there (an expired one is replaced); true when it stored. Must be atomic: of concurrent calls, exactly one stores.
+   */
+  addFlowValue?(key: string, value: string, expires: Date, now: Date): Awaitable<boolean>;
+  /**
+   * authchart extension (the flow store): adds one to the counter under `key` (its value is the count as text) and
+   * returns the new count. Absent or expired at `now`: starts at 1 until `expires`; live: keeps its expiry. Must be
+   * atomic: concurrent calls each get a different count.
+   */
+  incrementFlowValue?(key: string, expires: Date, now: Date): Awaitable<number>;
 }
 
 /** An account and the state of its provider-token refresh, as {@link Adapter.readTokenRefresh} returns it. */
@@ -269,7 +280,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -21,7 +21,7 @@ let down = false;
 async function instanceStore(): Promise<FlowStore> {
   const real = redisFlowStore(await stores.redis(), { prefix: stores.redisPrefix });
   const guard = <T>(f: () => Promise<T>) => (down ? Promise.reject(new Error('store unreachable')) : f());
-  return { kind: 'redis', set: (k, v, t) => guard(() => real.set(k, v, t)), get: (k) => guard(() => real.get(k)), take: (k) => guard(() => real.take(k)) };
+  return { kind: 'redis', set: (k, v, t) => guard(() => real.set(k, v, t)), get: (k) => guard(() => real.get(k)), take: (k) => guard(() => real.take(k)), add: (k, v, t) => guard(() => real.add(k, v, t)), increment: (k, t) => guard(() => real.increment(k, t)) };
 }
 
 async function instances(): Promise<[FlowDriver, FlowDriver]> {
