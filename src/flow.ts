@@ -7,6 +7,7 @@ export {
 } from './flows/runtime/contract.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
+export { pageNonce } from './core/page-nonce.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
 export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
 export type { Identity } from './flows/signin/steps.js';
