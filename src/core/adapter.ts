@@ -22,9 +22,10 @@ export type {
 } from './types.js';
 
 /**
- * A user as an adapter returns it: core's `AdapterUser` without its open index signature. Auth.js declares its
- * users as interfaces, which TypeScript never lets satisfy an index signature, so return types use this one.
- * It is itself assignable to `AdapterUser`; extra columns an adapter returns are still there at runtime.
+ * A user as an adapter writes and returns it: core's `AdapterUser` without its open index signature. Auth.js
+ * declares its users as interfaces, which TypeScript never lets satisfy an index signature, so the methods' types use
+ * this one. It is itself assignable to `AdapterUser`; extra fields (a profile's, an adapter's columns) are still
+ * there at runtime. `email` is null for a user with no address (a phone number, a passkey alone).
  */
 export type StoredUser = Pick<AdapterUser, 'id' | 'name' | 'email' | 'emailVerified' | 'image'>;
 
@@ -58,7 +59,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    */
   readonly sessionFacts?: boolean;
   /** Stores a new user. `user.id` is a fresh random UUID the adapter may keep or replace. */
-  createUser?(user: AdapterUser): Awaitable<StoredUser>;
+  createUser?(user: StoredUser): Awaitable<StoredUser>;
   /** The user with this id, or `null`. */
   getUser?(id: string): Awaitable<StoredUser | null>;
   /** The user with exactly this e-mail address, or `null`. */
@@ -66,7 +67,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
   /** The user that owns the account `{provider, providerAccountId}`, or `null`. */
   getUserByAccount?(account: AccountKey): Awaitable<StoredUser | null>;
   /** Updates the given fields of the user `id` and returns the whole user. */
-  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<StoredUser>;
+  updateUser?(user: Partial<StoredUser> & Pick<StoredUser, 'id'>): Awaitable<StoredUser>;
   /** Deletes the user together with its sessions, accounts and authenticators. Never called by core. */
   deleteUser?(userId: string): Awaitable<StoredUser | null | undefined | void>;
   /** Links a provider account to `account.userId`. */

@@ -101,7 +101,7 @@ const accountKeys = new Set<string>(['provider', 'providerAccountId', 'userId', 
 const toUser = (r: Row): AdapterUser => ({
   id: r.id as string,
   name: r.name as string | null,
-  email: r.email as string,
+  email: (r.email as string | null) ?? null,
   emailVerified: r.email_verified as Date | null,
   image: r.image as string | null,
 });
