@@ -13,4 +13,4 @@ export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
 export type { Identity } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
-export { testFlow, type FlowDriver, type TestFlowResult } from './devtools/test-flow.js';
+export { testFlow, type FlowDriver, type SignInAsOptions, type TestFlowResult, type TestRequestOptions } from './devtools/test-flow.js';
