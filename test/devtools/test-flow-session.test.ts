@@ -1,7 +1,7 @@
 // testFlow drives a flow as a browser that sends headers of its own and starts signed in: `signInAs` mints the
 // session by the configured strategy (a JWT cookie, or a database row and its cookie), so a test never guesses the
 // session cookie's name or makes its token. The flow sees both through its deps, as over HTTP.
-import { AWAITING, baseContext, defineFlow, testFlow, type FlowContextBase, type FlowInput, type FlowSession } from 'authchart/flow';
+import { AWAITING, baseContext, defineFlow, testFlow, type FlowContextBase, type FlowInput, type FlowSession, type TestFlowResult } from 'authchart/flow';
 import { describe, expect, it } from 'vitest';
 import { assign, fromPromise, setup } from 'xstate';
 import { useMigratedPGlite } from '../support/pglite.js';
@@ -42,7 +42,7 @@ const lookMachine = setup({
 const lookFlow = defineFlow({ machine: lookMachine, version: 1, entry: (route) => (route === 'signin' ? { resume: false, event: { type: 'START' } } : null) });
 const provider = () => ({ id: 'look', name: 'Look', type: 'custom', flow: lookFlow });
 
-const seen = (r: Awaited<ReturnType<ReturnType<typeof testFlow>['signIn']>>): Seen => {
+const seen = (r: TestFlowResult): Seen => {
   if (r.status !== 'paused' || r.response.kind !== 'json') throw new Error(`expected a paused JSON answer, got ${r.status}`);
   return r.response.body as Seen;
 };

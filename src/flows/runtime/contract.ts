@@ -8,7 +8,7 @@ import type { RequestContext } from '../../core/request-context.js';
 import type { TokenSpend } from '../../session/spend.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { InvalidProvider } from '../../core/errors.js';
-import { checkFailureNames } from './failure-names.js';
+import { checkFailureMeta } from './failure-meta.js';
 
 /** The tag of a state where a flow pauses, sealed in its provider's flow cookie, until the browser comes back. */
 export const AWAITING = 'awaiting';
@@ -204,7 +204,7 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
 }
 
 /** States of a machine tagged {@link AWAITING} that invoke something: such a state could not be persisted safely. */
-function invokingAwaitingStates(machine: AnyStateMachine): string[] {
+export function invokingAwaitingStates(machine: AnyStateMachine): string[] {
   const out: string[] = [];
   const visit = (node: AnyStateMachine['root']) => {
     for (const child of Object.values(node.states) as AnyStateMachine['root'][]) {
@@ -236,7 +236,7 @@ export function defineFlow<TMachine extends AnyStateMachine>(definition: FlowDef
   if (invoking.length > 0) {
     throw new InvalidProvider(`Flow "${machine.id}" invokes actors in awaiting states (${invoking.join(', ')}), which cannot be persisted.`);
   }
-  checkFailureNames(machine);
+  checkFailureMeta(machine, `Flow "${machine.id}"`);
   const flow = Object.freeze({ ...definition });
   defined.add(flow);
   return flow;
