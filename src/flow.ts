@@ -12,10 +12,11 @@ export {
 } from './flows/runtime/signed-in.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
+export { pageNonce } from './core/page-nonce.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
 export { checkSignIn, type SignInDecision } from './flows/signin/check.js';
 export type { Identity } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
-export { testFlow, type FlowDriver, type TestFlowResult } from './devtools/test-flow.js';
+export { testFlow, type FlowDriver, type SignInAsOptions, type TestFlowResult, type TestRequestOptions } from './devtools/test-flow.js';
 export type { SignedInFlowDriver, SignedInTestResult } from './devtools/test-signed-in-flow.js';

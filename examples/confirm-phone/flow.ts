@@ -20,7 +20,8 @@ type Events = { type: 'START'; phone: string } | { type: 'SUBMIT'; code: string 
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
 const E164 = /^\+[1-9]\d{6,14}$/;
-/** The pending code's tries live in the flow store under its nonce: the cookie can be replayed, the store cannot. */
+/** The pending code and its count of tries live in the flow store under its nonce: the cookie can be replayed, the store cannot. */
+const pendingKey = (nonce: string) => `pending:${nonce}`;
 const triesKey = (nonce: string) => `tries:${nonce}`;
 
 const codePage = (phone: string, error?: string): FlowResponse => ({
@@ -43,19 +44,21 @@ export function confirmPhoneMachine(options: ConfirmPhoneOptions) {
       issue: fromPromise(async ({ input }: { input: { deps: SignedInDeps; userId: string; phone: string } }) => {
         const nonce = randomBytes(24).toString('base64url');
         const code = String(randomInt(1_000_000)).padStart(6, '0');
-        await input.deps.store.set(triesKey(nonce), 0, CODE_TTL_MS / 1000);
+        await input.deps.store.set(pendingKey(nonce), true, CODE_TTL_MS / 1000);
         await options.send({ userId: input.userId, phone: input.phone, code });
         return { nonce, codeHash: hash(`${nonce}:${code}`), expiresAt: Date.now() + CODE_TTL_MS };
       }),
-      // Taken in one step: of two requests racing with the same cookie, one finds the entry gone.
+      // Each try is counted in one atomic step before it is compared, so parallel guesses get no more than MAX_TRIES;
+      // the pending code is taken in one step when it matches or runs out, so it is used at most once.
       check: fromPromise(async ({ input }: { input: { deps: SignedInDeps; nonce: string; codeHash: string; code: string } }) => {
-        const tries = await input.deps.store.take(triesKey(input.nonce));
-        if (typeof tries !== 'number') return 'gone' as const;
+        if ((await input.deps.store.get(pendingKey(input.nonce))) === null) return 'gone' as const;
+        const tries = await input.deps.store.increment(triesKey(input.nonce), CODE_TTL_MS / 1000);
+        if (tries > MAX_TRIES) return 'gone' as const;
         const given = Buffer.from(hash(`${input.nonce}:${input.code}`));
-        if (timingSafeEqual(given, Buffer.from(input.codeHash))) return 'matched' as const;
-        if (tries + 1 >= MAX_TRIES) return 'locked' as const;
-        await input.deps.store.set(triesKey(input.nonce), tries + 1, CODE_TTL_MS / 1000);
-        return 'wrong' as const;
+        if (timingSafeEqual(given, Buffer.from(input.codeHash))) return (await input.deps.store.take(pendingKey(input.nonce))) === null ? ('gone' as const) : ('matched' as const);
+        if (tries < MAX_TRIES) return 'wrong' as const;
+        await input.deps.store.take(pendingKey(input.nonce));
+        return 'locked' as const;
       }),
       save: fromPromise(async ({ input }: { input: { userId: string; phone: string } }) => {
         await options.save(input);

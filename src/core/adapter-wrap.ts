@@ -39,6 +39,8 @@ export type WrappedAdapter = {
   takeFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
   getPasswordHash?(userId: string): Promise<string | null>;
   setPasswordHash?(userId: string, hash: string, expected?: string): Promise<boolean>;
+  addFlowValue?(key: string, value: string, expires: Date, now: Date): Promise<boolean>;
+  incrementFlowValue?(key: string, expires: Date, now: Date): Promise<number>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -198,7 +200,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'getPasswordHash', 'setPasswordHash'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

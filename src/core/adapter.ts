@@ -22,9 +22,10 @@ export type {
 } from './types.js';
 
 /**
- * A user as an adapter returns it: core's `AdapterUser` without its open index signature. Auth.js declares its
- * users as interfaces, which TypeScript never lets satisfy an index signature, so return types use this one.
- * It is itself assignable to `AdapterUser`; extra columns an adapter returns are still there at runtime.
+ * A user as an adapter writes and returns it: core's `AdapterUser` without its open index signature. Auth.js
+ * declares its users as interfaces, which TypeScript never lets satisfy an index signature, so the methods' types use
+ * this one. It is itself assignable to `AdapterUser`; extra fields (a profile's, an adapter's columns) are still
+ * there at runtime. `email` is null for a user with no address (a phone number, a passkey alone).
  */
 export type StoredUser = Pick<AdapterUser, 'id' | 'name' | 'email' | 'emailVerified' | 'image'>;
 
@@ -58,7 +59,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    */
   readonly sessionFacts?: boolean;
   /** Stores a new user. `user.id` is a fresh random UUID the adapter may keep or replace. */
-  createUser?(user: AdapterUser): Awaitable<StoredUser>;
+  createUser?(user: StoredUser): Awaitable<StoredUser>;
   /** The user with this id, or `null`. */
   getUser?(id: string): Awaitable<StoredUser | null>;
   /** The user with exactly this e-mail address, or `null`. */
@@ -66,7 +67,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
   /** The user that owns the account `{provider, providerAccountId}`, or `null`. */
   getUserByAccount?(account: AccountKey): Awaitable<StoredUser | null>;
   /** Updates the given fields of the user `id` and returns the whole user. */
-  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<StoredUser>;
+  updateUser?(user: Partial<StoredUser> & Pick<StoredUser, 'id'>): Awaitable<StoredUser>;
   /** Deletes the user together with its sessions, accounts and authenticators. Never called by core. */
   deleteUser?(userId: string): Awaitable<StoredUser | null | undefined | void>;
   /** Links a provider account to `account.userId`. */
@@ -212,7 +213,7 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
   useLogoutToken?(issuer: string, jti: string, expires: Date): Awaitable<boolean>;
   /**
    * authchart extension (the flow store, `deps.store`): stores or replaces `value` under `key` until `expires`.
-   * With all three flow-store methods, authchart keeps flow state in the database by itself (shared by instances).
+   * With all five flow-store methods (set, get, take, add, increment), authchart keeps flow state in the database by itself (shared by instances).
    *
    * @example
    * await adapter.setFlowValue?.('flow:device:ABCD', '{"approved":false}', new Date(Date.now() + 600_000));
@@ -225,6 +226,17 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * of two concurrent calls, at most one gets the entry.
    */
   takeFlowValue?(key: string): Awaitable<{ value: string; expires: Date } | null>;
+  /**
+   * authchart extension (the flow store): stores `value` under `key` until `expires` unless an entry live at `now` is
+   * there (an expired one is replaced); true when it stored. Must be atomic: of concurrent calls, exactly one stores.
+   */
+  addFlowValue?(key: string, value: string, expires: Date, now: Date): Awaitable<boolean>;
+  /**
+   * authchart extension (the flow store): adds one to the counter under `key` (its value is the count as text) and
+   * returns the new count. Absent or expired at `now`: starts at 1 until `expires`; live: keeps its expiry. Must be
+   * atomic: concurrent calls each get a different count.
+   */
+  incrementFlowValue?(key: string, expires: Date, now: Date): Awaitable<number>;
   /**
    * authchart extension (the Password provider): the user's password hash (a PHC string such as `$argon2id$…`, or a
    * hash imported from an earlier system, such as bcrypt's `$2b$…`), or null when the user has no password.
@@ -286,7 +298,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -26,7 +26,10 @@ export interface RequestContext {
    * request's own (`Accept`, `User-Agent`) from `request.headers`.
    */
   headers: Headers;
-  /** The nonce of the page this response carries (the HTTP layer makes it); the page's security policy names it. */
+  /**
+   * The nonce of the page this response carries, once made: `pageNonce(req)` (authchart/flow) makes it on first use,
+   * and the page's security policy names it (without one, no script of the page runs).
+   */
   nonce?: string;
 }
 

@@ -16,7 +16,8 @@ export interface User {
 /** A user as an adapter stores it. */
 export interface AdapterUser extends User {
   id: string;
-  email: string;
+  /** Null for a user who signed up without an address (a phone number, a passkey alone). */
+  email: string | null;
   emailVerified: Date | null;
 }
 

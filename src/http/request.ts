@@ -1,6 +1,5 @@
 // Everything authchart needs to know about one HTTP request: where it came from, what it carries,
 // and the cookies and headers its response will get. Bodies are read with a size limit.
-import { randomBytes } from 'node:crypto';
 import type { InternalConfig } from '../core/config.js';
 import { defaultCookies, mergeCookies, type CookiesOptions } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
@@ -202,14 +201,5 @@ export function cookieOptionsFor(config: InternalConfig, secure: boolean): Cooki
   return (entry[key] ??= mergeCookies(defaultCookies(secure), config.cookies));
 }
 
-/**
- * The Content-Security-Policy nonce of the page this request answers with: made on first use, the same for every
- * script and style of that page. Only markup that authchart writes itself may carry it.
- *
- * @example
- * const nonce = pageNonce(req); return html(req, renderSignIn({ ...params, nonce }))
- */
-export function pageNonce(req: AuthRequest): string {
-  return (req.nonce ??= randomBytes(16).toString('base64'));
-}
+export { pageNonce } from '../core/page-nonce.js';
 

@@ -45,13 +45,10 @@ export async function usersOfProviderSession(req: AuthRequest, provider: string,
 }
 
 /**
- * Records a logout token's `jti` as used in the flow store; false when it was recorded before. Not one atomic step
- * (the flow store has no set-if-absent): two copies arriving at the same instant may both pass, which ends nothing
- * more, because sessions are ended as of the token's `iat`, not of its arrival.
+ * Records a logout token's `jti` as used in the flow store; false when it was recorded before. One atomic step (the
+ * store's `add`): of two copies arriving at the same instant on any instances, exactly one passes.
  */
 export async function useLogoutTokenInStore(req: AuthRequest, issuer: string, jti: string, expires: Date): Promise<boolean> {
   const key = `backchannel:jti:${issuer.length}:${issuer}:${jti}`;
-  if ((await req.config.flowStore.get(key)) !== null) return false;
-  await req.config.flowStore.set(key, '1', Math.max(1, Math.ceil((expires.getTime() - Date.now()) / 1000)));
-  return true;
+  return req.config.flowStore.add(key, '1', Math.max(1, Math.ceil((expires.getTime() - Date.now()) / 1000)));
 }

@@ -92,7 +92,7 @@ export function runAdapterContract(
         expect(created).toEqual(input);
         expect(created.emailVerified).toBeInstanceOf(Date);
         expect(await a.getUser(input.id)).toEqual(input);
-        expect(await a.getUserByEmail(input.email)).toEqual(input);
+        expect(await a.getUserByEmail(input.email!)).toEqual(input);
       });
 
       it('keeps emailVerified null for a new OAuth user', async () => {
@@ -108,9 +108,9 @@ export function runAdapterContract(
 
       it('matches e-mail exactly (no pattern matching, no other users)', async () => {
         const user = await givenUser({ email: `a_b%-${uid()}@example.test` });
-        expect(await a.getUserByEmail(user.email.replace('_', 'x'))).toBeNull();
-        expect(await a.getUserByEmail(user.email.replace('%', ''))).toBeNull();
-        expect((await a.getUserByEmail(user.email))?.id).toBe(user.id);
+        expect(await a.getUserByEmail(user.email!.replace('_', 'x'))).toBeNull();
+        expect(await a.getUserByEmail(user.email!.replace('%', ''))).toBeNull();
+        expect((await a.getUserByEmail(user.email!))?.id).toBe(user.id);
       });
 
       it('updateUser changes the given fields and returns the whole user', async () => {
@@ -344,7 +344,7 @@ export function runAdapterContract(
         const bystander = await givenUser();
         for (const bad of injections) {
           const user = await givenUser({ email: `${bad}-${uid()}`, name: bad });
-          expect(await a.getUserByEmail(user.email)).toEqual(user);
+          expect(await a.getUserByEmail(user.email!)).toEqual(user);
           expect(await a.getUserByEmail(bad)).toBeNull();
 
           const account = newAccount(user.id, { provider: bad, providerAccountId: bad + uid() });
@@ -358,7 +358,7 @@ export function runAdapterContract(
           expect((await a.getSessionAndUser(sessionToken))?.user.id).toBe(user.id);
           expect(await a.getSessionAndUser(bad)).toBeNull();
 
-          const vt = { identifier: user.email, token: bad, expires: inOneHour() };
+          const vt = { identifier: user.email!, token: bad, expires: inOneHour() };
           await a.createVerificationToken(vt);
           expect(await a.useVerificationToken({ identifier: `' OR '1'='1`, token: bad })).toBeNull();
           expect(await a.useVerificationToken(vt)).toEqual(vt);
@@ -397,7 +397,7 @@ export function runAdapterContract(
             }),
           ).rejects.toBe(boom);
           expect(await a.getUser(input.id)).toBeNull();
-          expect(await a.getUserByEmail(input.email)).toBeNull();
+          expect(await a.getUserByEmail(input.email!)).toBeNull();
         });
 
         it('a call made on the adapter while a transaction is open is not part of it', async () => {

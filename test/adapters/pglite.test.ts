@@ -47,7 +47,7 @@ describe('PostgresAdapter on PGlite: authchart extensions', () => {
     // Same provider account again: the primary key refuses it, and the second user must be rolled back.
     await expect(createUserWithAccount(adapter, second, taken)).rejects.toBeInstanceOf(AdapterError);
     expect(await adapter.getUser(second.id)).toBeNull();
-    expect(await adapter.getUserByEmail(second.email)).toBeNull();
+    expect(await adapter.getUserByEmail(second.email!)).toBeNull();
   });
 
   it('autoMigrate creates the schema on first use, once', async () => {

@@ -1,5 +1,6 @@
 // The documentation's relative links lead somewhere: every link from README.md and docs/*.md to a file of the
-// repository names one that exists, and a link to a section of a page names a heading that page has.
+// repository names one that exists, and a link to a section of a page names a heading that page has. Files the
+// package does not ship (examples/, test/) are linked by their address in the repository package.json names.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,29 @@ describe('the links of the documentation', () => {
         else if (hash && target.endsWith('.md') && !anchors(readFileSync(target, 'utf8')).has(hash)) broken.push(link);
       }
       expect(broken).toEqual([]);
+    });
+  }
+
+  // The repository's address, from package.json, as links into it start.
+  const { repository } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { repository?: { url?: string } };
+  const REPO = (repository?.url ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  const UNSHIPPED = /^(examples|test)\//;
+
+  for (const page of PAGES) {
+    it(`${page}: examples/ and test/ are linked in the repository, at files that exist`, () => {
+      expect(REPO).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);
+      const wrong: string[] = [];
+      for (const link of links(readFileSync(join(ROOT, page), 'utf8'))) {
+        const inRepo = new RegExp(`^${REPO.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:tree|blob)/main/(.+)$`).exec(link);
+        if (inRepo) {
+          if (!existsSync(join(ROOT, inRepo[1]!))) wrong.push(link);
+          continue;
+        }
+        if (/^[a-z]+:/.test(link) || link.startsWith('#')) continue;
+        const path = join(dirname(page), link.split('#')[0]!).replace(/\\/g, '/');
+        if (UNSHIPPED.test(path)) wrong.push(link);
+      }
+      expect(wrong, 'a reader of the package cannot open these').toEqual([]);
     });
   }
 

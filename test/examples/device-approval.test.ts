@@ -4,7 +4,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { redisFlowStore, type FlowStore } from 'authchart';
 import { testFlow, type FlowDriver, type TestFlowResult } from 'authchart/flow';
-import { encode } from 'authchart/jwt';
 import { createCoverage } from 'authchart/devtools';
 import { APPROVAL_TTL_S, DeviceApproval, deviceMachine, type PendingApproval } from '../../examples/device-approval/machine.js';
 import { useMigratedPGlite } from '../support/pglite.js';
@@ -21,7 +20,7 @@ let down = false;
 async function instanceStore(): Promise<FlowStore> {
   const real = redisFlowStore(await stores.redis(), { prefix: stores.redisPrefix });
   const guard = <T>(f: () => Promise<T>) => (down ? Promise.reject(new Error('store unreachable')) : f());
-  return { kind: 'redis', set: (k, v, t) => guard(() => real.set(k, v, t)), get: (k) => guard(() => real.get(k)), take: (k) => guard(() => real.take(k)) };
+  return { kind: 'redis', set: (k, v, t) => guard(() => real.set(k, v, t)), get: (k) => guard(() => real.get(k)), take: (k) => guard(() => real.take(k)), add: (k, v, t) => guard(() => real.add(k, v, t)), increment: (k, t) => guard(() => real.increment(k, t)) };
 }
 
 async function instances(): Promise<[FlowDriver, FlowDriver]> {
@@ -38,7 +37,7 @@ const typeOf = (r: TestFlowResult) => (r.status === 'failed' ? r.error.type : r.
 
 async function signedIn(driver: FlowDriver, userId: string): Promise<FlowDriver> {
   const b = driver.browser();
-  b.setCookie('authchart.session-token', await encode({ token: { sub: userId, auth_time: Math.floor(Date.now() / 1000), amr: ['pwd'] }, secret: SECRET, salt: 'authchart.session-token' }));
+  await b.signInAs(userId);
   return b;
 }
 

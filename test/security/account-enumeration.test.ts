@@ -40,7 +40,7 @@ function app(): WorldAuth {
 async function knownAddress(): Promise<string> {
   const user = await seedUser(world, uniqueEmail('known'));
   await seedPasskey(world, user, new SoftAuthenticator(ORIGIN));
-  return user.email;
+  return user.email!;
 }
 
 /** What a response tells apart from the random parts: status, headers that matter, cookies (names, attributes). */

@@ -14,6 +14,8 @@ import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
+import { flowStoreMethods } from './flow-store.js';
+import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
 import { recordProviderSession, tokenRefreshMethods } from './token-refresh.js';
@@ -89,11 +91,12 @@ export interface PostgresAdapterInstance extends Adapter {
   /** Back-channel logout (migration 9): see {@link Adapter.findProviderSessionUsers}. */
   findProviderSessionUsers: NonNullable<Adapter['findProviderSessionUsers']>;
   useLogoutToken: NonNullable<Adapter['useLogoutToken']>;
-  /** The flow store (`deps.store`): one upsert. */
-  setFlowValue(key: string, value: string, expires: Date): Promise<void>;
-  getFlowValue(key: string): Promise<{ value: string; expires: Date } | null>;
-  /** Single statement `DELETE … RETURNING`: of concurrent takes of one key, exactly one gets it. */
-  takeFlowValue(key: string): Promise<{ value: string; expires: Date } | null>;
+  /** The flow store (`deps.store`, flow-store.ts): each method one statement, atomic across instances. */
+  setFlowValue: FlowStoreAdapterMethods['setFlowValue'];
+  getFlowValue: FlowStoreAdapterMethods['getFlowValue'];
+  takeFlowValue: FlowStoreAdapterMethods['takeFlowValue'];
+  addFlowValue: FlowStoreAdapterMethods['addFlowValue'];
+  incrementFlowValue: FlowStoreAdapterMethods['incrementFlowValue'];
 }
 
 // Columns of `accounts` that hold a TokenSet field of the same name; every other field goes to `extra`.
@@ -103,7 +106,7 @@ const accountKeys = new Set<string>(['provider', 'providerAccountId', 'userId', 
 const toUser = (r: Row): AdapterUser => ({
   id: r.id as string,
   name: r.name as string | null,
-  email: r.email as string,
+  email: (r.email as string | null) ?? null,
   emailVerified: r.email_verified as Date | null,
   image: r.image as string | null,
 });
@@ -159,14 +162,12 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
   transports: r.transports as string | null,
 });
 
-const toFlowEntry = (r: Row) => ({ value: r.value as string, expires: new Date(r.expires as Date | string) });
-
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
 const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' } as const;
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -308,18 +309,6 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
       );
     },
 
-    async setFlowValue(key, value, expires) {
-      await query(
-        `INSERT INTO flow_store (key, value, expires) VALUES ($1, $2, $3)
-         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires`,
-        [key, value, expires],
-      );
-    },
-
-    getFlowValue: (key) => one(toFlowEntry, `SELECT value, expires FROM flow_store WHERE key = $1`, [key]),
-
-    takeFlowValue: (key) => one(toFlowEntry, `DELETE FROM flow_store WHERE key = $1 RETURNING value, expires`, [key]),
-
     deleteSession: (sessionToken) =>
       one(toSession, `DELETE FROM sessions WHERE session_token = $1 RETURNING *`, [sessionToken]),
 
@@ -401,6 +390,7 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...methods(q, ready),
     ...factorMethods(rows),
     ...passwordMethods(rows),
+    ...flowStoreMethods(rows),
     ...tokenRefreshMethods(
       rows,
       async (fn) => {

@@ -3,7 +3,10 @@
 import type { WrappedAdapter } from '../adapter-wrap.js';
 import { UnsupportedStrategy } from '../errors.js';
 import { isOutage, storeError, withDeadline } from '../store-deadline.js';
-import { adapterFlowStore, hasFlowStoreMethods, memoryFlowStore, type FlowStore } from './store.js';
+import { adapterFlowStore, FLOW_STORE_ADAPTER_METHODS, hasFlowStoreMethods, memoryFlowStore, type FlowStore } from './store.js';
+
+/** The methods every flow store has (each atomic where it says so). */
+const STORE_METHODS = ['set', 'get', 'take', 'add', 'increment'] as const;
 
 /** Where the warning about an implicit memory store goes (the configuration's logger). */
 interface Warn {
@@ -24,13 +27,21 @@ export function resolveFlowStore(
   context: { production: boolean; logger: Warn },
 ): FlowStore {
   if (configured !== undefined) {
-    const s = configured as Partial<FlowStore> | null;
-    if (typeof s?.set !== 'function' || typeof s.get !== 'function' || typeof s.take !== 'function') {
-      throw new UnsupportedStrategy('`flowStore` must be a store with `set`, `get` and `take` (memoryFlowStore(), redisFlowStore(client), adapterFlowStore(adapter)).');
+    const s = configured as unknown as Record<string, unknown> | null;
+    const missing = STORE_METHODS.filter((m) => typeof s?.[m] !== 'function');
+    if (missing.length > 0) {
+      throw new UnsupportedStrategy(`\`flowStore\` must be a store with \`set\`, \`get\`, \`take\`, \`add\` and \`increment\` (memoryFlowStore(), redisFlowStore(client), adapterFlowStore(adapter)); it has no ${missing.map((m) => `\`${m}\``).join(', ')}.`);
     }
     return configured;
   }
   if (hasFlowStoreMethods(adapter)) return adapterFlowStore(adapter);
+  // An adapter with some of the methods meant to keep flow state in its database: a silent fall back to memory
+  // would lose it on every other instance (and give up the atomic steps the flows count on).
+  const has = FLOW_STORE_ADAPTER_METHODS.filter((m) => typeof (adapter as Record<string, unknown> | undefined)?.[m] === 'function');
+  if (has.length > 0) {
+    const lacks = FLOW_STORE_ADAPTER_METHODS.filter((m) => !has.includes(m));
+    throw new UnsupportedStrategy(`The adapter has ${has.join(', ')} but not ${lacks.join(', ')}: a database flow store needs all of ${FLOW_STORE_ADAPTER_METHODS.join(', ')}.`);
+  }
   const memory = memoryFlowStore();
   if (!context.production) return memory;
   let warned = false;
@@ -71,6 +82,7 @@ export function flowStoreWithDeadline(store: FlowStore, timeout: number): FlowSt
     set: (key, value, ttl) => call('set', () => store.set(key, value, ttl)),
     get: (key) => call('get', () => store.get(key)),
     take: (key) => call('take', () => store.take(key)),
-    ...(store.claim ? { claim: (key: string, value: string, ttl: number) => call('claim', () => store.claim!(key, value, ttl)) } : {}),
+    add: (key, value, ttl) => call('add', () => store.add(key, value, ttl)),
+    increment: (key, ttl) => call('increment', () => store.increment(key, ttl)),
   };
 }

@@ -14,17 +14,25 @@ export const FLOW_STORE_LIMITS = Object.freeze({
 });
 
 /**
- * A flow's key-value store: values are JSON, each entry lives `ttlSeconds`, and `take` returns and deletes in one
- * step (of concurrent takers of one key, at most one gets the value; the others get null).
+ * A flow's key-value store: values are JSON and each entry lives `ttlSeconds`. Three steps are atomic across every
+ * instance sharing the store, so concurrent requests never both pass where one should:
+ * - `take` returns and deletes (of concurrent takers of one key, at most one gets the value; the others get null);
+ * - `add` sets only if no live entry is there (of concurrent adds, exactly one gets true): a cooldown, a lock;
+ * - `increment` counts (of n concurrent increments, each gets its own count, 1 to n): tries, within a window that
+ *   starts with the first one and lasts `ttlSeconds`. A counter reads back with `get` as its number.
  *
  * @example
  * await deps.store.set(`pending:${code}`, { approvedBy: null }, 600)
  * const pending = await deps.store.take<{ approvedBy: string | null }>(`pending:${code}`)
+ * if (!(await deps.store.add(`cooldown:${phone}`, true, 60))) return 'wait'
+ * if ((await deps.store.increment(`tries:${code}`, 600)) > 5) return 'locked'
  */
 export interface FlowKeyValueStore {
   set(key: string, value: unknown, ttlSeconds: number): Promise<void>;
   get<T = unknown>(key: string): Promise<T | null>;
   take<T = unknown>(key: string): Promise<T | null>;
+  add(key: string, value: unknown, ttlSeconds: number): Promise<boolean>;
+  increment(key: string, ttlSeconds: number): Promise<number>;
 }
 
 // Printable ASCII without spaces: keys end up in Redis keys and database rows, and a flow builds them from input.
@@ -55,6 +63,13 @@ function decode<T>(text: string | null): T | null {
   }
 }
 
+function checkTtl(ttlSeconds: number): number {
+  if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > FLOW_STORE_LIMITS.maxTtlSeconds) {
+    throw new TypeError(`A flow store entry lives more than 0 and at most ${FLOW_STORE_LIMITS.maxTtlSeconds} seconds.`);
+  }
+  return ttlSeconds;
+}
+
 /** A store failure is the storage's (AdapterError, logged in full), never a crash of the flow runtime. */
 async function storage<T>(method: string, run: () => Promise<T>): Promise<T> {
   try {
@@ -77,10 +92,8 @@ export function scopedFlowStore(store: FlowStore, namespace: string): FlowKeyVal
     async set(key, value, ttlSeconds) {
       const k = namespace + checkKey(key);
       const json = encode(value);
-      if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > FLOW_STORE_LIMITS.maxTtlSeconds) {
-        throw new TypeError(`A flow store entry lives more than 0 and at most ${FLOW_STORE_LIMITS.maxTtlSeconds} seconds.`);
-      }
-      await storage('set', () => store.set(k, json, ttlSeconds));
+      const ttl = checkTtl(ttlSeconds);
+      await storage('set', () => store.set(k, json, ttl));
     },
     async get<T>(key: string) {
       const k = namespace + checkKey(key);
@@ -89,6 +102,17 @@ export function scopedFlowStore(store: FlowStore, namespace: string): FlowKeyVal
     async take<T>(key: string) {
       const k = namespace + checkKey(key);
       return decode<T>(await storage('take', () => store.take(k)));
+    },
+    async add(key, value, ttlSeconds) {
+      const k = namespace + checkKey(key);
+      const json = encode(value);
+      const ttl = checkTtl(ttlSeconds);
+      return storage('add', () => store.add(k, json, ttl));
+    },
+    async increment(key, ttlSeconds) {
+      const k = namespace + checkKey(key);
+      checkTtl(ttlSeconds);
+      return storage('increment', () => store.increment(k, ttlSeconds));
     },
   };
 }

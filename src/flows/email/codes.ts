@@ -1,7 +1,7 @@
 // One-time codes of the e-mail flow: a code mailed beside (or instead of) the link, typed back in the browser that
 // asked for it. The code shares the link's verification token: the flow store keeps, under that token's hash, an
-// HMAC of the code and the count of wrong tries; the browser's sealed flow cookie holds the token's hash, so only
-// that browser can name the entry. Whichever of code and link is used first consumes the one token: both are spent.
+// HMAC of the code, and beside it a counter of tries; the browser's sealed flow cookie holds the token's hash, so
+// only that browser can name the entries. Whichever of code and link is used first consumes the one token: both are spent.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { emailCodeOptions, type ResolvedEmailCode } from '../../core/email-code.js';
 import { FLOW_STORE_LIMITS } from '../../core/flow-store/scoped.js';
@@ -12,7 +12,6 @@ import { adapterOf, defersSpend, emailProviderOf, tokenSecrets } from './deps.js
 interface StoredCode {
   /** HMAC of the code, keyed with the token secret and bound to the token's hash. */
   hash: string;
-  failures: number;
   /** When the token (and so the code) expires (ms). */
   expires: number;
 }
@@ -37,6 +36,11 @@ function required(deps: FlowDeps): ResolvedEmailCode {
 /** The flow store key of a token's code: the token's hash names it, so only its holder can find it. */
 export function codeKey(tokenHash: string): string {
   return `code:${tokenHash}`;
+}
+
+/** The flow store key of the count of tries at a token's code (an atomic counter beside the code). */
+export function triesKey(tokenHash: string): string {
+  return `${codeKey(tokenHash)}:tries`;
 }
 
 /**
@@ -65,16 +69,15 @@ export async function claimCooldown(deps: FlowDeps, email: string): Promise<'cla
   if (resendCooldown === 0) return 'claimed';
   // The address is keyed as an HMAC: the store never holds who asked for mail.
   const key = `cooldown:${createHmac('sha256', tokenSecrets(deps)[0]).update(`authchart-email-cooldown:${email}`).digest('hex')}`;
-  if ((await deps.store.get(key)) !== null) return 'cooling';
-  await deps.store.set(key, 1, resendCooldown);
-  return 'claimed';
+  // One atomic step (never a read then a write): of concurrent requests for one address, one claims, and one code goes.
+  return (await deps.store.add(key, 1, resendCooldown)) ? 'claimed' : 'cooling';
 }
 
 /** Makes the code for a stored token and keeps its hash under the token's hash until the token expires. */
 export async function storeCode(deps: FlowDeps, input: { tokenHash: string; expires: number }): Promise<string> {
   const { length } = required(deps);
   const code = randomInt(0, 10 ** length).toString().padStart(length, '0');
-  const entry: StoredCode = { hash: hashCode(tokenSecrets(deps)[0], input.tokenHash, code), failures: 0, expires: input.expires };
+  const entry: StoredCode = { hash: hashCode(tokenSecrets(deps)[0], input.tokenHash, code), expires: input.expires };
   await deps.store.set(codeKey(input.tokenHash), entry, secondsUntil(input.expires));
   return code;
 }
@@ -88,28 +91,31 @@ function matches(deps: FlowDeps, tokenHash: string, code: string, stored: string
 }
 
 /**
- * One try at the code. The entry is taken for the try (of concurrent tries, one sees it; the others find the code
- * gone), so no more than `maxAttempts` tries are ever compared. A match leaves it taken (the caller consumes the
- * token at once), or puts it back when the token is spent with the session. A miss puts it back with one more failure; the last allowed miss revokes the token, link included.
+ * One try at the code. Each try is counted first, in one atomic step, and compared only while the count is within
+ * `maxAttempts`: of any number of concurrent tries, no more than `maxAttempts` are ever compared, and a right code
+ * sent twice at once passes both times (the token behind it is then consumed once). A match takes the code with it
+ * (the caller consumes the token at once), or leaves it while the token is spent with the session. The last allowed
+ * miss revokes the token, link included.
  */
 export async function checkCode(deps: FlowDeps, input: { email: string; tokenHash: string; code: string }): Promise<CodeCheck> {
   const { maxAttempts } = required(deps);
   const key = codeKey(input.tokenHash);
-  const entry = await deps.store.take<StoredCode>(key);
+  const entry = await deps.store.get<StoredCode>(key);
   if (!entry || typeof entry.hash !== 'string' || !(entry.expires > Date.now())) return { result: 'dead' };
+  const tries = await deps.store.increment(triesKey(input.tokenHash), secondsUntil(entry.expires));
+  if (tries > maxAttempts) return { result: 'dead' };
   if (matches(deps, input.tokenHash, typedCode(input.code), entry.hash)) {
     // The token behind the code is spent only with the session (defersSpend): until that commits, the code must
-    // still work, so it goes back as it was. Once the token is spent, a code that passes finds no token to use.
-    if (defersSpend(deps)) await deps.store.set(key, entry, secondsUntil(entry.expires));
+    // still work. Once the token is spent, a code that passes finds no token to use.
+    if (!defersSpend(deps)) await deps.store.take(key);
     return { result: 'passed' };
   }
-  const failures = entry.failures + 1;
-  if (failures >= maxAttempts) {
+  if (tries >= maxAttempts) {
     await adapterOf(deps).useVerificationToken({ identifier: input.email, token: input.tokenHash });
+    await deps.store.take(key);
     return { result: 'dead' };
   }
-  await deps.store.set(key, { ...entry, failures }, secondsUntil(entry.expires));
-  return { result: 'wrong', left: maxAttempts - failures };
+  return { result: 'wrong', left: maxAttempts - tries };
 }
 
 /** Ends the code of a token that the link used up: the code cannot outlive it. Best effort; the token is gone anyway. */

@@ -8,6 +8,7 @@ import type { RequestContext } from '../../core/request-context.js';
 import type { TokenSpend } from '../../session/spend.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { InvalidProvider } from '../../core/errors.js';
+import { checkFailureMeta } from './failure-meta.js';
 
 /** The tag of a state where a flow pauses, sealed in its provider's flow cookie, until the browser comes back. */
 export const AWAITING = 'awaiting';
@@ -221,7 +222,7 @@ const defined = new WeakSet<object>();
 
 /**
  * Declares a flow. Checks what can be checked before any request: a version, a machine id, and no awaiting state
- * that invokes an actor (restoring it would run the actor twice).
+ * that invokes an actor (restoring it would run the actor twice), and only known error types in `meta.error`.
  *
  * @example
  * export const codeFlow = defineFlow({ machine: codeMachine, version: 1, entry: (route) => route === 'signin' ? { resume: false, event: { type: 'START' } } : null })
@@ -235,6 +236,7 @@ export function defineFlow<TMachine extends AnyStateMachine>(definition: FlowDef
   if (invoking.length > 0) {
     throw new InvalidProvider(`Flow "${machine.id}" invokes actors in awaiting states (${invoking.join(', ')}), which cannot be persisted.`);
   }
+  checkFailureMeta(machine, `Flow "${machine.id}"`);
   const flow = Object.freeze({ ...definition });
   defined.add(flow);
   return flow;

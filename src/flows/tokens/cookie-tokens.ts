@@ -1,12 +1,12 @@
 // Provider tokens kept in the sealed session cookie (`session.providerTokens: 'in-session-cookie'`), as the token
 // refresh machine's store: the account is the one the request's cookie holds; the refresh lock, the winner's result
-// (for the reuse window) and the refusal mark live in a store that can claim a key, keyed by a hash of the refresh
-// token they are about. That is the configured flow store when it has `claim` (Redis: across instances and tabs),
-// else this configuration's own memory (one instance). The machine is the same one database sessions run.
+// (for the reuse window) and the refusal mark live in the configured flow store (its atomic `add` is the lock; Redis
+// or a database: across instances and tabs), keyed by a hash of the refresh token they are about. The machine is the
+// same one database sessions run.
 import { createHash } from 'node:crypto';
 import type { Adapter, TokenRefreshOutcome, TokenRefreshState } from '../../core/adapter.js';
 import type { InternalConfig } from '../../core/config.js';
-import { memoryFlowStore, type FlowStore } from '../../core/flow-store/store.js';
+import type { FlowStore } from '../../core/flow-store/store.js';
 import type { AdapterAccount } from '../../core/types.js';
 import type { ProviderTokensClaim } from '../../session/provider-token-claim.js';
 import { openProviderToken, sealProviderToken } from './sealed-tokens.js';
@@ -25,15 +25,9 @@ interface Rotated {
   at: number;
 }
 
-// This configuration's own memory, for a flow store that cannot claim a key: single-flight within this instance.
-const ownMemory = new WeakMap<InternalConfig, FlowStore>();
-
 /** The store the lock and results live in, and whether other instances share it. */
 export function refreshStoreOf(config: InternalConfig): { store: FlowStore; shared: boolean } {
-  if (typeof config.flowStore.claim === 'function') return { store: config.flowStore, shared: config.flowStore.kind !== 'memory' };
-  let memory = ownMemory.get(config);
-  if (!memory) ownMemory.set(config, (memory = memoryFlowStore({ maxEntries: 10_000 })));
-  return { store: memory, shared: false };
+  return { store: config.flowStore, shared: config.flowStore.kind !== 'memory' };
 }
 
 /** The key of one refresh token of one provider (never the token itself: keys may show in Redis tools). */
@@ -128,7 +122,7 @@ export function cookieTokenStore(input: CookieTokenStoreInput): Adapter {
     async claimTokenRefresh(key, holder, until) {
       const account = key as AdapterAccount;
       const ttl = Math.max(0.001, (until.getTime() - Date.now()) / 1000);
-      const claimed = typeof account.refresh_token === 'string' ? await store.claim!(keyOf('lock', account.refresh_token), holder, ttl) : false;
+      const claimed = typeof account.refresh_token === 'string' ? await store.add(keyOf('lock', account.refresh_token), holder, ttl) : false;
       const now = await stateFrom(account);
       return { ...now, claimed, lockedUntil: claimed ? null : now.lockedUntil };
     },

@@ -1,16 +1,20 @@
-// The flow store on each backend: memory, Redis (ioredis and node-redis) and PostgreSQL (a real server, through
-// the adapter). Values live their TTL and no longer; `take` hands one entry to exactly one of many concurrent
-// takers; two instances' store objects on one backend see each other's entries.
+// The flow store on each backend: memory, Redis (ioredis and node-redis) and PostgreSQL (a real server and PGlite,
+// through the adapter). Values live their TTL and no longer; `take` hands one entry to exactly one of many concurrent
+// takers, `add` a key to exactly one of many concurrent adders, and `increment` a different count to each of many
+// concurrent callers; two instances' store objects on one backend see each other's entries.
 import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
 import { wrapAdapter } from '../../../src/core/adapter-wrap.js';
 import { resolveFlowStore } from '../../../src/core/flow-store/resolve.js';
 import { scopedFlowStore } from '../../../src/core/flow-store/scoped.js';
+import { UnsupportedStrategy } from '../../../src/core/errors.js';
 import { adapterFlowStore, memoryFlowStore, redisFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
 import { DATABASE_URL, REDIS_URL, reachable, runId, useSharedStores } from '../../support/shared-stores.js';
+import { useMigratedPGlite } from '../../support/pglite.js';
 
 const stores = useSharedStores();
+const pglite = useMigratedPGlite();
 const quiet = { production: false, logger: { warn() {} } };
 const redisUp = await reachable(REDIS_URL);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,6 +44,8 @@ if (DATABASE_URL) cases.push(['PostgreSQL server', async () => {
   const schema = await stores.schema();
   return () => resolveFlowStore(undefined, wrapAdapter(PostgresAdapter(stores.pool(schema)), { debug() {} }), quiet);
 }, true]);
+
+cases.push(['PGlite', async () => () => resolveFlowStore(undefined, wrapAdapter(pglite.adapter, { debug() {} }), quiet), true]);
 
 it('runs against the shared peers it was asked for', () => {
   // Without a peer these cases silently vanish; CI sets both, so a missing one is a failure there.
@@ -138,23 +144,77 @@ describe('flow store chosen by configuration', () => {
     expect(resolveFlowStore(redis, wrapAdapter(pg, { debug() {} }), quiet)).toBe(redis);
     expect(() => resolveFlowStore({ kind: 'x' } as never, undefined, quiet)).toThrow(/flowStore/);
     // The database store on an adapter's entry past its expiry: null, even before the row is pruned.
-    const stale = adapterFlowStore({ setFlowValue: async () => {}, getFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }), takeFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }) });
+    const stale = adapterFlowStore({ ...pg, getFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }), takeFlowValue: async () => ({ value: '1', expires: new Date(Date.now() - 1) }) });
     expect(await stale.get('k')).toBeNull();
     expect(await stale.take('k')).toBeNull();
   });
+
+  it('refuses a store or an adapter without the atomic steps, naming what is missing, rather than race or forget', () => {
+    const old = { kind: 'custom', set: async () => {}, get: async () => null, take: async () => null };
+    expect(() => resolveFlowStore(old as never, undefined, quiet)).toThrow(UnsupportedStrategy);
+    expect(() => resolveFlowStore(old as never, undefined, quiet)).toThrow(/`add`, `increment`/);
+    const { addFlowValue: _a, incrementFlowValue: _i, ...threeMethods } = PostgresAdapter({ query: async () => ({ rows: [], rowCount: 0 }) } as never);
+    expect(() => resolveFlowStore(undefined, wrapAdapter(threeMethods as never, { debug() {} }), quiet)).toThrow(/but not addFlowValue, incrementFlowValue/);
+  });
 });
 
-// `claim` (set if absent), what the provider-token refresh lock with tokens in the session cookie takes: memory and
-// Redis have it; the database store does not (that mode then locks in the configuration's own memory).
-describe.each(cases.filter(([name]) => name !== 'PostgreSQL server'))('flow store claim on %s', (_name, backend) => {
-  it('hands a key to exactly one of 30 concurrent claims, and again once the entry has lapsed', async () => {
+// The atomic steps a cooldown, a lock and a count of tries rely on, on every backend.
+describe.each(cases)('flow store add and increment on %s', (_name, backend) => {
+  it('hands a key to exactly one of 30 concurrent adds, and again once the entry has lapsed', async () => {
     const store = (await backend())();
-    const key = `claim-${runId()}`;
-    const got = await Promise.all(Array.from({ length: 30 }, (_, i) => store.claim!(key, `holder-${i}`, 0.4)));
+    const key = `add-${runId()}`;
+    const got = await Promise.all(Array.from({ length: 30 }, (_, i) => store.add(key, `holder-${i}`, 0.4)));
     expect(got.filter(Boolean)).toHaveLength(1);
     expect(await store.get(key)).toBe(`holder-${got.indexOf(true)}`);
+    expect(await store.add(key, 'late', 60)).toBe(false);
     await sleep(600);
-    expect(await store.claim!(key, 'later', 60)).toBe(true);
+    expect(await store.add(key, 'later', 60)).toBe(true);
     expect(await store.get(key)).toBe('later');
+  });
+
+  it('gives each of 30 concurrent increments its own count, 1 to 30, readable with get', async () => {
+    const store = (await backend())();
+    const key = `count-${runId()}`;
+    const counts = await Promise.all(Array.from({ length: 30 }, () => store.increment(key, 60)));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(await store.get(key)).toBe('30');
+    expect(JSON.parse((await store.get(key))!)).toBe(30); // a counter is a JSON number to the scoped store
+  });
+
+  it('keeps a counter\'s window from its first increment, then starts again at 1', async () => {
+    const store = (await backend())();
+    const key = `window-${runId()}`;
+    expect(await store.increment(key, 0.5)).toBe(1);
+    await sleep(250);
+    expect(await store.increment(key, 60)).toBe(2); // a later increment does not stretch the window
+    await sleep(450);
+    expect(await store.get(key)).toBeNull();
+    expect(await store.increment(key, 60)).toBe(1);
+  });
+
+  it('refuses to increment an entry that is not a counter, and leaves it as it was', async () => {
+    const store = (await backend())();
+    const key = `text-${runId()}`;
+    await store.set(key, '{"a":1}', 60);
+    await expect(store.increment(key, 60)).rejects.toThrow();
+    expect(await store.get(key)).toBe('{"a":1}');
+  });
+
+  it('through the scoped store: JSON values, bounds checked, namespaced', async () => {
+    const store = (await backend())();
+    const ns = runId();
+    const one = scopedFlowStore(store, `flow:one-${ns}:`);
+    const two = scopedFlowStore(store, `flow:two-${ns}:`);
+    expect(await one.add('k', { first: true }, 60)).toBe(true);
+    expect(await two.add('k', { first: true }, 60)).toBe(true);
+    expect(await one.add('k', { first: false }, 60)).toBe(false);
+    expect(await one.get('k')).toEqual({ first: true });
+    expect(await one.increment('n', 60)).toBe(1);
+    expect(await one.increment('n', 60)).toBe(2);
+    expect(await two.increment('n', 60)).toBe(1);
+    expect(await one.get('n')).toBe(2);
+    await expect(one.add('k', 1, 0)).rejects.toThrow(TypeError);
+    await expect(one.increment('has space', 60)).rejects.toThrow(TypeError);
+    await expect(one.increment('n', 86_401)).rejects.toThrow(TypeError);
   });
 });

@@ -157,20 +157,33 @@ const liveKeys = new Set<string>();
 const memory = memoryFlowStore();
 
 /** A memory flow store that fails for keys named in `storeFaults`, and remembers keys so a path can forget codes. */
+const fail = (key: string) => {
+  if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+};
 const flowStore: FlowStore = {
   kind: 'memory',
   async set(key, value, ttl) {
-    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    fail(key);
     liveKeys.add(key);
     return memory.set(key, value, ttl);
   },
   async get(key) {
-    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    fail(key);
     return memory.get(key);
   },
   async take(key) {
-    if ([...storeFaults].some((f) => key.includes(`:${f}`))) throw new Error(`flow store down (injected for ${key})`);
+    fail(key);
     return memory.take(key);
+  },
+  async add(key, value, ttl) {
+    fail(key);
+    liveKeys.add(key);
+    return memory.add(key, value, ttl);
+  },
+  async increment(key, ttl) {
+    fail(key);
+    liveKeys.add(key);
+    return memory.increment(key, ttl);
   },
 };
 

@@ -130,7 +130,7 @@ describe('registration and authentication', () => {
     const { device } = await registerNewUser();
     const t = authOn(world);
     const someoneElse = await seedUser(world);
-    await signInAs(t, t.client, someoneElse.email);
+    await signInAs(t, t.client, someoneElse.email!);
     const { options } = (await (await getOptions(t.client, { action: 'authenticate' })).json()) as Options;
     const res = await postCredential(t, t.client, 'authenticate', device.authenticate(options as never));
     expect(lastTailState(t), 'refused by the sign-in tail').toBe('failed.accountNotLinked');

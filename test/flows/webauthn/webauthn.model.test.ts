@@ -177,8 +177,8 @@ async function realize(path: ModelPath) {
   await seedPasskey(world, owner, soft);
 
   // Who is signed in when the options are asked for (an authentication signs the passkey's owner in again).
-  if (how.has('fault:getUser')) await signInAs(t, client, member.email);
-  else if (how.has('signedIn')) await signInAs(t, client, authenticating ? owner.email : member.email);
+  if (how.has('fault:getUser')) await signInAs(t, client, member.email!);
+  else if (how.has('signedIn')) await signInAs(t, client, authenticating ? owner.email! : member.email!);
 
   const email = options.email === 'new' ? uniqueEmail('new') : undefined;
   const optionsFault = faultOf(path, 'options');
