@@ -127,7 +127,7 @@ export async function secondFactorRoute(req: AuthRequest): Promise<Response> {
   clearFlow(req, SLOT);
   const { runAssurance } = await loadRuntime();
   const result = await runAssurance(flow, { req, callbackUrl }, event, paused, { browser: flowBrowser(req, { mint: false }) });
-  await throttled?.settle(result.status === 'signedIn' || result.status === 'assured');
+  await throttled?.settle(result.status === 'signedIn' || result.status === 'assured', result.status === 'failed' ? result.error : undefined);
   if (result.status === 'refused') {
     // Nothing ran: the pending check stands, its cookie kept.
     keepFlow(req, SLOT);

@@ -186,7 +186,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const stages = link ? await linkStages(link.userId) : await signInStages(req.config);
   const result = await runFlow(flow, deps, entry, paused, { browser, stages });
   // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
-  await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.slot === 'assurance'));
+  await gate?.settle(result.status === 'signedIn' || (result.status === 'paused' && result.slot === 'assurance'), result.status === 'failed' ? result.error : undefined);
   // An event the paused machine does not take ran nothing: the paused flow stands, its cookie kept.
   if (result.status === 'refused') return refusedAnswer(req, result.error, provider.id);
   // A flow cookie is single-use: whatever happened, the paused state it held is spent. Only this provider's
