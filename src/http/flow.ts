@@ -2,7 +2,7 @@
 // while it waits (rendering a built-in page the flow asks for), or clear the provider's flow cookie and apply the
 // outcome when it ends.
 import { messagesFor } from '../core/messages/request.js';
-import { InvalidCheck, InvalidProvider, publicErrorType, ServiceUnavailable, UnknownAction } from '../core/errors.js';
+import { InvalidCheck, InvalidProvider, publicErrorType, UnknownAction } from '../core/errors.js';
 import { assuranceStage, flowFor, linkStages, signInStages } from '../flows/registry.js';
 import { clearFlow, openFlow, sealFlow, slotCookieName, type FlowSlot } from '../flows/runtime/cookie.js';
 import type { AuthError } from '../core/errors.js';
@@ -22,6 +22,7 @@ import { errorRedirect, html, json, redirect, redirectsAsData } from './response
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
 import { lazy } from '../core/lazy.js';
+import { isOutage } from '../core/store-deadline.js';
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {
@@ -193,7 +194,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   // cookie is cleared; another provider's paused flow (another tab) is left alone. Two failures spent nothing, so
   // the flow already paused here stands: a fresh start that failed (a "send a new code" refused by the cooldown
   // keeps the first code), and an outage (the store rolled back: the browser can send the same code again).
-  const spentNothing = result.status === 'failed' && (!entry.resume || result.error instanceof ServiceUnavailable);
+  const spentNothing = result.status === 'failed' && (!entry.resume || isOutage(result.error));
   if (!spentNothing) clearFlow(req, slot);
   if (result.status === 'paused' && result.slot === 'assurance') {
     // Proven, and now at the second-factor check: it waits in its own cookie for the code.
