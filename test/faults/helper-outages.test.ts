@@ -7,18 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { H3, toNodeHandler } from 'h3';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PostgresAdapter, pgTimeouts } from '../../src/adapters/postgres/index.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import type { AuthConfig } from '../../src/core/options.js';
 import { AuthInit } from '../../src/http/integrations/fetch.js';
 import { createAuthMiddleware } from '../../src/http/integrations/h3.js';
 import { getSession, requireSession } from '../../src/http/integrations/session-helpers.js';
 import { recordingLogger, TEST_SECRET, testAuth } from '../support/auth-app.js';
 import { passwordProvider, signIn, SESSION_COOKIE } from '../session/database-harness.js';
-import { faultProxy, type FaultMode, type FaultProxy } from './fault-proxy.js';
+import type { FaultMode } from './fault-proxy.js';
+import { useProxiedPostgres } from './proxied-postgres.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DEADLINE = 300;
 const BURST = 6;
 
@@ -26,37 +25,19 @@ const listen = (server: Server): Promise<string> =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 
 describe('helpers under a store outage', () => {
-  const url = new URL(DATABASE_URL);
-  const schema = `authchart_helpers_${process.pid}_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Pool;
-  let proxy: FaultProxy;
-  let pool: pg.Pool;
+  const db = useProxiedPostgres('helpers', DEADLINE);
   let cookie: string;
 
   beforeAll(async () => {
-    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    proxy = await faultProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    const through = new URL(DATABASE_URL);
-    through.port = String(proxy.port);
-    pool = new pg.Pool({ connectionString: through.href, options: `-c search_path=${schema}`, max: 4, ...pgTimeouts(DEADLINE) });
-    pool.on('error', () => {});
-    await PostgresAdapter(pool).migrate();
-    const t = testAuth({ adapter: PostgresAdapter(pool), providers: [passwordProvider()], session: { strategy: 'database' } });
+    const t = testAuth({ adapter: PostgresAdapter(db.pool), providers: [passwordProvider()], session: { strategy: 'database' } });
     await signIn(t, `helper-${randomBytes(4).toString('hex')}@outage.test`);
     cookie = `${SESSION_COOKIE}=${t.client.cookies.get(SESSION_COOKIE)}`;
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await pool?.end().catch(() => {});
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin?.end();
   });
 
   /** A fresh configuration (its own logger and log window) on the database behind the proxy. */
   function config() {
     const logger = recordingLogger();
-    const c: AuthConfig = { adapter: PostgresAdapter(pool), providers: [passwordProvider()], session: { strategy: 'database' }, secret: TEST_SECRET, trustHost: true, storeTimeout: DEADLINE, logger };
+    const c: AuthConfig = { adapter: PostgresAdapter(db.pool), providers: [passwordProvider()], session: { strategy: 'database' }, secret: TEST_SECRET, trustHost: true, storeTimeout: DEADLINE, logger };
     return { config: c, logger };
   }
 
@@ -97,7 +78,7 @@ describe('helpers under a store outage', () => {
       for (const form of forms) form.base ||= forms.find((f) => f.server === form.server && f.base)!.base;
       const consoleLines = [vi.spyOn(console, 'error'), vi.spyOn(console, 'warn'), vi.spyOn(console, 'log'), vi.spyOn(console, 'info')];
       consoleLines.forEach((s) => s.mockImplementation(() => {}));
-      proxy.mode = mode;
+      db.proxy.mode = mode;
       try {
         for (const form of forms) {
           for (let i = 0; i < BURST; i++) {
@@ -112,7 +93,7 @@ describe('helpers under a store outage', () => {
           }
         }
       } finally {
-        proxy.mode = 'pass';
+        db.proxy.mode = 'pass';
         consoleLines.forEach((s) => s.mockRestore());
         await Promise.all(forms.map((f) => new Promise((r) => f.server.close(r))));
       }
