@@ -13,3 +13,8 @@ export type { Identity } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
 export { testFlow, type FlowDriver, type TestFlowResult } from './devtools/test-flow.js';
+// Named by FlowOutput (a flow's `spend`): exported so an app or library with `declaration: true` can name it.
+export type { TokenSpend } from './session/spend.js';
+// FlowDeps and the form page name these: exported so that declarations can name them too.
+export type { FlowText } from './flows/runtime/contract.js';
+export type { InternalConfig } from './core/config.js';
