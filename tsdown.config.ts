@@ -130,8 +130,8 @@ const INLINED = /^(h3|rou3|xstate)(\/|$)/;
 /**
  * srvx's FastResponse and FastURL for Node, bundled out of srvx's Node adapter (its server, and node:http, https and
  * http2 with it, are left out). The rest of the dist imports `#srvx` where it imported `srvx`: package.json "imports"
- * sends Node to this file, Bun to dist/srvx-web.mjs (the native classes) and every other runtime to srvx, whose own
- * conditions pick its flavour.
+ * sends Node to this file and every other runtime to dist/srvx-web.mjs (the native classes): srvx's own adapters read
+ * the environment at import (src/http/srvx-web.ts).
  */
 const SRVX_NODE = source('http/srvx-node.ts');
 
@@ -215,7 +215,7 @@ export default defineConfig({
     'cli/bin': 'src/cli/bin.ts',
     // What `#srvx` names on Node (package.json "imports"): see the file.
     'srvx-node': 'src/http/srvx-node.ts',
-    // What `#srvx` names on Bun: the native Response and URL (see the file).
+    // What `#srvx` names off Node: the native Response and URL (see the file).
     'srvx-web': 'src/http/srvx-web.ts',
   },
   outDir: 'dist',

@@ -20,3 +20,8 @@ export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
 export { testFlow, type FlowDriver, type SignInAsOptions, type TestFlowResult, type TestRequestOptions } from './devtools/test-flow.js';
 export type { SignedInFlowDriver, SignedInTestResult } from './devtools/test-signed-in-flow.js';
+// Named by FlowOutput (a flow's `spend`): exported so an app or library with `declaration: true` can name it.
+export type { TokenSpend } from './session/spend.js';
+// FlowDeps and the form page name these: exported so that declarations can name them too.
+export type { FlowText } from './flows/runtime/contract.js';
+export type { InternalConfig } from './core/config.js';

@@ -64,5 +64,9 @@ export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
+// Types the exports above use, exported so that an app or library with `declaration: true` can name them.
+export type { H3V1Event } from './http/integrations/h3-v1.js';
+export type { H3EventLike } from './http/integrations/session-helpers.js';
+export type { ServerActions } from './http/integrations/server-actions.js';
 // Writing a flow of your own: `authchart/flow` (defineFlow, the context helpers, testFlow). The session JWT codec and
 // getToken: `authchart/jwt`.

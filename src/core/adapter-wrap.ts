@@ -3,6 +3,7 @@
 // methods the configured features need are checked once at start.
 
 import { AdapterError, MissingAdapter, MissingAdapterMethods, ServiceUnavailable } from './errors.js';
+import { redactAdapterArgs } from './redact.js';
 import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
@@ -46,6 +47,8 @@ export type WrappedAdapter = {
 /** The part of the logger the adapter boundary uses. */
 export interface AdapterLogger {
   debug(code: string, meta?: unknown): void;
+  /** False when nobody reads debug output: the arguments are then not even redacted for it. */
+  readonly debugEnabled?: boolean;
 }
 
 /** Features of a configuration that need adapter methods. */
@@ -157,7 +160,8 @@ function expired(method: string): ServiceUnavailable {
  * `MissingAdapterMethods` as `cause.err`) instead of failing with a TypeError; `assertAdapter` on the *unwrapped*
  * adapter is what catches those at start.
  *
- * Debug logs include arguments such as session tokens: they are only emitted with `debug: true`.
+ * Debug logs show the arguments with every credential redacted (session and provider tokens, codes, flow-store keys
+ * and values): a custom logger receives them even without `debug: true`.
  *
  * @example
  * assertAdapter(config.adapter, { database: true });
@@ -167,13 +171,17 @@ function expired(method: string): ServiceUnavailable {
 export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: WrapAdapterOptions = {}): WrappedAdapter {
   const timeout = options.timeout ?? DEFAULT_STORE_TIMEOUT;
   const live = options.live ?? (() => true);
+  // Each call's arguments, redacted, for whoever reads debug output (core/redact.ts).
+  const debug = (method: string, args: unknown[]) => {
+    if (logger.debugEnabled !== false) logger.debug(`adapter_${method}`, redactAdapterArgs(method, args));
+  };
   const wrapped: Record<string, unknown> = {};
   if (adapter.sessionFacts === true) wrapped.sessionFacts = true;
   const source = adapter as Record<string, unknown>;
   for (const method of [...adapterMethods, ...factorAdapterMethods]) {
     const fn = source[method];
     wrapped[method] = async (...args: unknown[]) => {
-      logger.debug(`adapter_${method}`, args);
+      debug(method, args);
       if (typeof fn !== 'function') {
         throw adapterError(method, new MissingAdapterMethods(`The adapter has no ${method} method.`, { missing: [method] }));
       }
@@ -190,7 +198,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
   const getVerificationToken = adapter.getVerificationToken;
   if (typeof getVerificationToken === 'function') {
     wrapped.getVerificationToken = async (params: { identifier: string; token: string }) => {
-      logger.debug('adapter_getVerificationToken', [params]);
+      debug('getVerificationToken', [params]);
       if (!live()) throw expired('getVerificationToken');
       try {
         return await withDeadline(async () => await getVerificationToken.call(adapter, params), timeout, 'getVerificationToken');
@@ -205,7 +213,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
       // A password hash is logged by its user id only: a debug log is no place for something to crack offline.
-      logger.debug(`adapter_${name}`, name === 'setPasswordHash' ? [args[0]] : args);
+      debug(name, name === 'setPasswordHash' ? [args[0]] : args);
       if (!live()) throw expired(name);
       try {
         return await withDeadline(async () => await fn.apply(adapter, args), timeout, name);

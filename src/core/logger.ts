@@ -1,6 +1,8 @@
-// The logger: errors always, warnings always, debug only with `debug: true`; a custom logger replaces ours.
+// The logger: errors always, warnings always, debug only with `debug: true`; a custom logger replaces ours. Debug
+// metadata is redacted (core/redact.ts) before any of them sees it.
 import { AuthError, ServiceUnavailable } from './errors.js';
 import type { LoggerInstance } from './options.js';
+import { redact } from './redact.js';
 
 /** The logger every layer uses. `debug` is a no-op unless debug mode is on. */
 export interface Logger extends LoggerInstance {
@@ -86,7 +88,8 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
     },
     debug(message, metadata) {
       try {
-        debugFn(message, metadata);
+        // Redacted before any logger sees it, whoever wrote the call: no token reaches a custom debug.
+        debugFn(message, redact(metadata));
       } catch {}
     },
   };

@@ -8,6 +8,7 @@ import type { Awaitable, Session } from '../core/types.js';
 import { strategyFor } from '../session/strategy.js';
 import { createAuthApp } from './app.js';
 import { createAuthRequest, detectOrigin, RefusedHost, type AuthRequest } from './request.js';
+import { outageOf, outageResponse } from './outage.js';
 import { unexpectedFailure } from './route.js';
 import { AuthResponse } from '../core/fast-response.js';
 
@@ -93,7 +94,16 @@ export function createAuthInstance(input: ConfigInput, options: { defaultBasePat
     readSession,
     async authorize(request) {
       const { config } = await resolve(request);
-      const { session, setCookie } = await readSession(request);
+      let read: Awaited<ReturnType<typeof readSession>>;
+      try {
+        read = await readSession(request);
+      } catch (err) {
+        // A store that cannot confirm the session: the outage answer (503), not an error for the app's framework.
+        const down = outageOf(err);
+        if (!down) throw err;
+        return { session: null, setCookie: [], verdict: await outageResponse(request, config, down) };
+      }
+      const { session, setCookie } = read;
       const authorized = config.callbacks.authorized;
       if (!authorized) return { session, setCookie };
       const answer = await authorized({ auth: session, request });

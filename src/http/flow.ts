@@ -44,7 +44,7 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const door = { kind: 'signIn' as const, provider, route, callbackUrl, ...(start ? { link: start.link.userId } : {}) };
   const answer = await step(req, door, undefined, { browser: inspectorBrowser(req) });
   // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
-  await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'));
+  await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'), answer.status === 'failed' ? answer.error : undefined);
   if (answer.status === 'failed' && answer.typed) rememberTypedIdentifier(req, provider);
   if (answer.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
   return respond(req, answer, { providerId: provider.id, notTaken: route === 'signin' ? 'signInPage' : 'unknownAction' });

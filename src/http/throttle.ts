@@ -8,6 +8,7 @@ import { accountKey, identifierField, submittedIdentifier, type IdentifiedProvid
 import { RateLimited, ServiceUnavailable } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import { lazy } from '../core/lazy.js';
+import { isOutage } from '../core/store-deadline.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import type { ThrottleLimit } from '../core/throttle/options.js';
 import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
@@ -17,9 +18,13 @@ import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorPageUrl, html, json, redirectsAsData } from './response.js';
 
-/** What a counted request leaves to do once its flow has run: give back the points of a successful sign-in. */
+/**
+ * What a counted request leaves to do once its flow has run: give back the points of a successful sign-in, and every
+ * point of an attempt that ended in an outage (`error` a ServiceUnavailable or a store that could not be reached):
+ * the store's failure is never the client's, so no outage counts towards a lock-out.
+ */
 export interface ThrottleGate {
-  settle(signedIn: boolean): Promise<void>;
+  settle(signedIn: boolean, error?: unknown): Promise<void>;
 }
 
 const throttles = new WeakMap<InternalConfig, Throttle>();
@@ -129,8 +134,8 @@ export async function throttleSecondFactor(req: AuthRequest, providerId: string,
     return refusedResponse(req, 'callback', refusal);
   }
   return {
-    async settle(passed) {
-      if (passed) await throttle.refund('secondFactorAccount', userId);
+    async settle(passed, error) {
+      if (passed || isOutage(error)) await throttle.refund('secondFactorAccount', userId);
     },
   };
 }
@@ -169,12 +174,14 @@ export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvide
     }
   }
   return {
-    async settle(signedIn) {
-      if (!signedIn) return;
-      // A right password costs nothing: only failures count against the account and the client. Both refunds
-      // go out together (one round trip to a shared store, not two).
-      const refunds = hits.filter(([limit]) => limit === 'credentialsAccount' || limit === 'credentialsClient');
-      await Promise.all(refunds.map(([limit, key]) => throttle.refund(limit, key, provider.id)));
+    async settle(signedIn, error) {
+      // An outage gives every point back: the attempt never reached a decision about the client.
+      const outage = isOutage(error);
+      if (!signedIn && !outage) return;
+      // A right password costs nothing: only failures count against the account and the client. The refunds go
+      // out together (one round trip to a shared store, not two).
+      const refunds = outage ? hits : hits.filter(([limit]) => limit === 'credentialsAccount' || limit === 'credentialsClient');
+      await Promise.all(refunds.map(([limit, key]) => throttle.refund(limit, key, limit === 'signIn' ? undefined : provider.id)));
     },
   };
 }

@@ -41,8 +41,9 @@ const ALLOWED: Record<string, string[]> = {
   index: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
   node: ['http'],
   cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools'],
-  // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools) and authchart/jwt.
-  flow: ['core', 'flows', 'devtools'],
+  // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools, and the session's TokenSpend that a
+  // flow's output names) and authchart/jwt.
+  flow: ['core', 'session', 'flows', 'devtools'],
   jwt: ['core', 'session'],
 };
 

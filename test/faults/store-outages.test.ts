@@ -4,7 +4,6 @@
 // one that loses it answers 503 while the other keeps counting.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import { redisThrottleStore } from '../../src/core/throttle/store.js';
@@ -12,44 +11,22 @@ import { testAuth } from '../support/auth-app.js';
 import { REDIS_URL, reachable } from '../support/shared-stores.js';
 import { passwordProvider, readSession, signIn, writes, SESSION_COOKIE } from '../session/database-harness.js';
 import { faultProxy, type FaultProxy } from './fault-proxy.js';
+import { useProxiedPostgres } from './proxied-postgres.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DEADLINE = 300;
 const address = () => `fault-${randomBytes(4).toString('hex')}@example.test`;
 
 describe('PostgreSQL behind a fault proxy', () => {
-  const url = new URL(DATABASE_URL);
-  const schema = `authchart_faults_${process.pid}_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Pool;
-  let proxy: FaultProxy;
-  let pool: pg.Pool;
-  const auth = () => testAuth({ adapter: PostgresAdapter(pool), providers: [passwordProvider()], storeTimeout: DEADLINE });
-
-  beforeAll(async () => {
-    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    proxy = await faultProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    const through = new URL(DATABASE_URL);
-    through.port = String(proxy.port);
-    pool = new pg.Pool({ connectionString: through.href, options: `-c search_path=${schema}`, max: 4, connectionTimeoutMillis: DEADLINE });
-    pool.on('error', () => {});
-    await PostgresAdapter(pool).migrate();
-  });
-  afterAll(async () => {
-    // The proxy first: its sockets closing ends the queries a blackhole left waiting, so the pool can end.
-    await proxy?.close();
-    await pool?.end().catch(() => {});
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin?.end();
-  });
+  const db = useProxiedPostgres('faults', DEADLINE, { connectionTimeoutMillis: DEADLINE });
+  const auth = () => testAuth({ adapter: PostgresAdapter(db.pool), providers: [passwordProvider()], storeTimeout: DEADLINE });
 
   for (const mode of ['blackhole', 'reset', { latency: 2 * DEADLINE }] as const) {
     const name = typeof mode === 'object' ? `latency +${mode.latency} ms` : mode;
     it(`${name}: a session check answers 503 ServiceUnavailable within the deadline, and the session is back after`, async () => {
-      proxy.mode = 'pass';
+      db.proxy.mode = 'pass';
       const t = auth();
       const token = writes(await signIn(t, address()))[0]!.value;
-      proxy.mode = mode;
+      db.proxy.mode = mode;
       const started = Date.now();
       const { res, body } = await readSession(t.client);
       const took = Date.now() - started;
@@ -59,7 +36,7 @@ describe('PostgreSQL behind a fault proxy', () => {
       expect(took).toBeLessThan(DEADLINE + 700);
       // The cookie is kept: nobody was signed out by an outage.
       expect(res.headers.getSetCookie?.() ?? []).toEqual([]);
-      proxy.mode = 'pass';
+      db.proxy.mode = 'pass';
       const back = await readSession(t.client);
       expect(back.res.status).toBe(200);
       expect(back.body?.user?.email).toMatch(/^fault-/);
@@ -68,10 +45,10 @@ describe('PostgreSQL behind a fault proxy', () => {
   }
 
   it('a sign-in under a blackholed database lands on ServiceUnavailable (503 page), never Configuration, and sets no cookie', async () => {
-    proxy.mode = 'blackhole';
+    db.proxy.mode = 'blackhole';
     const t = auth();
     const res = await signIn(t, address());
-    proxy.mode = 'pass';
+    db.proxy.mode = 'pass';
     expect(res.location?.searchParams.get('error')).toBe('ServiceUnavailable');
     expect(writes(res)).toEqual([]);
     const page = await t.client.get(`${res.location!.pathname}${res.location!.search}`);

@@ -27,9 +27,14 @@ export function pack(): { tarball: string; files: string[] } {
   if (owner) {
     try {
       const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-      // npm's JSON is the array that starts on a line of its own; the prepack build may print lines starting with `[`.
-      const start = out.search(/^\[\s*$/m);
-      const [info] = JSON.parse(out.slice(start)) as { filename: string; files: { path: string }[] }[];
+      // All of stdout is npm's JSON: the prepack build logs to stderr (release tools read this output as JSON).
+      let parsed: { filename: string; files: { path: string }[] }[];
+      try {
+        parsed = JSON.parse(out) as typeof parsed;
+      } catch {
+        throw new Error(`npm pack --json printed more than JSON (the build must log to stderr):\n${out.slice(0, 2000)}`);
+      }
+      const [info] = parsed;
       writeFileSync(done, JSON.stringify({ tarball: join(dir, info.filename), files: info.files.map((f) => `package/${f.path}`) }));
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// The end-to-end sign-in set on the other runtimes, from the packed tarball: Bun, Deno (without --allow-env) and
+// The end-to-end sign-in set on the other runtimes, from the packed tarball: Bun, Deno (--allow-net only, no NO_COLOR) and
 // workerd through miniflare (nodejs_compat, a compatibility date before node:http came to workers). Each runtime
 // serves test/runtimes/app over HTTP; a browser-like client signs in with credentials, by e-mail (the link sent to
 // an HTTP sender fake) and through a real OpenID Provider (oidc-provider on 127.0.0.1), reads the session and signs
@@ -37,7 +37,8 @@ interface Running {
 
 /** A child process serving the app; resolves once it prints `listening`. */
 function serveChild(command: string, args: string[], cwd: string, origin: string): Promise<Running> {
-  const child: ChildProcess = spawn(command, args, { cwd, env: { PATH: process.env.PATH, HOME: join(cwd, '.home'), DENO_DIR: join(cwd, '.deno'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No NO_COLOR (or TERM): a dependency that reads them at import must fail here, as in an operator's shell.
+  const child: ChildProcess = spawn(command, args, { cwd, env: { PATH: process.env.PATH, HOME: join(cwd, '.home'), DENO_DIR: join(cwd, '.deno'), DENO_NO_UPDATE_CHECK: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} did not start:\n${output}`)), 60_000);
@@ -116,8 +117,9 @@ describe.runIf(installed)('the sign-in set on Bun, Deno and workerd, from the pa
     });
     const [bun, deno, workerd] = await Promise.all([
       serveChild(join(BIN, 'bun'), ['bun.ts', String(ports.bun), JSON.stringify(optionsFor('bun'))], dir, origins.bun),
-      // No --allow-env: authchart reads the environment through one door that takes a refusal as "unset".
-      serveChild(join(BIN, 'deno'), ['run', '--allow-net', '--allow-read', '--sloppy-imports', 'deno.ts', String(ports.deno), JSON.stringify(optionsFor('deno'))], dir, origins.deno),
+      // Exactly the permissions docs/deployment-deno.md names: --allow-net. No --allow-env: authchart reads the
+      // environment through one door that takes a refusal as "unset", and nothing reads it at import.
+      serveChild(join(BIN, 'deno'), ['run', '--allow-net', '--sloppy-imports', 'deno.ts', String(ports.deno), JSON.stringify(optionsFor('deno'))], dir, origins.deno),
       serveWorkerd(dir, ports.workerd, optionsFor('workerd')),
     ]);
     apps.set('bun', bun).set('deno', deno).set('workerd', workerd);

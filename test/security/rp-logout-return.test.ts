@@ -1,6 +1,7 @@
 // Attacks on GET {basePath}/signout-callback/:provider (RP-initiated logout's return): a forged state, another
 // browser's state (login-CSRF's sign-out twin), a tampered pending-sign-out cookie and a cookie of another provider
-// each land on the error page (never a 500), and none ends up redirecting where the attacker wanted.
+// each land on the error page (never a 500), and none ends up redirecting where the attacker wanted. A return is
+// single-use: the same pending-sign-out cookie and state, replayed after they came back once, are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../support/cookie-jar.js';
 import { tokenTestbed, type TokenTestbed } from '../e2e/tokens/harness.js';
@@ -49,5 +50,16 @@ describe('the RP-initiated logout return refuses', () => {
     // The untouched cookie with its state still completes: the refusals above are the attacks' doing.
     const ok = await t.apps[0].handle(new Request(`http://localhost:3000/auth/signout-callback/oidc?state=${state}`, { headers: { cookie } }));
     expect(ok.headers.get('location')).toBe('http://localhost:3000/bye');
+  });
+
+  it('a replayed return: the cookie and state that already came back once', async () => {
+    const { client, state } = await pendingSignOut('alice');
+    const cookie = client.cookies.header('http://localhost:3000/');
+    const returning = () => t.apps[0].handle(new Request(`http://localhost:3000/auth/signout-callback/oidc?state=${state}`, { headers: { cookie } }));
+    const first = await returning();
+    expect(first.headers.get('location')).toBe('http://localhost:3000/bye');
+    const replay = await returning();
+    expect(replay.status).toBe(302);
+    expect(new URL(replay.headers.get('location')!).pathname).toBe('/auth/error');
   });
 });

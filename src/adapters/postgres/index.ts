@@ -6,3 +6,5 @@ export { toQueryable, transactionTimeouts, type Database, type PGliteLike, type 
 export { pgTimeouts, type PgTimeouts } from './timeouts.js';
 export { PostgresThrottleStore, throttleTable } from './throttle-store.js';
 export { prune } from './prune.js';
+// What the adapter's methods answer, exported so that their callers' declarations can name them.
+export type { PruneResult, SessionRecord } from '../../core/adapter.js';

@@ -197,6 +197,8 @@ export interface FlowStoreAdapterMethods {
 
 /** The adapter methods of a database-backed flow store, by name. */
 export const FLOW_STORE_ADAPTER_METHODS = ['setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue'] as const;
+type Transactional = FlowStoreAdapterMethods & { withTransaction<T>(fn: (tx: FlowStoreAdapterMethods) => Promise<T>): Promise<T> };
+const hasTransactions = (adapter: FlowStoreAdapterMethods): adapter is Transactional => typeof (adapter as Partial<Transactional>).withTransaction === 'function';
 
 /** Whether an adapter has every flow-store method. */
 export function hasFlowStoreMethods(adapter: unknown): adapter is FlowStoreAdapterMethods {
@@ -216,8 +218,9 @@ export function adapterFlowStore(adapter: FlowStoreAdapterMethods): FlowStore {
     kind: 'database',
     set: (key, value, ttlSeconds) => adapter.setFlowValue(key, value, new Date(Date.now() + ttlSeconds * 1000)),
     get: async (key) => unexpired(await adapter.getFlowValue(key)),
-    // An expired entry is taken (and so deleted) too, and answers null.
-    take: async (key) => unexpired(await adapter.takeFlowValue(key)),
+    // An expired entry is taken (and so deleted) too, and answers null. In a transaction when the adapter has one: a
+    // take whose answer comes after the deadline rolls back, so a stalled database keeps the entry, as a refused one does.
+    take: async (key) => unexpired(await (hasTransactions(adapter) ? adapter.withTransaction((tx) => tx.takeFlowValue(key)) : adapter.takeFlowValue(key))),
     add: (key, value, ttlSeconds) => adapter.addFlowValue(key, value, new Date(Date.now() + ttlSeconds * 1000), new Date()),
     increment: (key, ttlSeconds) => adapter.incrementFlowValue(key, new Date(Date.now() + ttlSeconds * 1000), new Date()),
   };

@@ -8,7 +8,8 @@
 // a value sealed for one slot cannot be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
-import { InvalidCheck, ServiceUnavailable } from '../../core/errors.js';
+import { InvalidCheck } from '../../core/errors.js';
+import { isOutage } from '../../core/store-deadline.js';
 import type { StateValue } from 'xstate';
 import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import type { FlowResponse } from './contract.js';
@@ -306,5 +307,5 @@ export function slotAfter(req: AuthRequest, slot: FlowSlot, result: { status: st
 /** Whether a run that ended this way left the paused state of its slot unspent. */
 export function spentNothing(result: { status: string; error?: unknown }, resumed: boolean): boolean {
   if (result.status === 'refused') return true;
-  return result.status === 'failed' && (!resumed || result.error instanceof ServiceUnavailable);
+  return result.status === 'failed' && (!resumed || isOutage(result.error));
 }

@@ -37,7 +37,7 @@ export interface DoorCatalog {
 }
 
 /** A throttle (or any limit) the door consults once it knows whose request this is, and settles after the run. */
-export type Admit = (who: { userId: string }) => Promise<{ refused: unknown } | { settle(passed: boolean): Promise<void> } | undefined>;
+export type Admit = (who: { userId: string }) => Promise<{ refused: unknown } | { settle(passed: boolean, error?: unknown): Promise<void> } | undefined>;
 
 /** Which machine a request runs, and from where. */
 export type Door =
@@ -169,7 +169,7 @@ async function secondFactorAnswer(catalog: DoorCatalog, req: RequestContext, doo
   const admitted = req.method === 'POST' && door.admit && typeof userId === 'string' && userId !== '' ? await door.admit({ userId }) : undefined;
   if (admitted && 'refused' in admitted) return { status: 'limited', reply: admitted.refused };
   const result = await runStage(stage, { req, callbackUrl }, event, paused, { browser: options.browser?.(false) });
-  await admitted?.settle(result.status === 'signedIn' || result.status === 'assured');
+  await admitted?.settle(result.status === 'signedIn' || result.status === 'assured', result.status === 'failed' ? result.error : undefined);
   slotAfter(req, slot, result, { resumed: true });
   return stageAnswer(req, stage, result);
 }

@@ -7,7 +7,8 @@ import { mediaType, parseRequestUrlOnce } from '../request.js';
 import { instanceFor } from './instances.js';
 import { leanSessionCheck } from './node-session.js';
 
-type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
+/** A Node request as Express and Connect hand it on (their extra fields read when present). */
+export type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; protocol?: string };
 
 /** The Request srvx wraps around a Node request: URL and headers are read from it lazily, on first use. */
 type LazyRequest = Request & { _url: URL };

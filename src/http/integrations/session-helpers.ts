@@ -7,6 +7,7 @@ import type { ConfigInput } from '../auth.js';
 import { appendNodeSetCookie, H3V1CompatibleError, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
 import { fromNodeRequest } from './node-request.js';
+import { outageHttpError, outageOf } from '../outage.js';
 
 /**
  * An h3 v2 event as authchart reads it. Structural, so that the events of another h3 2.x copy type-check too (Nitro
@@ -47,7 +48,19 @@ export async function toRequest(input: AnyRequest): Promise<Request> {
  * app.get('/me', async (req, res) => res.json(await getSession(req, config, res)))
  */
 export async function getSession(input: AnyRequest, config: ConfigInput, res?: ServerResponse): Promise<Session | null> {
-  const { session, setCookie } = await instanceFor(config).readSession(await toRequest(input));
+  const instance = instanceFor(config);
+  const request = await toRequest(input);
+  let read: Awaited<ReturnType<typeof instance.readSession>>;
+  try {
+    read = await instance.readSession(request);
+  } catch (err) {
+    // In h3 an outage is the 503 answer (an HTTPError h3 does not log); elsewhere the typed error is the app's.
+    const down = outageOf(err);
+    const h3v1 = isH3V1Event(input);
+    if (!down || !(h3v1 || isH3Event(input))) throw err;
+    throw outageHttpError((await instance.resolve(request)).config, down, h3v1);
+  }
+  const { session, setCookie } = read;
   // A Node response, when given and still open, carries the refreshed (or cleared) session cookie.
   if (res) appendNodeSetCookie(res, setCookie);
   else if (isH3V1Event(input)) appendNodeSetCookie(input.node.res, setCookie);
