@@ -68,12 +68,12 @@ export function nodeTransitions(node: AnyStateNode): AnyTransitionDefinition[] {
 /**
  * A stable string key for a transition, used to compare definitions with trace entries and to list what
  * coverage is missing. A trace entry that fits several branches (`branches`) is keyed as all of them, joined
- * with ` | `, so it never reads as any one of them.
+ * with ` or `, so it never reads as any one of them.
  *
  * @example transitionKey({ from: 'idle', event: 'GO', to: 'busy', guard: 'ok' }) // 'idle --GO [ok]--> busy'
  */
 export function transitionKey(t: TransitionRef & { branches?: readonly TransitionRef[] }): string {
-  if (t.branches) return t.branches.map((b) => transitionKey(b)).join(' | ');
+  if (t.branches) return t.branches.map((b) => transitionKey(b)).join(' or ');
   return `${t.from} --${t.event}${t.guard === undefined ? '' : ` [${t.guard}]`}--> ${t.to}`;
 }
 

@@ -56,7 +56,7 @@ const sameTarget = setup({
 
 describe('the branch taken, from the definition', () => {
   it('records every branch that fits when the target does not tell them apart, without asking a guard again', () => {
-    const fits = 'idle --GO [isKind(a)]--> done | idle --GO [isKind(b)]--> done | idle --GO [isHigh]--> done | idle --GO [inline-4]--> done';
+    const fits = 'idle --GO [isKind(a)]--> done or idle --GO [isKind(b)]--> done or idle --GO [isHigh]--> done or idle --GO [inline-4]--> done';
     expect(recorded(sameTarget, [{ type: 'GO' }], { input: { kind: 'a', level: 9 } })).toEqual([fits]);
     expect(recorded(sameTarget, [{ type: 'GO' }], { input: { kind: 'c', level: 0 } })).toEqual([fits]);
     expect(recorded(sameTarget, [{ type: 'GO' }], { input: { kind: 'c', level: 3 } })).toEqual(['idle --GO--> other']);
@@ -68,7 +68,7 @@ describe('the branch taken, from the definition', () => {
       initial: 'idle',
       states: { idle: { on: { GO: [{ guard: () => false, target: 'done' }, { target: 'done' }, { guard: () => true, target: 'done' }] } }, done: {} },
     });
-    expect(recorded(machine, [{ type: 'GO' }])).toEqual(['idle --GO [inline-1]--> done | idle --GO--> done']);
+    expect(recorded(machine, [{ type: 'GO' }])).toEqual(['idle --GO [inline-1]--> done or idle --GO--> done']);
   });
 
   it('names a transition declared on an ancestor by where it is declared, and a targetless one as a self-loop', () => {
