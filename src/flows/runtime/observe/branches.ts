@@ -28,9 +28,9 @@ function leavesOf(machine: AnyStateMachine, value: StateValue): AnyStateNode[] {
 /** The state value a machine starts in, before any eventless transition: its public `initial` targets, all regions. */
 export function initialValue(node: AnyStateNode): StateValue {
   if (node.type === 'parallel') return Object.fromEntries(Object.entries(node.states).map(([key, child]) => [key, initialValue(child as AnyStateNode)]));
-  const [target] = node.initial.target as AnyStateNode[];
-  const key = target.key;
-  return target.type === 'compound' || target.type === 'parallel' ? { [key]: initialValue(target) } : key;
+  const target = (node.initial?.target as AnyStateNode[] | undefined)?.[0];
+  if (!target) return {};
+  return target.type === 'compound' || target.type === 'parallel' ? { [target.key]: initialValue(target) } : target.key;
 }
 
 /**

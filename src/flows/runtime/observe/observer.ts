@@ -43,26 +43,38 @@ export function observeRun(observation: RunObservation): ((ev: InspectionEvent) 
   const steps = trace ? stepRecorder(observation) : undefined;
   let lastState: string | undefined;
   return (ev) => {
-    if (steps) for (const entry of steps(ev)) trace!.push(entry);
-    if (!span) return;
-    if (ev.actorRef.sessionId !== ev.rootId) {
-      if (ev.type === '@xstate.actor' || ev.type === '@xstate.snapshot') span.actor(ev);
-      return;
+    // Observing is for people reading traces and spans: what it cannot read or hand on is left out, the run goes on.
+    try {
+      if (steps) for (const entry of steps(ev)) trace!.push(entry);
+    } catch {
+      // The step is missing from the trace.
     }
-    if (ev.type !== '@xstate.microstep' && ev.type !== '@xstate.snapshot') return;
-    const value = (ev.snapshot as Partial<AnyMachineSnapshot>).value;
-    if (value === undefined) return;
-    const state = statePathOf(value);
-    if (state === lastState) return;
-    lastState = state;
-    span.entered(state, ev.event.type);
+    try {
+      if (span) lastState = spanEvent(span, ev, lastState);
+    } catch {
+      // The event is missing from the span.
+    }
   };
+}
+
+/** Hands one inspection event to the span: a state entered by the root (once per state), or a child actor's event. */
+function spanEvent(span: MachineSpan, ev: InspectionEvent, lastState: string | undefined): string | undefined {
+  if (ev.actorRef.sessionId !== ev.rootId) {
+    if (ev.type === '@xstate.actor' || ev.type === '@xstate.snapshot') span.actor(ev);
+    return lastState;
+  }
+  if (ev.type !== '@xstate.microstep' && ev.type !== '@xstate.snapshot') return lastState;
+  const value = (ev.snapshot as Partial<AnyMachineSnapshot>).value;
+  if (value === undefined) return lastState;
+  const state = statePathOf(value);
+  if (state !== lastState) span.entered(state, ev.event.type);
+  return state;
 }
 
 /**
  * Turns inspection events into trace entries: none for most, one per branch taken for a microstep. The state before
- * a step is the previous microstep's snapshot, or the actor's snapshot when the event was delivered, or (the initial
- * eventless steps of a fresh actor) the machine's initial state. Entering the initial state is not a step.
+ * a step is the previous microstep's snapshot, or the actor's last reported snapshot, or (the initial eventless steps
+ * of a fresh actor) the machine's initial state. Entering the initial state is not a step.
  */
 function stepRecorder(observation: RunObservation): (ev: InspectionEvent) => TraceEntry[] {
   const ref = observation.ref ?? ((t: AnyTransitionDefinition) => plainRef(t));
@@ -76,9 +88,16 @@ function stepRecorder(observation: RunObservation): (ev: InspectionEvent) => Tra
     if (ev.type === '@xstate.actor' || ev.type === '@xstate.transition') return [];
     if (!observation.includeChildren && ev.actorRef.sessionId !== ev.rootId) return [];
     const actor = stepsOf(ev.actorRef);
-    if (ev.type === '@xstate.action' || ev.type === '@xstate.snapshot') {
-      // A macrostep ends with its snapshot, after its deferred actions (those of the initial state) have run.
-      actor.acted = ev.type === '@xstate.action';
+    if (ev.type === '@xstate.action') {
+      actor.acted = true;
+      return [];
+    }
+    if (ev.type === '@xstate.snapshot') {
+      // A macrostep ends with the actor's snapshot, after its deferred actions (the initial state's) have run: the
+      // next step starts from it.
+      const snapshot = ev.snapshot as Partial<AnyMachineSnapshot>;
+      if (snapshot.value !== undefined && snapshot.machine) actor.before = snapshot as AnyMachineSnapshot;
+      actor.acted = false;
       return [];
     }
     if (ev.type === '@xstate.event') {

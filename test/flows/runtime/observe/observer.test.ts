@@ -196,6 +196,21 @@ describe('the span of a run, from the same observer', () => {
     expect(actors).toContain('@xstate.snapshot work');
   });
 
+  it('never stops a run: a span that throws loses its events, the trace and the machine go on', () => {
+    const span: MachineSpan = {
+      entered: () => {
+        throw new Error('exporter down');
+      },
+      actor: () => {},
+      child: () => span,
+      end: () => {},
+    };
+    vi.useFakeTimers({ now: T0 + TTL_MS + 1 });
+    const { trace, value } = observed(clockedMachine('expired'), [{ type: 'CALLBACK' }], span);
+    expect(value).toBe('expired');
+    expect(trace.map(transitionKey)).toEqual(['awaiting --CALLBACK--> expired']);
+  });
+
   it('is not attached at all when there is neither a trace nor a span', () => {
     expect(observeRun({})).toBeUndefined();
   });
