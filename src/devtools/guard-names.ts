@@ -4,7 +4,7 @@
 import { and, not, or } from 'xstate';
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, InspectionEvent } from 'xstate';
 import { createTraceRecorder as createPlainRecorder } from '../flows/runtime/observe/observer.js';
-import { plainGuardName, plainRef, ROOT_STATE, type TraceEntry, type TransitionRef } from '../flows/runtime/observe/refs.js';
+import { plainGuardName, refOf, ROOT_STATE, type TraceEntry, type TransitionRef } from '../flows/runtime/observe/refs.js';
 
 // The combinators' `check` functions identify not()/and()/or() even when a bundler renames the functions.
 let combinatorChecks: Map<unknown, string> | undefined;
@@ -39,7 +39,7 @@ export function guardName(guard: unknown, branch?: number): string {
 
 /** Converts one xstate transition definition into a `TransitionRef`, its guard named in full. */
 export function toTransitionRef(t: AnyTransitionDefinition): TransitionRef {
-  return plainRef(t, guardName);
+  return refOf(t, guardName);
 }
 
 /** {@link createTraceRecorder} of the runtime, with guards named in full (the names `machineTransitions` uses). */

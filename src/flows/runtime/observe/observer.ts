@@ -5,7 +5,7 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyTransitionDefinition, InspectionEvent } from 'xstate';
 import { statePathOf } from '../state-path.js';
 import { branchesTaken, initialValue } from './branches.js';
-import { plainRef, type TraceEntry, type TransitionRef } from './refs.js';
+import { refOf, type TraceEntry, type TransitionRef } from './refs.js';
 import type { MachineSpan } from './spans.js';
 
 /** What one run's observer feeds. */
@@ -77,7 +77,7 @@ function spanEvent(span: MachineSpan, ev: InspectionEvent, lastState: string | u
  * of a fresh actor) the machine's initial state. Entering the initial state is not a step.
  */
 function stepRecorder(observation: RunObservation): (ev: InspectionEvent) => TraceEntry[] {
-  const ref = observation.ref ?? ((t: AnyTransitionDefinition) => plainRef(t));
+  const ref = observation.ref ?? ((t: AnyTransitionDefinition) => refOf(t));
   const actors = new WeakMap<object, ActorSteps>();
   const stepsOf = (actor: object): ActorSteps => {
     let found = actors.get(actor);

@@ -62,19 +62,20 @@ export function branchNumber(t: AnyTransitionDefinition): number | undefined {
 }
 
 /**
- * A transition definition as a `TransitionRef`, its guard named from what the definition holds as data. A guard
- * given as a function is named by the function's own name, else `inline-N`, and the ref carries its `branch`.
+ * A transition definition as a `TransitionRef`. Without `name`, its guard is named from what the definition holds as
+ * data, and a guard given as a function (named by the function's own name, else `inline-N`) carries its `branch`;
+ * devtools passes its own `name`, which names every guard in full.
  *
- * @example plainRef(machine.root.states.idle.transitions.get('GO')![0]) // { from: 'idle', event: 'GO', to: 'done', guard: 'isKind(a)' }
+ * @example refOf(machine.root.states.idle.transitions.get('GO')![0]) // { from: 'idle', event: 'GO', to: 'done', guard: 'isKind(a)' }
  */
-export function plainRef(t: AnyTransitionDefinition, name: (guard: unknown, branch?: number) => string = plainGuardName): TransitionRef {
+export function refOf(t: AnyTransitionDefinition, name?: (guard: unknown, branch?: number) => string): TransitionRef {
   const from = stateId(t.source);
   const to = t.target && t.target.length > 0 ? t.target.map((n) => stateId(n as AnyStateNode)).join(',') : from;
   const ref: TransitionRef = { from, event: t.eventType === '' ? 'always' : String(t.eventType), to };
   if (t.guard === undefined) return ref;
   const branch = branchNumber(t);
-  ref.guard = name(t.guard, branch);
-  if (typeof t.guard === 'function' && branch !== undefined && name === plainGuardName) ref.branch = branch;
+  ref.guard = (name ?? plainGuardName)(t.guard, branch);
+  if (!name && typeof t.guard === 'function' && branch !== undefined) ref.branch = branch;
   return ref;
 }
 
