@@ -1,10 +1,15 @@
-// authchart/flow: the kit for writing a sign-in flow of your own — defineFlow and the contract's types, the context
-// helpers, the flow store's types, and testFlow, the in-process driver whose traces feed createCoverage.
+// authchart/flow: the kit for writing a flow of your own — defineFlow (sign-in) and defineSignedInFlow (for a signed-in
+// user) with their contracts' types, the context helpers, the flow store's types, and testFlow, the in-process driver
+// whose traces feed createCoverage.
 export {
   AWAITING, defineFlow, finalOutput,
   type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
   type FlowSession,
 } from './flows/runtime/contract.js';
+export {
+  defineSignedInFlow,
+  type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute, type SignedInUserUpdate,
+} from './flows/runtime/signed-in.js';
 export { baseContext, doneOutput, errorIs, errorOf, errorTypeOf, evidenceFrom, recordFailure, type FailureEvidence, type FlowContextBase } from './flows/runtime/context.js';
 export { FLOW_STORE_LIMITS, type FlowKeyValueStore } from './core/flow-store/scoped.js';
 export type { SignInInput, SignInOutput } from './flows/signin/machine.js';
@@ -13,3 +18,4 @@ export type { Identity } from './flows/signin/steps.js';
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';
 export type { TraceEntry, TransitionRef } from './flows/runtime/trace.js';
 export { testFlow, type FlowDriver, type TestFlowResult } from './devtools/test-flow.js';
+export type { SignedInFlowDriver, SignedInTestResult } from './devtools/test-signed-in-flow.js';

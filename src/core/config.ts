@@ -8,7 +8,7 @@ import { authUrlFromEnv, hostSettingPlatform, runtimeEnv, secretsFromEnv, type E
 import { identifierField, type IdentifiedProvider } from './credentials-identifier.js';
 import { parseOriginPatterns, parseTrustedHosts, trustHostFromEnv, type OriginPatterns, type TrustedHosts } from './hosts.js';
 import { createLogger, type Logger } from './logger.js';
-import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, ProviderTokensInSession, SessionStrategy, SessionsValidAfterStore } from './options.js';
+import type { AuthConfig, CallbacksOptions, EventsOptions, JWTOptions, PagesOptions, ProviderTokensInSession, SessionStrategy, SessionsValidAfterStore, SignedInFlowLike } from './options.js';
 import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
 import { resolveI18n, type I18nConfig } from './messages/config.js';
@@ -26,6 +26,8 @@ import type { FlowStore } from './flow-store/store.js';
 export interface InternalConfig {
   providers: ResolvedProvider[];
   providersById: Map<string, ResolvedProvider>;
+  /** The app's signed-in flows by id (`flows`). */
+  flowsById: ReadonlyMap<string, SignedInFlowLike>;
   adapter?: WrappedAdapter;
   basePath: string;
   /** Newest first: the first encrypts, any decrypts. */
@@ -174,6 +176,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     if (p.type === 'webauthn' && !config.experimental?.enableWebAuthn) throw new ExperimentalFeatureNotEnabled('WebAuthn is experimental: set `experimental.enableWebAuthn: true`.');
     providersById.set(p.id, p);
   }
+  const flowsById = signedInFlowsOf(config.flows);
   if (config.experimental?.enableWebAuthn) logger.warn('experimental-webauthn', 'WebAuthn support is experimental and may change.');
   assertConditionalUI(providers);
   for (const p of providers) if (p.type === 'email') assertEmailCode(p);
@@ -224,6 +227,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   return withHiddenEnv({
     providers,
     providersById,
+    flowsById,
     adapter,
     basePath,
     secrets,
@@ -312,4 +316,17 @@ function verifiedTokenCacheSize(value: number | undefined): number {
   if (value === undefined) return DEFAULT_VERIFIED_TOKEN_CACHE;
   if (!Number.isSafeInteger(value) || value < 0) throw new UnsupportedStrategy('`jwt.verifiedTokenCache` must be a whole number of entries (0 turns the cache off).');
   return value;
+}
+
+/** The configured signed-in flows by id: each made with defineSignedInFlow (it marks them), each id once. */
+function signedInFlowsOf(flows: AuthConfig['flows']): ReadonlyMap<string, SignedInFlowLike> {
+  const byId = new Map<string, SignedInFlowLike>();
+  for (const flow of flows ?? []) {
+    if (!flow || typeof flow !== 'object' || flow.signedIn !== true || typeof flow.id !== 'string') {
+      throw new InvalidProvider('Every entry of `flows` must be made with defineSignedInFlow() from authchart/flow.');
+    }
+    if (byId.has(flow.id)) throw new InvalidProvider(`Two signed-in flows share the id "${flow.id}".`);
+    byId.set(flow.id, flow);
+  }
+  return byId;
 }

@@ -313,6 +313,15 @@ export interface AuthConfig {
    * secondFactor: { issuer: 'Acme', require: ({ user }) => user.email?.endsWith('@acme.example') ?? false }
    */
   secondFactor?: SecondFactorOptions;
+  /**
+   * The app's signed-in flows, made with `defineSignedInFlow` (authchart/flow): machines a signed-in user runs at
+   * `POST {basePath}/flows/:id/start` and `GET|POST {basePath}/flows/:id`, behind the session gate at the level each
+   * declares.
+   *
+   * @example
+   * flows: [confirmPhone]
+   */
+  flows?: readonly SignedInFlowLike[];
   skipCSRFCheck?: typeof skipCSRFCheck;
   experimental?: { enableWebAuthn?: boolean };
 }
@@ -324,6 +333,14 @@ export interface DebugOptions {
    * told by a random id in an HttpOnly cookie; `shared` every flow any browser ran on this server.
    */
   inspector?: 'own' | 'shared';
+}
+
+/** A signed-in flow as the configuration holds it (made with `defineSignedInFlow` from authchart/flow). */
+export interface SignedInFlowLike {
+  readonly id: string;
+  readonly machine: unknown;
+  readonly version: number;
+  readonly signedIn: true;
 }
 
 export type ServerAuthConfig = AuthConfig;

@@ -7,4 +7,4 @@ export { modelPaths, type ModelPath, type ModelPathOptions } from './model-paths
 export { createCoverage, type CoverageCount, type CoverageReport, type FlowCoverage } from './coverage.js';
 // The standard sign-in tail's machine, to draw it or walk its paths (the runtime runs it; a flow never imports it).
 export { signInMachine } from '../flows/signin/machine.js';
-export { assuranceMachine } from '../flows/second-factor/machine.js';
+export { secondFactorMachine } from '../flows/second-factor/machine.js';

@@ -5,7 +5,7 @@ import type { AnyStateMachine } from 'xstate';
 import { credentialsMachine } from '../flows/credentials/machine.js';
 import { emailMachine } from '../flows/email/machine.js';
 import { oauthMachine } from '../flows/oauth/machine.js';
-import { assuranceMachine } from '../flows/second-factor/machine.js';
+import { secondFactorMachine } from '../flows/second-factor/machine.js';
 import { signInMachine } from '../flows/signin/machine.js';
 import { tokenRefreshMachine } from '../flows/tokens/machine.js';
 import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js';
@@ -19,7 +19,7 @@ export const machines: Record<string, AnyStateMachine> = {
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,
-  'second-factor': assuranceMachine,
+  'second-factor': secondFactorMachine,
   tokens: tokenRefreshMachine,
   'backchannel-logout': backchannelLogoutMachine,
   'rp-logout': rpLogoutMachine,

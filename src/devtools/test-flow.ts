@@ -13,6 +13,8 @@ import { runFlow } from '../flows/runtime/flow.js';
 import type { PausedFlow } from '../flows/runtime/run.js';
 import type { TraceEntry } from '../flows/runtime/trace.js';
 import { createAuthRequest } from '../http/request.js';
+import { isSignedInFlow, type SignedInFlowDefinition } from '../flows/runtime/signed-in.js';
+import { signedInDriver, type SignedInFlowDriver } from './test-signed-in-flow.js';
 
 /** How one driven request ended. */
 export type TestFlowResult =
@@ -54,7 +56,23 @@ const ORIGIN = 'http://localhost:3000';
  * const shown = await a.signIn();
  * const coverage = createCoverage(flow.machine); for (const t of a.traces) coverage.record(t);
  */
-export function testFlow(provider: AnyProvider, config: Partial<AuthConfig> = {}): FlowDriver {
+export function testFlow(provider: AnyProvider, config?: Partial<AuthConfig>): FlowDriver;
+/**
+ * Drives an app's signed-in flow in process (see {@link SignedInFlowDriver}): sign the browser in as a user, then
+ * `start` and `continue` the flow through the runtime's door with real sealed cookies.
+ *
+ * @example
+ * const a = testFlow(ConfirmPhone({ send, save }), { adapter }); await a.signIn(user.id); await a.start({ phone: '+15551234567' })
+ */
+export function testFlow(flow: SignedInFlowDefinition, config?: Partial<AuthConfig>): SignedInFlowDriver;
+export function testFlow(provider: AnyProvider | SignedInFlowDefinition, config: Partial<AuthConfig> = {}): FlowDriver | SignedInFlowDriver {
+  if (isSignedInFlow(provider)) {
+    const resolved = resolveConfig(
+      { secret: 'authchart-test-flow-secret-0123456789', trustHost: true, ...config, providers: config.providers ?? [], flows: [provider, ...(config.flows ?? [])] } as AuthConfig,
+      { env: {}, defaultBasePath: '/auth' },
+    );
+    return signedInDriver(resolved, provider);
+  }
   const internal = resolveConfig(
     { secret: 'authchart-test-flow-secret-0123456789', trustHost: true, ...config, providers: [provider, ...(config.providers ?? [])] } as AuthConfig,
     { env: {}, defaultBasePath: '/auth' },
@@ -100,7 +118,7 @@ function driver(config: InternalConfig, provider: ResolvedProvider): FlowDriver 
     paused = undefined;
     switch (result.status) {
       case 'paused':
-        if (result.slot === 'assurance') throw new Error('testFlow does not drive the second-factor check.');
+        if (result.slot === 'second-factor') throw new Error('testFlow does not drive the second-factor check.');
         paused = JSON.parse(JSON.stringify(result.paused)) as PausedFlow;
         return { status: 'paused', response: result.response, trace: result.trace };
       case 'signedIn':

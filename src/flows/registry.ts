@@ -7,6 +7,8 @@ import type { ResolvedProvider } from '../core/provider.js';
 import type { InternalConfig } from '../core/config.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 import type { SignInStages } from './runtime/flow.js';
+import type { StageDefinition } from './runtime/stage.js';
+import type { DoorAnswer } from './runtime/door.js';
 
 type Loader = () => Promise<FlowDefinition>;
 
@@ -40,7 +42,7 @@ export async function flowFor(provider: ResolvedProvider): Promise<FlowDefinitio
 // The stages every proven identity goes through, in order: the standard tail, then (with second factors) the
 // second-factor machine. Loaded on first use like the flows.
 const tail = lazy(() => import('./signin/machine.js').then((m) => m.signInFlow as unknown as FlowDefinition));
-const assurance = lazy(() => import('./second-factor/machine.js').then((m) => m.assuranceFlow as unknown as FlowDefinition));
+const secondFactor = lazy(() => import('./second-factor/machine.js').then((m) => m.secondFactorStage as unknown as StageDefinition));
 
 /**
  * The machines the runtime runs after a provider's flow proved an identity: the standard sign-in tail, then the
@@ -50,13 +52,13 @@ const assurance = lazy(() => import('./second-factor/machine.js').then((m) => m.
  * const result = await runFlow(flow, deps, entry, paused, { stages: await signInStages(config) })
  */
 export async function signInStages(config: Pick<InternalConfig, 'secondFactor'>): Promise<SignInStages> {
-  const [t, a] = await Promise.all([tail(), config.secondFactor ? assurance() : undefined]);
-  return a ? { tail: t, assurance: a } : { tail: t };
+  const [t, a] = await Promise.all([tail(), config.secondFactor ? secondFactor() : undefined]);
+  return a ? { tail: t, secondFactor: a } : { tail: t };
 }
 
-/** The second-factor machine, which the factor routes and step-up start for a signed-in user. */
-export function assuranceStage(): Promise<FlowDefinition> {
-  return assurance();
+/** The second-factor stage, which the factor routes and step-up start for a signed-in user. */
+export function secondFactorStage(): Promise<StageDefinition> {
+  return secondFactor();
 }
 
 const link = lazy(() => import('./account/link-machine.js').then((m) => m.linkFlow as unknown as FlowDefinition));
@@ -71,3 +73,46 @@ const link = lazy(() => import('./account/link-machine.js').then((m) => m.linkFl
 export async function linkStages(userId: string): Promise<SignInStages> {
   return { tail: await link(), tailInput: { userId } };
 }
+
+// The jobs a request may run for a provider, and the account data the HTTP layer reads: loaded on first use.
+const tokenRefresh = lazy(() => import('./tokens/refresh-job.js').then((m) => m.tokenRefreshJob));
+const logoutJobs = lazy(() => import('./logout/jobs.js'));
+
+/** The jobs the door runs for a provider (see runtime/job.ts). */
+export const jobs = {
+  tokenRefresh,
+  backchannelLogout: () => logoutJobs().then((m) => m.backchannelLogoutJob),
+  rpLogout: () => logoutJobs().then((m) => m.rpLogoutJob),
+};
+
+/** A signed-in user's ways to sign in (linked accounts, passkeys, address) and unlinking one: the account page's data. */
+export const accountMethods = lazy(() => import('./account/methods.js'));
+
+/** The redirect proxy's side of an OAuth callback (it runs no flow: it opens the sealed state and forwards). */
+export const redirectProxy = lazy(() => import('./oauth/redirect-proxy.js'));
+
+/** A signed-in user's second factors, as the factors page lists them (never their secrets). */
+export const factorAccount = lazy(() => import('./second-factor/account.js'));
+
+export type { TokenRefreshOptions } from './tokens/steps.js';
+export type { TokenRefreshOutput } from './tokens/machine.js';
+export type { TokenRefreshArgs } from './tokens/refresh-job.js';
+export type { FactorSummary } from './second-factor/account.js';
+export type { RpLogoutArgs } from './logout/jobs.js';
+
+const door = lazy(() => import('./runtime/door.js'));
+const catalog = { flowFor, signInStages, linkStages, secondFactorStage };
+
+/**
+ * The runtime's one door (runtime/door.ts) with the machines this registry names: what the HTTP layer calls to run
+ * any machine for a request. Loads the runtime on the first call.
+ *
+ * @example
+ * const answer = await step(req, { kind: 'signIn', provider, route: 'callback', callbackUrl })
+ */
+export async function step(...args: StepArgs): Promise<DoorAnswer> {
+  return (await door()).step(catalog, ...args);
+}
+
+type StepArgs = Parameters<typeof import('./runtime/door.js').step> extends [unknown, ...infer Rest] ? Rest : never;
+export type { Door, DoorAnswer } from './runtime/door.js';

@@ -5,10 +5,11 @@
 import { messagesFor } from '../core/messages/request.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
-import { signInMethods, unlinkAccount } from '../flows/account/methods.js';
+import { accountMethods } from '../flows/registry.js';
 import { listSessions } from '../session/session-control.js';
 import { sessionGate } from '../session/gate.js';
 import { accountErrorUrl, accountUrl } from './account-url.js';
+import { wantsJson } from './answer.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { handleFlow } from './flow-entry.js';
 import { renderAccountPage } from './pages/account.js';
@@ -23,11 +24,6 @@ const LINKABLE = new Set(['oauth', 'oidc']);
 
 /** Kinds one adds through `POST link/:provider` too, shown apart on the account page: passkeys. */
 const ADDABLE = new Set([...LINKABLE, 'webauthn']);
-
-function wantsJson(req: AuthRequest): boolean {
-  const accept = req.request.headers.get('accept') ?? '';
-  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
-}
 
 /** Signed out: the sign-in page (coming back to the account page); stale: the factor check, else a new sign-in. */
 function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
@@ -64,6 +60,7 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
   requireCsrf(req);
   const gate = await sessionGate(req, { maxAge: LINK_MAX_AGE });
   if (!gate.ok) return notRecent(req, gate.reason);
+  const { unlinkAccount } = await accountMethods();
   let done: Awaited<ReturnType<typeof unlinkAccount>>;
   try {
     done = await unlinkAccount(req, gate.userId, { provider: providerId, providerAccountId });
@@ -81,7 +78,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   if (req.config.pages.account) return redirect(req, accountUrl(req));
   const gate = await sessionGate(req);
   if (!gate.ok) return notRecent(req, 'signedOut');
-  const methods = await signInMethods(req, gate.userId);
+  const methods = await (await accountMethods()).signInMethods(req, gate.userId);
   const providers = [...req.config.providersById.values()]
     .filter((p) => LINKABLE.has(p.type) || (p.flow !== undefined && p.type !== 'credentials' && p.type !== 'email'))
     .map((p) => {

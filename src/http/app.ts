@@ -17,7 +17,7 @@ import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
-import { pausedPageRoute } from './flow-entry.js';
+import { pausedPageRoute, signedInFlowRoute } from './flow-entry.js';
 import { AuthResponse } from '../core/fast-response.js';
 
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
@@ -88,6 +88,15 @@ export function createAuthApp(config: InternalConfig): H3 {
     const start = async (req: AuthRequest, event: H3Event) => (await factors()).startFactorsRoute(req, param(event, 'action'));
     app.get(`${base}/factors/:action`, route(config, 'browser', start));
     app.post(`${base}/factors/:action`, route(config, 'browser', start));
+  }
+
+  // The app's signed-in flows (`flows`): started by a POST, then answered until they end. Loaded on first use.
+  if (config.flowsById.size > 0) {
+    const start = route(config, 'browser', (req, event) => signedInFlowRoute(req, param(event, 'id'), 'start'));
+    const resume = route(config, 'browser', (req, event) => signedInFlowRoute(req, param(event, 'id'), 'continue'));
+    app.post(`${base}/flows/:id/start`, start);
+    app.get(`${base}/flows/:id`, resume);
+    app.post(`${base}/flows/:id`, resume);
   }
 
   // A signed-in user's accounts: the page, link and unlink. Loaded on first use.

@@ -3,6 +3,7 @@
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
 import type { FlowRoute } from '../flows/runtime/contract.js';
+import type { SignedInRoute } from '../flows/runtime/signed-in.js';
 import type { AuthRequest } from './request.js';
 
 const load = lazy(() => import('./flow.js'));
@@ -15,4 +16,9 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
 /** See {@link import('./flow.js').pausedPageRoute}. */
 export async function pausedPageRoute(req: AuthRequest, slot: string): Promise<Response> {
   return (await load()).pausedPageRoute(req, slot);
+}
+
+/** See {@link import('./flow.js').signedInFlowRoute}. */
+export async function signedInFlowRoute(req: AuthRequest, id: string, route: SignedInRoute): Promise<Response> {
+  return (await load()).signedInFlowRoute(req, id, route);
 }

@@ -12,7 +12,7 @@ import type { ResolvedProvider } from '../core/provider.js';
 import type { ThrottleLimit } from '../core/throttle/options.js';
 import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
 import { memoryThrottleStore } from '../core/throttle/store.js';
-import type { FlowDeps, FlowRoute } from '../flows/runtime/contract.js';
+import type { FlowRoute } from '../flows/runtime/contract.js';
 import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorPageUrl, html, json, redirectsAsData } from './response.js';
@@ -42,8 +42,8 @@ const MAX_KEY = 320;
 
 // The e-mail flow's address normaliser, loaded by the first magic-link request only: a credentials-only app's
 // sign-in loads no e-mail code.
-const loadEmailSteps = lazy(() => import('../flows/email/steps.js'));
-type NormalizeAddress = (deps: FlowDeps, raw: string) => string;
+const loadEmailSteps = lazy(() => import('../providers/email-identifier.js'));
+type NormalizeAddress = (provider: ResolvedProvider, raw: string) => string;
 
 /**
  * The per-account key of a credentials attempt: the provider's identifier field, normalised as `authorize` will
@@ -61,7 +61,7 @@ function emailAddress(req: AuthRequest, provider: ResolvedProvider, normalizeAdd
   const raw = req.body.email;
   if (typeof raw !== 'string' || raw.length > MAX_KEY) return undefined;
   try {
-    return normalizeAddress({ req, provider, callbackUrl: '' } as FlowDeps, raw);
+    return normalizeAddress(provider, raw);
   } catch {
     return undefined; // the flow refuses it as an invalid address; the client limit still counted the request
   }

@@ -8,7 +8,7 @@ import { strategyFor } from './strategy.js';
 import type { VerifiedSession } from './types.js';
 
 /** The assurance a request asks for: a verification within `maxAge` seconds, and/or a second factor in the session. */
-export interface AssuranceNeed {
+export interface SessionLevel {
   /** Seconds since the session was last verified (signed in, or a factor check passed) that still count. */
   maxAge?: number;
   /** `2`: the session must have passed a second factor (an `otp` or a passkey beside the first factor). */
@@ -26,7 +26,7 @@ export type GateResult =
   | ({ ok: false; reason: 'stale' } & GatedSession);
 
 /** Whether a verification meets the need, now. */
-export function meets(verification: SessionVerification | null, need: AssuranceNeed): boolean {
+export function meets(verification: SessionVerification | null, need: SessionLevel): boolean {
   if (need.maxAge === undefined && need.factors === undefined) return true;
   if (!verification) return false;
   if (need.maxAge !== undefined && Date.now() - verification.authTime.getTime() > need.maxAge * 1000) return false;
@@ -48,7 +48,7 @@ function twoFactors(amr: readonly AuthMethod[]): boolean {
  * const gate = await sessionGate(req, { maxAge: 300 })
  * if (!gate.ok) return gate.reason === 'signedOut' ? signIn() : stepUp()
  */
-export async function sessionGate(req: AuthRequest, need: AssuranceNeed = {}): Promise<GateResult> {
+export async function sessionGate(req: AuthRequest, need: SessionLevel = {}): Promise<GateResult> {
   const open = await strategyFor(req).open(req);
   if (!open) return { ok: false, reason: 'signedOut' };
   return meets(open.verification, need) ? { ok: true, ...open } : { ok: false, reason: 'stale', ...open };

@@ -113,6 +113,41 @@ describe('layers', () => {
     expect(edges.get('signin')?.has('second-factor') ?? false).toBe(false);
   });
 
+  it('http/ reaches the flows only through the runtime\'s public face and the registry', () => {
+    // The door (step, from the registry), the public contracts (a flow's, a stage's, a signed-in flow's, a job's),
+    // and the run records the inspector reads. Never a flow folder's internals, never the runtime's cookie or driver.
+    const publicFace = new Set([
+      'flows/registry.ts',
+      'flows/runtime/contract.ts',
+      'flows/runtime/stage.ts',
+      'flows/runtime/signed-in.ts',
+      'flows/runtime/log.ts',
+      'flows/runtime/record.ts',
+      'flows/runtime/flow-id.ts',
+      'flows/runtime/trace.ts',
+    ]);
+    const wrong = [...graph].flatMap(([file, targets]) =>
+      file.startsWith('http/') ? targets.filter((t) => t.startsWith('flows/') && !publicFace.has(t) && !t.startsWith('flows/runtime/observe/')).map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('casts no FlowDeps by hand outside the runtime', () => {
+    const wrong = files.filter((f) => !f.startsWith('flows/runtime/') && /\bas\s+FlowDeps\b/.test(readFileSync(join(SRC, f), 'utf8')));
+    expect(wrong).toEqual([]);
+  });
+
+  it('has one slot API: only the runtime seals, opens or clears a paused machine, and nothing else seals its own', () => {
+    // The cookie module is the runtime's own; outside it, only the door's files use it.
+    const cookieUsers = [...graph].filter(([, targets]) => targets.includes('flows/runtime/cookie.ts')).map(([f]) => f).sort();
+    expect(cookieUsers.every((f) => f.startsWith('flows/runtime/'))).toBe(true);
+    const sealers = files.filter((f) => /\bsealFlow\(/.test(readFileSync(join(SRC, f), 'utf8'))).sort();
+    expect(sealers).toEqual(['flows/runtime/cookie.ts', 'flows/runtime/door-answer.ts', 'flows/runtime/door.ts']);
+    // The HTTP layer encrypts no state of its own (a provider logout once had its own JWE seal).
+    const httpSealing = [...graph].filter(([f, targets]) => f.startsWith('http/') && targets.some((t) => t === 'session/jwe.ts' || t === 'session/keys.ts')).map(([f]) => f);
+    expect(httpSealing).toEqual([]);
+  });
+
   it('uses no private XState fields', () => {
     // `_nodes` (a snapshot's active nodes) and `_transitions` (a microstep's transitions) are not XState's public API.
     const wrong = files.filter((f) => /\b_(nodes|transitions)\b/.test(readFileSync(join(SRC, f), 'utf8')));

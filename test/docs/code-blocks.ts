@@ -40,7 +40,12 @@ export function typecheckBlocks(root: string, blocks: CodeBlock[]): string[] {
 
   // Virtual files beside the pages, so bare imports ('h3', 'express') resolve from the repository's node_modules.
   const files = new Map<string, CodeBlock>();
-  blocks.forEach((b, i) => files.set(join(root, 'docs', '.blocks', `${i}-${b.page.replace(/[^A-Za-z0-9]+/g, '_')}-${b.line}.ts`), b));
+  // The blocks of one page sit in one folder: a block whose info string names its file (`ts file=flow.ts`) can be
+  // imported by the page's other blocks as `./flow.js`, as the reader's own files would import each other.
+  blocks.forEach((b, i) => {
+    const named = /\bfile=([\w.-]+\.ts)\b/.exec(b.info)?.[1];
+    files.set(join(root, 'docs', '.blocks', b.page.replace(/[^A-Za-z0-9]+/g, '_'), named ?? `${i}-${b.line}.ts`), b);
+  });
   const source = (file: string) => `${files.get(file)!.code}\nexport {};\n`;
 
   const host = ts.createCompilerHost(compilerOptions);
@@ -50,6 +55,8 @@ export function typecheckBlocks(root: string, blocks: CodeBlock[]): string[] {
   host.getSourceFile = (file, languageVersion, ...rest) =>
     files.has(file) ? ts.createSourceFile(file, source(file), languageVersion, true) : getSourceFile(file, languageVersion, ...rest);
   host.fileExists = (file) => files.has(file) || fileExists(file);
+  const directoryExists = host.directoryExists?.bind(host);
+  host.directoryExists = (dir) => [...files.keys()].some((f) => f.startsWith(`${dir}/`)) || (directoryExists?.(dir) ?? true);
   host.readFile = (file) => (files.has(file) ? source(file) : readFile(file));
 
   const program = ts.createProgram([...files.keys()], compilerOptions, host);

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import type pg from 'pg';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapters/postgres/index.js';
 import { FACTOR_TTL_MS } from '../../src/flows/second-factor/steps.js';
-import { assuranceFlow, assuranceMachine } from '../../src/flows/second-factor/machine.js';
+import { secondFactorStage, secondFactorMachine } from '../../src/flows/second-factor/machine.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { encryptJwe } from '../../src/session/jwe.js';
 import { decodeSync } from '../../src/session/jwt.js';
@@ -285,8 +285,8 @@ describe.runIf(DATABASE_URL)('attacks on the second-factor stage', () => {
       const who = await person();
       const csrf = await password(t, who);
       const genuine = t.client.cookies.get(STAGE_COOKIE)!;
-      expect((decodeSync({ token: genuine, secret: [TEST_SECRET], salt: STAGE_COOKIE }) as { m: string; v: number }).m).toBe(assuranceMachine.id);
-      t.client.cookies.set(STAGE_COOKIE, resealed(genuine, (c) => (c.v = assuranceFlow.version + 1)), ORIGIN);
+      expect((decodeSync({ token: genuine, secret: [TEST_SECRET], salt: STAGE_COOKIE }) as { m: string; v: number }).m).toBe(secondFactorMachine.id);
+      t.client.cookies.set(STAGE_COOKIE, resealed(genuine, (c) => (c.v = secondFactorStage.version + 1)), ORIGIN);
       await expectRefused(t, await submit(t.client, csrf, codeNow(who.key)), { error: 'Configuration', logged: 'InvalidCheck' });
       expect(await sessionRows(who)).toBe(0);
     });

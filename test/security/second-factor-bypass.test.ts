@@ -15,7 +15,7 @@ import { machineTransitions, namedTrace, transitionKey, type TraceEntry, type Tr
 import { credentialsMachine } from '../../src/flows/credentials/machine.js';
 import { emailMachine } from '../../src/flows/email/machine.js';
 import { oauthMachine } from '../../src/flows/oauth/machine.js';
-import { assuranceMachine } from '../../src/flows/second-factor/machine.js';
+import { secondFactorMachine } from '../../src/flows/second-factor/machine.js';
 import { webauthnMachine } from '../../src/flows/webauthn/machine.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
@@ -227,7 +227,7 @@ describe('every route into a proven identity ends at the second-factor stage', (
   });
 
   it('the second-factor machine passes only after a check passed, with nothing to check, or once a new factor is active', () => {
-    const into = (state: string) => machineTransitions(assuranceMachine).filter((t) => t.to === state).map(transitionKey).sort();
+    const into = (state: string) => machineTransitions(secondFactorMachine).filter((t) => t.to === state).map(transitionKey).sort();
     // What the user came for (a session, a change) is chosen only after one of these.
     expect(into('choosing')).toEqual(
       [
@@ -237,7 +237,7 @@ describe('every route into a proven identity ends at the second-factor stage', (
       ].sort(),
     );
     // The unguarded way from `assessing` is taken only when no guard before it holds: no check is needed.
-    const fromAssessing = machineTransitions(assuranceMachine).filter((t) => t.from === 'assessing' && t.event === 'xstate.done.actor.assess').map((t) => t.guard ?? '(none)');
+    const fromAssessing = machineTransitions(secondFactorMachine).filter((t) => t.from === 'assessing' && t.event === 'xstate.done.actor.assess').map((t) => t.guard ?? '(none)');
     expect(fromAssessing).toEqual(['unknownTarget', 'stepUpWithoutFactor', 'mustCheck', 'mustEnrol', '(none)']);
     expect(into('passed')).toEqual(
       [
@@ -400,7 +400,7 @@ function simplePath(entries: TraceEntry[]): string[] {
 }
 
 /** The routes of the second-factor machine into what a user came for that pass through a check. */
-const checkedRoutes = [...routesInto(assuranceMachine, 'passed'), ...routesInto(assuranceMachine, 'showingCodes')]
+const checkedRoutes = [...routesInto(secondFactorMachine, 'passed'), ...routesInto(secondFactorMachine, 'showingCodes')]
   .filter((r) => r.some((k) => k.includes('[codePassed]--> choosing')))
   .map((r) => r.join(' | '));
 

@@ -85,7 +85,7 @@ export const emailMachine = /* @__PURE__ */ setup({
     output: {} as FlowOutput,
   },
   actors: {
-    normalize: fromPromise<string, { deps: FlowDeps; email: string }>(async ({ input }) => normalizeAddress(input.deps, input.email)),
+    normalize: fromPromise<string, { deps: FlowDeps; email: string }>(async ({ input }) => normalizeAddress(input.deps.provider, input.email)),
     findRecipient: fromPromise<AdapterUser | null, { deps: FlowDeps; email: string }>(({ input }) => findRecipient(input.deps, input.email)),
     // Asked before anything is stored or sent, as Auth.js does: `email.verificationRequest` tells it apart from
     // the signIn check the tail makes once the link is used.

@@ -13,8 +13,8 @@ import type { TokenSpend } from '../../session/spend.js';
 
 export { emailProviderOf } from './deps.js';
 
-/** Longest token or address a link may carry; anything longer is not ours and never reaches the database. */
-export const MAX_LINK_PARAM = 512;
+export { MAX_LINK_PARAM, normalizeAddress } from '../../providers/email-identifier.js';
+import { MAX_LINK_PARAM } from '../../providers/email-identifier.js';
 
 /**
  * The stored form of a token: HMAC-SHA-256 keyed with one secret. Each secret of a rotation list hashes on its
@@ -24,19 +24,6 @@ export const MAX_LINK_PARAM = 512;
  */
 export function hashToken(token: string, secret: string): string {
   return createHmac('sha256', secret).update(`authchart-email:${token}`).digest('hex');
-}
-
-/**
- * Runs the provider's address normaliser; anything but a non-empty string is an unusable address. An address a
- * custom normaliser returns still gets its domain in ASCII, so its Unicode and punycode spellings are one user.
- */
-export function normalizeAddress(deps: FlowDeps, email: string): string {
-  const normalize = emailProviderOf(deps).normalizeIdentifier ?? normalizeEmailAddress;
-  let value = normalize(email);
-  // An identifier without "@" (a phone number, say) is the custom normaliser's own business.
-  if (typeof value === 'string' && value.includes('@')) value = asciiEmailDomain(value) ?? '';
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LINK_PARAM) throw new TypeError('normalizeIdentifier returned no usable address.');
-  return value;
 }
 
 /** The stored user with this address, if any: the signIn callback is asked about them before a link is sent. */

@@ -43,8 +43,12 @@ const normalized = new WeakMap<object, InternalOAuthProvider>();
  * @example
  * oauthProviderFor(deps).redirectUri // 'https://app.example.com/auth/callback/github'
  */
-export function oauthProviderFor(deps: FlowDeps): InternalOAuthProvider {
-  const { req, provider } = deps;
+export function oauthProviderFor(deps: Pick<FlowDeps, 'req' | 'provider'>): InternalOAuthProvider {
+  return oauthProviderOf(deps.req, deps.provider);
+}
+
+/** {@link oauthProviderFor} for a request and a provider (a job's, which has no flow deps). */
+export function oauthProviderOf(req: FlowDeps['req'], provider: FlowDeps['provider']): InternalOAuthProvider {
   const callbackUrl = `${req.authUrl}/callback/${provider.id}`;
   let p = normalized.get(provider);
   if (!p) {

@@ -203,7 +203,7 @@ export interface FlowDefinition<TMachine extends AnyStateMachine = AnyStateMachi
 }
 
 /** States of a machine tagged {@link AWAITING} that invoke something: such a state could not be persisted safely. */
-function invokingAwaitingStates(machine: AnyStateMachine): string[] {
+export function invokingAwaitingStates(machine: AnyStateMachine): string[] {
   const out: string[] = [];
   const visit = (node: AnyStateMachine['root']) => {
     for (const child of Object.values(node.states) as AnyStateMachine['root'][]) {

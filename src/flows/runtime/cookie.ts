@@ -1,15 +1,17 @@
-// The flow cookies: a paused machine (state value + context) sealed as a JWE, bound to its slot, the machine id and
-// the machine version, and expiring after 15 minutes. One API for every paused machine, by slot: each provider's
-// flow has its own cookie (`<flow cookie name>.<provider id>`), so one provider's flow never replaces or clears
-// another's paused flow (a WebAuthn conditional-UI options request on every sign-in page view must not spoil an
-// OAuth flow in another tab); the second-factor machine has one per browser (`<flow cookie name>-second-factor`, a
-// name no provider id can produce). The name is also the key-derivation salt, so a value sealed for one slot cannot
-// be opened as another's.
+// The flow cookies: a paused machine (state value + context, and the runtime's typed pause beside it) sealed as a
+// JWE, bound to its slot, the machine id and the machine version, and expiring after 15 minutes. One API for every
+// paused machine, by slot: each provider's flow has its own cookie (`<flow cookie name>.<provider id>`), so one
+// provider's flow never replaces or clears another's paused flow (a WebAuthn conditional-UI options request on every
+// sign-in page view must not spoil an OAuth flow in another tab); the second-factor stage has one per browser
+// (`<flow cookie name>-second-factor`, a name no provider id can produce), each signed-in flow one
+// (`<flow cookie name>-signed-in.<flow id>`), and a provider logout one. The name is also the key-derivation salt, so
+// a value sealed for one slot cannot be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
 import { InvalidCheck } from '../../core/errors.js';
-import type { FlowDefinition } from './contract.js';
-import type { PausedFlow } from './run.js';
+import type { StateValue } from 'xstate';
+import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
+import type { FlowResponse } from './contract.js';
 import { encryptJwe } from '../../session/jwe.js';
 import { decodeSync } from '../../session/jwt.js';
 import { deriveSessionKey } from '../../session/keys.js';
@@ -17,6 +19,50 @@ import { clearCookie, setCookie, type RequestContext as AuthRequest } from '../.
 import type { CookieOption } from '../../core/cookies.js';
 
 export const FLOW_MAX_AGE = 15 * 60;
+
+/** What a sign-in paused at the second-factor stage carries to the session it will issue. */
+export interface PendingSignIn {
+  providerId: string;
+  user: User;
+  account: Account;
+  profile?: Profile;
+  isNewUser: boolean;
+  redirect: string;
+  /** The first factor's methods as the flow claimed them (`amr` in its output); absent: by the account's kind. */
+  amr?: AuthMethod[];
+}
+
+/** A built-in page a paused flow shows, kept small enough to ride in the cookie (`GET {basePath}/flow/:slot`). */
+export type PausedPage = Extract<FlowResponse, { kind: 'page' }>;
+
+/**
+ * What the runtime keeps beside a paused machine, and nothing else: typed, checked when opened, written by the
+ * runtime alone.
+ */
+export interface Pause {
+  /** The proven sign-in a second-factor check is for (the stage slot only). */
+  signIn?: PendingSignIn;
+  /** The signed-in user a provider's flow was started for by `POST link/:provider`: what it proves is linked to them. */
+  link?: string;
+  /** The signed-in user a signed-in flow belongs to: it resumes only from a live session of that user. */
+  owner?: string;
+  /** The page the paused flow shows, for `GET {basePath}/flow/:slot`. */
+  page?: PausedPage;
+}
+
+/** A paused machine as the flow cookie carries it: which machine, its state value, its context (no deps), the pause. */
+export interface PausedFlow {
+  machine: string;
+  value: StateValue;
+  context: Record<string, unknown>;
+  pause?: Pause;
+}
+
+/** What a slot checks a cookie against: the machine and the version of the flow, stage or job it holds. */
+export interface Versioned {
+  machine: { id: string };
+  version: number;
+}
 
 /**
  * How many sign-ins a user started (OAuth, e-mail, custom flows: every kind but WebAuthn) one browser keeps
@@ -36,15 +82,18 @@ interface FlowClaims {
   s: PausedFlow['value'];
   /** context */
   c: PausedFlow['context'];
-  /** what the runtime carries across the pause */
-  x?: PausedFlow['carry'];
+  /** the runtime's pause */
+  x?: Pause;
 }
 
-/** Where a paused machine is sealed: a provider's flow, or the second-factor machine. */
-export type FlowSlot = { provider: string } | { stage: 'assurance' };
+/**
+ * Where a paused machine is sealed: a provider's flow, the second-factor stage, a signed-in flow (by its id), or a
+ * provider's RP-initiated logout (by provider id).
+ */
+export type FlowSlot = { provider: string } | { stage: 'second-factor' } | { signedIn: string } | { logout: string };
 
-/** The second-factor slot's bind claim and name suffix (`-second-factor`: a provider's cookie is `.<id>`). */
-const ASSURANCE = 'second-factor';
+/** How long a provider logout waits for the browser to come back: as long as the logout machine itself waits. */
+export const LOGOUT_MAX_AGE = 15 * 60;
 
 /** The configured flow cookie of a provider's kind: OAuth/OIDC (`pkceCodeVerifier`...), WebAuthn, or any other. */
 function flowCookieOf(req: AuthRequest, providerId: string): CookieOption {
@@ -68,9 +117,14 @@ export interface SealFlowOptions {
 }
 
 /** A slot's cookie: its name (the key-derivation salt too), attributes, and the value its claims are bound to. */
-function slotCookie(req: AuthRequest, slot: FlowSlot): { name: string; options: CookieOption['options']; bind: string } {
-  if ('provider' in slot) return { name: flowCookieName(req, slot.provider), options: flowCookieOf(req, slot.provider).options, bind: slot.provider };
-  return { name: `${req.cookieOptions.flow.name}-${ASSURANCE}`, options: req.cookieOptions.flow.options, bind: ASSURANCE };
+function slotCookie(req: AuthRequest, slot: FlowSlot): { name: string; options: CookieOption['options']; bind: string; maxAge: number } {
+  const flow = req.cookieOptions.flow;
+  if ('provider' in slot) return { name: flowCookieName(req, slot.provider), options: flowCookieOf(req, slot.provider).options, bind: slot.provider, maxAge: FLOW_MAX_AGE };
+  if ('stage' in slot) return { name: `${flow.name}-${slot.stage}`, options: flow.options, bind: slot.stage, maxAge: FLOW_MAX_AGE };
+  if ('signedIn' in slot) return { name: `${flow.name}-signed-in.${slot.signedIn}`, options: flow.options, bind: `signed-in:${slot.signedIn}`, maxAge: FLOW_MAX_AGE };
+  // One provider logout per browser, under the name it always had; the provider it is for is the bind claim.
+  const name = req.cookieOptions.callbackUrl.name.replace(/callback-url$/, 'provider-logout');
+  return { name, options: req.cookieOptions.callbackUrl.options, bind: `logout:${slot.logout}`, maxAge: LOGOUT_MAX_AGE };
 }
 
 /** The name of a slot's cookie. */
@@ -84,30 +138,30 @@ export function slotCookieName(req: AuthRequest, slot: FlowSlot): string {
  * works. That keeps an OIDC flow (PKCE, state and nonce) well under 1,200 bytes. A newer one replaces the slot's
  * earlier one; sealing a provider's flow first clears the oldest of too many started sign-ins.
  */
-export function sealFlow(req: AuthRequest, slot: FlowSlot, flow: FlowDefinition, paused: PausedFlow, seal: SealFlowOptions = {}): void {
+export function sealFlow(req: AuthRequest, slot: FlowSlot, flow: Versioned, paused: PausedFlow, seal: SealFlowOptions = {}): void {
   if ('provider' in slot) evictOldestFlows(req, slot.provider);
-  const { name, options, bind } = slotCookie(req, slot);
+  const { name, options, bind, maxAge } = slotCookie(req, slot);
   const claims: FlowClaims & { exp: number } = {
     p: bind,
     m: paused.machine,
     v: flow.version,
     s: paused.value,
     c: paused.context,
-    ...(paused.carry ? { x: paused.carry } : {}),
-    exp: Math.floor(Date.now() / 1000) + FLOW_MAX_AGE,
+    ...(paused.pause && Object.keys(paused.pause).length > 0 ? { x: paused.pause } : {}),
+    exp: Math.floor(Date.now() / 1000) + maxAge,
   };
   const { key } = deriveSessionKey(req.config.secrets[0], name);
   const value = encryptJwe(Buffer.from(JSON.stringify(claims), 'utf8'), key);
   // `Secure` is what browsers demand of `SameSite=None`; they accept it on http://localhost too.
   const crossSite = seal.crossSitePost ? { sameSite: 'none' as const, secure: true } : {};
-  setCookie(req, { name, value, options: { ...options, maxAge: FLOW_MAX_AGE, ...crossSite } });
+  setCookie(req, { name, value, options: { ...options, maxAge, ...crossSite } });
 }
 
 /**
  * Opens and checks a slot's cookie for this flow; throws InvalidCheck with the reason. The bind claim is still
  * checked (defence in depth), though a value sealed for another slot fails to open first.
  */
-export function openFlow(req: AuthRequest, slot: FlowSlot, flow: FlowDefinition): PausedFlow {
+export function openFlow(req: AuthRequest, slot: FlowSlot, flow: Versioned): PausedFlow {
   const { name, bind } = slotCookie(req, slot);
   const raw = req.cookies[name];
   if (!raw) throw new InvalidCheck('The flow cookie is missing (expired, or the sign-in started in another browser).', { expected: 'flow cookie', actual: null });
@@ -123,8 +177,41 @@ export function openFlow(req: AuthRequest, slot: FlowSlot, flow: FlowDefinition)
     throw new InvalidCheck('The flow cookie was made by another version of this flow.', { expected: `${flow.machine.id}@${flow.version}`, actual: `${claims.m}@${claims.v}` });
   }
   if (!claims.c || typeof claims.c !== 'object') throw new InvalidCheck('The flow cookie has no context.');
-  const carry = claims.x && typeof claims.x === 'object' ? { carry: claims.x } : {};
-  return { machine: claims.m, value: claims.s, context: claims.c, ...carry };
+  const pause = claims.x === undefined ? undefined : pauseOf(claims.x);
+  return { machine: claims.m, value: claims.s, context: claims.c, ...(pause ? { pause } : {}) };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= 255;
+
+/**
+ * The pause sealed beside a machine, each part checked for its shape (a sealed cookie is still input from a browser,
+ * and may come from an older build): a part of another shape is an InvalidCheck, never taken on trust.
+ */
+function pauseOf(x: unknown): Pause {
+  if (!isObject(x)) throw new InvalidCheck('The flow cookie holds a pause of another shape.');
+  const pause: Pause = {};
+  const { signIn, link, owner, page } = x;
+  if (signIn !== undefined) {
+    const p = signIn as Partial<PendingSignIn>;
+    if (!isObject(signIn) || !isId(p.providerId) || typeof p.redirect !== 'string' || !isObject(p.user) || !isObject(p.account)) {
+      throw new InvalidCheck('The flow cookie holds a pending sign-in of another shape.');
+    }
+    pause.signIn = signIn as unknown as PendingSignIn;
+  }
+  if (link !== undefined) {
+    if (!isId(link)) throw new InvalidCheck('The flow cookie holds a link of another shape.');
+    pause.link = link;
+  }
+  if (owner !== undefined) {
+    if (!isId(owner)) throw new InvalidCheck('The flow cookie holds an owner of another shape.');
+    pause.owner = owner;
+  }
+  if (page !== undefined) {
+    if (!isObject(page) || page.kind !== 'page') throw new InvalidCheck('The flow cookie holds a page of another shape.');
+    pause.page = page as unknown as PausedPage;
+  }
+  return pause;
 }
 
 /** Clears a slot's cookie (if the browser sent one); other slots' paused machines are left alone. */

@@ -6,7 +6,9 @@ import type { EventObject } from 'xstate';
 import { AccessDenied, AdapterError, AuthError, CallbackRouteError, Verification } from '../../core/errors.js';
 import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
-import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
+import type { PendingSignIn } from './cookie.js';
+import type { StageDefinition, StageInput, StageOutput, StageStart } from './stage.js';
+import type { AuthMethod } from '../../core/types.js';
 import { issueSession } from '../../session/issue.js';
 import { releaseClaim, spendAlone, type TokenSpend } from '../../session/spend.js';
 import type { FlowContextBase } from './context.js';
@@ -20,15 +22,15 @@ import { inFlowSpan, type MachineSpan } from './spans.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
- * `{ outcome: 'resolved' | 'redirected' }`), `assurance` (present when second factors are configured) raises the
- * sign-in to the level the user's policy asks for (started with `{ type: 'START', purpose: 'signIn', ... }`, its
- * output `{ outcome: 'passed', method? }`).
+ * `{ outcome: 'resolved' | 'redirected' }`), `secondFactor` (present when second factors are configured) raises the
+ * sign-in to the level the user's policy asks for (the stage contract: started with a `signIn` StageStart, ending in
+ * a StageOutput).
  */
 export interface SignInStages {
   tail: FlowDefinition;
   /** Extra input for the tail beside `{ deps, callbackUrl, identity }` (a link stage's user). */
   tailInput?: Record<string, unknown>;
-  assurance?: FlowDefinition;
+  secondFactor?: StageDefinition;
 }
 
 export interface RunFlowOptions extends RunOptions {
@@ -45,17 +47,6 @@ export type FlowResult = SettledFlow & { record: FlowRecord };
  */
 export const FLOW_ID_KEY = 'flowId';
 
-/** What a sign-in paused at the second-factor machine carries to the session it will issue (sealed with it). */
-interface PendingSignIn {
-  providerId: string;
-  user: User;
-  account: Account;
-  profile?: Profile;
-  isNewUser: boolean;
-  redirect: string;
-  /** The first factor's methods as the flow claimed them (`amr` in its output); absent: by the account's kind. */
-  amr?: AuthMethod[];
-}
 
 function failed(error: AuthError, trace: TraceEntry[], state?: string): SettledFlow {
   return { status: 'failed', error, state, trace };
@@ -131,15 +122,15 @@ async function afterProof(
     redirect: resolved.redirect,
     ...(amr ? { amr } : {}),
   };
-  if (!stages.assurance) return signIn(deps, pending, undefined, trace, spend);
-  const start = { type: 'START', purpose: 'signIn', userId: String(pending.user.id), user: pending.user, account: pending.account };
-  return assure(deps, stages.assurance, start, undefined, pending, trace, options, spend);
+  if (!stages.secondFactor) return signIn(deps, pending, undefined, trace, spend);
+  const start: StageStart = { type: 'START', purpose: 'signIn', userId: String(pending.user.id), user: pending.user, account: pending.account };
+  return runSecondFactor(deps, stages.secondFactor, start, undefined, pending, trace, options, spend);
 }
 
 /** Settles one stage machine and keeps its trace under its own machine id (and, when one records, its own span). */
 async function stage(
   name: string,
-  flow: FlowDefinition,
+  flow: Pick<FlowDefinition, 'machine'>,
   input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> },
   event: EventObject,
   paused: PausedFlow | undefined,
@@ -159,13 +150,13 @@ async function stage(
 }
 
 /**
- * Runs the second-factor machine (fresh, or resumed with the browser's answer). For a sign-in (`pending`) a pause
+ * Runs the second-factor stage (fresh, or resumed with the browser's answer). For a sign-in (`pending`) a pause
  * carries the pending sign-in in the sealed cookie and a pass issues the session; for a signed-in user's request
- * the outcome goes back to the route.
+ * the outcome goes back to the door.
  */
-async function assure(
+async function runSecondFactor(
   deps: Pick<FlowDeps, 'req' | 'callbackUrl'>,
-  flow: FlowDefinition,
+  flow: StageDefinition,
   event: EventObject,
   paused: PausedFlow | undefined,
   pending: PendingSignIn | undefined,
@@ -174,7 +165,8 @@ async function assure(
   spend?: TokenSpend,
 ): Promise<SettledFlow> {
   const emitted: EventObject[] = [];
-  const settled = await stage('authchart.second_factor', flow, { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl }, event, paused, trace, emitted, options);
+  const input: StageInput = { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl };
+  const settled = await stage('authchart.second_factor', flow, { ...input }, event, paused, trace, emitted, options);
   await dispatchEmitted(deps, emitted);
   if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
   if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
@@ -187,10 +179,10 @@ async function assure(
         return failed(err instanceof AuthError ? err : new CallbackRouteError(err instanceof Error ? err : String(err)), trace, 'spendingToken');
       }
     }
-    if (pending) settled.paused.carry = { signIn: pending };
-    return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'assurance' };
+    if (pending) settled.paused.pause = { signIn: pending };
+    return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'second-factor' };
   }
-  const result = settled.output as { outcome?: string; method?: string } | undefined;
+  const result = settled.output as StageOutput | undefined;
   if (!pending) return { status: 'assured', output: settled.output, trace };
   if (result?.outcome !== 'passed') return failed(new CallbackRouteError('The second-factor check ended without passing.', { actual: result?.outcome }), trace);
   return signIn(deps, pending, result.method, trace, spend);
@@ -221,24 +213,49 @@ export async function runFlow(flow: FlowDefinition, deps: FlowDeps, entry: FlowE
 }
 
 /**
- * Runs the second-factor machine for a request: started for a signed-in user (`START` with their purpose), or
- * resumed from its cookie with the browser's answer. A resumed sign-in issues its session when the check passes.
+ * Runs the second-factor stage for a request: started for a signed-in user (`START` with their purpose), or resumed
+ * from its cookie with the browser's answer. A resumed sign-in (its pending sign-in in the pause, checked when the
+ * cookie was opened) issues its session when the check passes.
  *
  * @example
- * const result = await runAssurance(flow, { req, callbackUrl }, { type: 'START', purpose: 'stepUp', userId })
+ * const result = await runStage(secondFactorStage, { req, callbackUrl }, { type: 'START', purpose: 'stepUp', userId })
  */
-export async function runAssurance(flow: FlowDefinition, deps: Pick<FlowDeps, 'req' | 'callbackUrl'>, event: EventObject, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
-  const pending = pendingSignIn(paused);
+export async function runStage(flow: StageDefinition, deps: Pick<FlowDeps, 'req' | 'callbackUrl'>, event: EventObject, paused?: PausedFlow, options: RunFlowOptions = {}): Promise<FlowResult> {
+  const pending = paused?.pause?.signIn;
   const provider = pending?.providerId ?? flow.machine.id;
-  return recorded(deps.req, provider, flow, paused, options, (span) => assure(deps, flow, event, paused, pending, [], withSpan(options, span)));
+  return recorded(deps.req, provider, flow, paused, options, (span) => runSecondFactor(deps, flow, event, paused, pending, [], withSpan(options, span)));
 }
 
-/** The pending sign-in a paused check carries, if it is one (its shape checked: it came out of a cookie). */
-function pendingSignIn(paused: PausedFlow | undefined): PendingSignIn | undefined {
-  const p = (paused?.carry as { signIn?: PendingSignIn } | undefined)?.signIn;
-  if (!p || typeof p !== 'object' || typeof p.providerId !== 'string' || typeof p.redirect !== 'string') return undefined;
-  if (!p.user || typeof p.user !== 'object' || !p.account || typeof p.account !== 'object') return undefined;
-  return p;
+/**
+ * Runs a machine that signs nobody in (an app's signed-in flow) for one request, recorded and traced like any run. A
+ * machine that ends is `assured` with its output, for the door to apply; what it emits reaches no event handler
+ * (only the runtime speaks for what changed).
+ *
+ * @example
+ * const result = await runOwn(flow, req, input, entry, paused)
+ */
+export async function runOwn(
+  flow: Pick<FlowDefinition, 'machine' | 'version'>,
+  req: FlowDeps['req'],
+  input: Record<string, unknown> & { deps: Pick<FlowDeps, 'req'> },
+  entry: FlowEntry,
+  paused: PausedFlow | undefined,
+  options: RunFlowOptions = {},
+): Promise<FlowResult> {
+  return recorded(req, flow.machine.id, flow, paused, options, async (span) => {
+    const trace: TraceEntry[] = [];
+    const settled = await settleMachine(flow.machine, input, entry.event, paused, trace, [], withSpan(options, span));
+    switch (settled.kind) {
+      case 'done':
+        return { status: 'assured', output: settled.output, trace };
+      case 'paused':
+        return { status: 'paused', paused: settled.paused, response: settled.response, trace };
+      case 'refused':
+        return { status: 'refused', error: settled.error, state: settled.state, trace };
+      case 'failed':
+        return failed(settled.error, trace, settled.state);
+    }
+  });
 }
 
 function withSpan<T extends RunOptions>(options: T, span: MachineSpan | undefined): T {
@@ -249,7 +266,7 @@ function withSpan<T extends RunOptions>(options: T, span: MachineSpan | undefine
 async function recorded(
   req: FlowDeps['req'],
   provider: string,
-  flow: FlowDefinition,
+  flow: Pick<FlowDefinition, 'machine' | 'version'>,
   paused: PausedFlow | undefined,
   options: RunFlowOptions,
   run: (span: MachineSpan | undefined) => Promise<SettledFlow>,

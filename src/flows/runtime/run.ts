@@ -2,7 +2,7 @@
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
 import { en } from '../../core/messages/en.js';
-import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
+import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, } from 'xstate';
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck, InvalidRequest } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
 import type { Account, Profile, User } from '../../core/types.js';
@@ -16,14 +16,9 @@ import { observeRun } from './observe/observer.js';
 import { inFlowSpan, type MachineSpan } from './observe/spans.js';
 import { statePathOf as statePath } from './state-path.js';
 
-/** A paused machine as the flow cookie carries it: which machine, its state value and its context (no deps). */
-export interface PausedFlow {
-  machine: string;
-  value: StateValue;
-  context: Record<string, unknown>;
-  /** What the runtime itself keeps across the pause, beside the machine (the sign-in a second-factor check is for). */
-  carry?: Record<string, unknown>;
-}
+import type { PausedFlow } from './cookie.js';
+
+export type { PausedFlow };
 
 /** How a run settled. */
 export type SettledFlow =
@@ -35,15 +30,15 @@ export type SettledFlow =
       paused: PausedFlow;
       response: FlowResponse;
       trace: TraceEntry[];
-      /** The second-factor machine paused, not the provider's flow: sealed in its own cookie slot. */
-      slot?: 'assurance';
+      /** The second-factor stage paused, not the provider's flow: sealed in its own cookie slot. */
+      slot?: 'second-factor';
     }
   /**
    * The paused machine does not take the event this request brought (a stray POST, a replayed form of another
    * step): an InvalidRequest, and the paused flow is kept as it was (its cookie stays; nothing ran).
    */
   | { status: 'refused'; error: AuthError; state?: string; trace: TraceEntry[] }
-  /** A signed-in user's second-factor request ended: its output, for the route to apply. */
+  /** A signed-in user's second-factor check, or a signed-in flow, ended: its output, for the runtime to apply. */
   | { status: 'assured'; output: unknown; trace: TraceEntry[] };
 
 /** How long one request may wait for a flow to settle before giving up. */

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { Account, User } from '../../core/types.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowFormPage, type FlowResponse, type FlowText, finalOutput } from '../runtime/contract.js';
+import { AWAITING, type FlowDeps, type FlowFormPage, type FlowResponse, type FlowText, finalOutput } from '../runtime/contract.js';
+import { defineStage, type FactorMethod, type StageOutput, type StagePurpose, type StageStart } from '../runtime/stage.js';
+import type { SessionLevel } from '../../session/gate.js';
 import { doneOutput as output, errorIs, recordFailure, type FailureEvidence } from '../runtime/context.js';
 import { hasActiveFactor, removeFactor, replaceBackupCodes } from './account.js';
 import { checkPasskeyFactor, passkeyAssertionOptions, type PendingAssertion } from './passkey.js';
@@ -16,34 +18,21 @@ import { assessFactors, type FactorState } from './assess.js';
 import { activateFactor, checkFactorCode, codePage, enrolmentPageFor, FACTOR_TTL_MS, startTotpEnrolment, type CodeCheck } from './steps.js';
 
 /** Why the machine runs: a sign-in that may need a second factor, or a signed-in user's request. */
-export type AssurancePurpose = 'signIn' | 'stepUp' | 'enrolTotp' | 'backupCodes' | 'remove';
+export type SecondFactorPurpose = StagePurpose;
 
-/** How a factor check passed (`amr`: `otp` for a code or a backup code, `hwk` for a passkey). */
-export type FactorMethod = 'otp' | 'backup' | 'passkey';
+export type { FactorMethod };
 
 /** How long a factor check counts as fresh for changing factors without typing another code. */
 export const FRESH_CHECK_MS = 5 * 60_000;
 
 /** What the machine starts with. */
-export interface AssuranceInput {
+export interface SecondFactorInput {
   deps: Pick<FlowDeps, 'req'>;
   callbackUrl: string;
 }
 
-/** The request that starts the machine. */
-export interface AssuranceStart {
-  type: 'START';
-  purpose: AssurancePurpose;
-  /** The user this is for: the one the sign-in resolved, or the signed-in session's. */
-  userId: string;
-  /** Sign-in: the resolved user and the account that proved the first factor (the `require` option reads them). */
-  user?: User;
-  account?: Account;
-  /** A signed-in user's request: when their session was last verified (ms), as the session gate read it. */
-  verifiedAt?: number;
-  /** `remove`: the factor named. */
-  factorId?: string;
-}
+/** The request that starts the machine (the stage contract's start). */
+export type SecondFactorStart = StageStart;
 
 /** What the browser sends to a paused machine; a signed-in user's requests carry the session's user id. */
 type Answer =
@@ -51,14 +40,15 @@ type Answer =
   | { type: 'PASSKEY_OPTIONS'; userId?: string }
   | { type: 'SUBMIT_PASSKEY'; credential: unknown; userId?: string };
 
-export interface AssuranceContext {
+export interface SecondFactorContext {
   deps: Pick<FlowDeps, 'req'>;
   callbackUrl: string;
-  purpose: AssurancePurpose;
+  purpose: SecondFactorPurpose;
   userId: string;
   user?: User;
   account?: Account;
   verifiedAt?: number;
+  level?: SessionLevel;
   /** `remove`: the factor named; once loaded, what to delete (a backup code goes as the whole set). */
   target?: { id?: string; kind?: 'totp' | 'backup' };
   /**
@@ -77,15 +67,8 @@ export interface AssuranceContext {
   response?: FlowResponse;
 }
 
-/**
- * How the machine ends well: `passed` (the level is reached: `method` says how, absent when no factor was asked
- * for; `changed` when the user's factors changed), `codes` (a new set of backup codes, shown once), or `signIn` (a
- * step-up for a user without a factor: a full sign-in instead).
- */
-export type AssuranceOutput =
-  | { outcome: 'passed'; method?: FactorMethod; changed: boolean; redirect: string }
-  | { outcome: 'codes'; codes: string[]; method?: FactorMethod; redirect: string }
-  | { outcome: 'signIn'; redirect: string };
+/** How the machine ends well (the stage contract's output). */
+export type SecondFactorOutput = StageOutput;
 
 type Emitted =
   | { type: 'factorEnrolled'; user: User; factor: { id: string; kind: 'totp' | 'backup' } }
@@ -98,7 +81,10 @@ const WRONG_PASSKEY = { message: 'factor.check.wrongPasskey' } as const;
 const WRONG_FIRST_CODE = { message: 'factor.enrol.wrongCode' } as const;
 
 /** The purposes that always ask for a check when the user has a factor; the others only when the last one is stale. */
-const ALWAYS_CHECKED: ReadonlySet<AssurancePurpose> = new Set(['signIn', 'stepUp', 'remove']);
+const ALWAYS_CHECKED: ReadonlySet<SecondFactorPurpose> = new Set(['signIn', 'stepUp', 'remove']);
+
+/** How long (ms) a verification counts as fresh for this request's level. */
+const freshFor = (level: SessionLevel | undefined) => (level?.maxAge !== undefined ? Math.min(level.maxAge * 1000, FRESH_CHECK_MS) : FRESH_CHECK_MS);
 
 const stateOf = (event: unknown) => output<FactorState>(event);
 
@@ -112,20 +98,20 @@ function answer<T extends string, A extends string>(then: T, action: A) {
 }
 
 /** What every check of an answer works on: the user and the pending check (its attempts are counted under its id). */
-function pendingCheck(context: AssuranceContext) {
+function pendingCheck(context: SecondFactorContext) {
   return { deps: context.deps, userId: context.userId, challengeId: context.check!.challengeId, expiresAt: context.check!.expiresAt };
 }
 
-export const assuranceMachine = /* @__PURE__ */ setup({
+export const secondFactorMachine = /* @__PURE__ */ setup({
   types: {
-    context: {} as AssuranceContext,
-    events: {} as AssuranceStart | Answer,
-    input: {} as AssuranceInput,
+    context: {} as SecondFactorContext,
+    events: {} as SecondFactorStart | Answer,
+    input: {} as SecondFactorInput,
     emitted: {} as Emitted,
-    output: {} as AssuranceOutput,
+    output: {} as SecondFactorOutput,
   },
   actors: {
-    assess: fromPromise<FactorState, { deps: Pick<FlowDeps, 'req'>; purpose: AssurancePurpose; userId: string; user?: User; account?: Account }>(({ input: { deps, ...params } }) =>
+    assess: fromPromise<FactorState, { deps: Pick<FlowDeps, 'req'>; purpose: SecondFactorPurpose; userId: string; user?: User; account?: Account }>(({ input: { deps, ...params } }) =>
       assessFactors(deps, params),
     ),
     checkFactorCode: fromPromise<CodeCheck, { deps: Pick<FlowDeps, 'req'>; userId: string; challengeId: string; expiresAt: number; code: string; enrolling?: string }>(
@@ -150,23 +136,24 @@ export const assuranceMachine = /* @__PURE__ */ setup({
     unknownTarget: ({ context, event }) => context.purpose === 'remove' && !stateOf(event).factors.some((f) => f.id === context.target?.id),
     stepUpWithoutFactor: ({ context, event }) => context.purpose === 'stepUp' && !hasActiveFactor(stateOf(event)),
     mustCheck: ({ context, event }) =>
-      hasActiveFactor(stateOf(event)) && (ALWAYS_CHECKED.has(context.purpose) || context.verifiedAt === undefined || Date.now() - context.verifiedAt > FRESH_CHECK_MS),
+      hasActiveFactor(stateOf(event)) && (ALWAYS_CHECKED.has(context.purpose) || context.verifiedAt === undefined || Date.now() - context.verifiedAt > freshFor(context.level)),
     mustEnrol: ({ context, event }) => context.purpose === 'signIn' && stateOf(event).required,
     passkeyOffered: ({ context }) => context.check?.passkey === true,
     codePassed: ({ event }) => output<CodeCheck>(event).result === 'passed',
     codeLocked: ({ event }) => output<CodeCheck>(event).result === 'locked',
-    purposeIs: ({ context }, params: { purpose: AssurancePurpose }) => context.purpose === params.purpose,
+    purposeIs: ({ context }, params: { purpose: SecondFactorPurpose }) => context.purpose === params.purpose,
   },
   actions: {
     recordError: assign(recordFailure),
     recordStart: assign(({ event }) => {
-      const e = event as AssuranceStart;
+      const e = event as SecondFactorStart;
       return {
         purpose: e.purpose,
         userId: e.userId,
         ...(e.user ? { user: e.user } : {}),
         ...(e.account ? { account: e.account } : {}),
         ...(e.verifiedAt !== undefined ? { verifiedAt: e.verifiedAt } : {}),
+        ...(e.level?.maxAge !== undefined ? { level: { maxAge: e.level.maxAge } } : {}),
         ...(e.factorId ? { target: { id: e.factorId } } : {}),
       };
     }),
@@ -223,7 +210,7 @@ export const assuranceMachine = /* @__PURE__ */ setup({
   id: 'second-factor',
   initial: 'idle',
   context: ({ input }) => ({ deps: input.deps, callbackUrl: input.callbackUrl, purpose: 'stepUp', userId: '' }),
-  output: finalOutput<AssuranceOutput>,
+  output: finalOutput<SecondFactorOutput>,
   states: {
     idle: { on: { START: { target: 'assessing', actions: 'recordStart' } } },
     assessing: {
@@ -392,22 +379,20 @@ export const assuranceMachine = /* @__PURE__ */ setup({
 });
 
 /**
- * The machine as a flow. Started by the runtime (`START`); a paused check is entered from
+ * The machine as the second-factor stage. Started by the runtime (`START`); a paused check is answered from
  * `POST {basePath}/second-factor` (CSRF-checked) with the typed `code`, or a passkey assertion (`action=authenticate`,
- * `data`), and from `GET {basePath}/second-factor?action=authenticate` for a passkey's options. The route adds the
- * signed-in session's user id to the event for a signed-in user's request.
+ * `data`), and from `GET {basePath}/second-factor?action=authenticate` for a passkey's options. The runtime adds the
+ * signed-in session's user id to the answer for a signed-in user's request.
  */
-export const assuranceFlow = /* @__PURE__ */ defineFlow({
-  machine: assuranceMachine,
+export const secondFactorStage = /* @__PURE__ */ defineStage({
+  name: 'second-factor',
+  machine: secondFactorMachine,
   version: 1,
-  csrf: ['callback'],
-  entry: (route, deps, paused) => {
-    const { method, body, query } = deps.req;
-    if (route !== 'callback' || !paused) return null;
-    if (method === 'GET') return query.action === 'authenticate' ? { resume: true, event: { type: 'PASSKEY_OPTIONS' } } : null;
+  answer: (req) => {
+    const { method, body, query } = req;
+    if (method === 'GET') return query.action === 'authenticate' ? { type: 'PASSKEY_OPTIONS' } : null;
     if (method !== 'POST') return null;
-    if (body.action === 'authenticate') return { resume: true, event: { type: 'SUBMIT_PASSKEY', credential: credentialOf(body.data) } };
-    return { resume: true, event: { type: 'SUBMIT_CODE', code: typeof body.code === 'string' ? body.code : '' } };
+    if (body.action === 'authenticate') return { type: 'SUBMIT_PASSKEY', credential: credentialOf(body.data) };
+    return { type: 'SUBMIT_CODE', code: typeof body.code === 'string' ? body.code : '' };
   },
 });
-

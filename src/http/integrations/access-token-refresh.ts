@@ -1,17 +1,11 @@
 // The machine half of `getAccessToken` (access-token.ts): runs the token refresh machine for a signed-in user's
 // account, against the adapter's tokens or (opt-in) the tokens sealed in the session cookie. Its own module so the
 // OAuth client and the machine load on the first call, never at import.
-import { randomUUID } from 'node:crypto';
 import { AccountNotLinked, RefreshTokenError } from '../../core/errors.js';
 import type { Adapter } from '../../core/adapter.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import type { AdapterAccount, JWT } from '../../core/types.js';
-import { cookieTokenStore, refreshStoreOf } from '../../flows/tokens/cookie-tokens.js';
-import { tokenRefreshMachine, type TokenRefreshOutput } from '../../flows/tokens/machine.js';
-import { tokenRefreshDefaults, type TokenDeps, type TokenRefreshOptions } from '../../flows/tokens/steps.js';
-import { oauthProviderFor } from '../../flows/oauth/steps.js';
-import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleOwnMachine } from '../../flows/runtime/run.js';
+import { jobs, step, type TokenRefreshArgs, type TokenRefreshOptions, type TokenRefreshOutput } from '../../flows/registry.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import { rewriteProviderTokens } from '../../session/jwt-strategy.js';
 import { providerTokensOf, type ProviderTokensClaim } from '../../session/provider-token-claim.js';
@@ -20,33 +14,23 @@ import type { AuthRequest } from '../request.js';
 /** The account with a usable access token, refreshed when due; or the refusal's error and the state it ended in. */
 async function runRefresh(
   req: AuthRequest,
-  adapter: Adapter,
   provider: ResolvedProvider,
-  userId: string,
-  options: Required<TokenRefreshOptions>,
+  args: TokenRefreshArgs,
   trace: TraceEntry[] | undefined,
 ): Promise<{ account: AdapterAccount } | { error: RefreshTokenError | AccountNotLinked; state: string }> {
-  const deps: TokenDeps = {
-    req,
-    adapter: adapter as TokenDeps['adapter'],
-    provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps),
-    userId,
-    holder: randomUUID(),
-    options,
-    now: () => Date.now(),
-  };
-  const settled = await settleOwnMachine(provider.id, tokenRefreshMachine, { deps }, { type: 'ACCESS_TOKEN' }, undefined, trace ?? [], [], { settleTimeoutMs: options.waitMs + options.lockMs + 15_000, keepTrace: trace !== undefined });
-  if (settled.kind === 'done') return { account: (settled.output as TokenRefreshOutput).account };
-  if (settled.kind === 'failed') {
-    if (settled.error instanceof RefreshTokenError || settled.error instanceof AccountNotLinked) return { error: settled.error, state: settled.state };
-    return { error: new RefreshTokenError(settled.error.message, { err: settled.error, state: settled.state }), state: settled.state };
+  const answer = await step(req, { kind: 'job', job: await jobs.tokenRefresh(), provider, args, ...(trace ? { trace } : {}) }, { type: 'ACCESS_TOKEN' });
+  if (answer.status === 'done') return { account: (answer.output as TokenRefreshOutput).account };
+  if (answer.status === 'failed') {
+    const state = answer.state ?? '';
+    if (answer.error instanceof RefreshTokenError || answer.error instanceof AccountNotLinked) return { error: answer.error, state };
+    return { error: new RefreshTokenError(answer.error.message, { err: answer.error, state }), state };
   }
   return { error: new RefreshTokenError('The token refresh paused, which it never should.'), state: '' };
 }
 
 /** The access token of `provider` for `userId`, refreshed when due; throws RefreshTokenError or AccountNotLinked. */
 export async function refreshedAccessToken(req: AuthRequest, adapter: Adapter, provider: ResolvedProvider, userId: string, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
-  const result = await runRefresh(req, adapter, provider, userId, { ...tokenRefreshDefaults, ...timing }, trace);
+  const result = await runRefresh(req, provider, { userId, timing, tokens: { adapter } }, trace);
   if ('error' in result) throw result.error;
   return String(result.account.access_token);
 }
@@ -69,17 +53,8 @@ const sameTokens = (a: ProviderTokensClaim | undefined, b: ProviderTokensClaim) 
  * `userId`: read and rewritten without opening the cookie again.
  */
 export async function cookieAccessToken(req: AuthRequest, provider: ResolvedProvider, userId: string, token: JWT, timing: TokenRefreshOptions, trace: TraceEntry[] | undefined): Promise<string> {
-  const options = { ...tokenRefreshDefaults, ...timing };
   const claim = providerTokensOf(token);
-  const adapter = cookieTokenStore({
-    claim,
-    provider: { id: provider.id, type: provider.type as 'oauth' | 'oidc' },
-    userId,
-    store: refreshStoreOf(req.config).store,
-    secrets: req.config.secrets,
-    reuseWindowMs: options.reuseWindowMs,
-  });
-  const result = await runRefresh(req, adapter, provider, userId, options, trace);
+  const result = await runRefresh(req, provider, { userId, timing, tokens: { cookie: claim } }, trace);
   if ('account' in result) {
     const next = claimOf(provider.id, result.account);
     if (!sameTokens(claim, next)) await rewriteProviderTokens(req, token, next);

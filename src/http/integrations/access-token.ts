@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidProvider, MissingAdapterMethods, MissingRequestContext } from '../../core/errors.js';
 import { lazy } from '../../core/lazy.js';
-import type { TokenRefreshOptions } from '../../flows/tokens/steps.js';
+import type { TokenRefreshOptions } from '../../flows/registry.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import { sessionGate } from '../../session/gate.js';
 import { setCookieLines, type ConfigInput } from '../auth.js';
@@ -14,7 +14,7 @@ import { appendNodeSetCookie, isH3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
 import { isH3Event, isWebRequest, toRequest, type AnyRequest } from './session-helpers.js';
 
-export type { TokenRefreshOptions } from '../../flows/tokens/steps.js';
+export type { TokenRefreshOptions } from '../../flows/registry.js';
 
 /** Options of {@link getAccessToken}: the refresh timing (see {@link TokenRefreshOptions}), and a trace sink. */
 export interface GetAccessTokenOptions extends TokenRefreshOptions {

@@ -2,7 +2,7 @@
 // backup codes, remove), and the new backup codes, shown once.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import type { FactorSummary } from '../../flows/second-factor/account.js';
+import type { FactorSummary } from '../../flows/registry.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english, type Translator } from '../../core/messages/translator.js';
 import { layout, type Theme } from './theme.js';

@@ -1,12 +1,8 @@
 // POST {basePath}/backchannel-logout/:provider: the provider's back-channel logout. Answers 200 when the sessions
 // the logout token names are ended, 400 `invalid_request` for a token that is refused (invalid, replayed), 404 for
 // an unknown provider, 501 when the adapter cannot find sessions by provider session, 503 when the store failed.
-import type { EventObject } from 'xstate';
 import { AuthError, InvalidCheck } from '../../core/errors.js';
-import { backchannelLogoutMachine } from '../../flows/logout/backchannel-machine.js';
-import { oauthProviderFor } from '../../flows/oauth/steps.js';
-import type { FlowDeps } from '../../flows/runtime/contract.js';
-import { settleOwnMachine } from '../../flows/runtime/run.js';
+import { jobs, step, type DoorAnswer } from '../../flows/registry.js';
 import type { TraceEntry } from '../../flows/runtime/trace.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
@@ -23,16 +19,15 @@ export async function backchannelLogoutRoute(req: AuthRequest, providerId: strin
   if (!byAdapter && !byStore) {
     return json(req, { error: 'unsupported', error_description: 'Back-channel logout needs an adapter with findProviderSessionUsers and useLogoutToken, or JWT sessions with a session.validAfter store.' }, 501, { noCache: true });
   }
-  const settled = await runBackchannelLogout(req, provider, req.body.logout_token);
-  if (settled.kind === 'done') return json(req, {}, 200, { noCache: true });
-  const error = settled.kind === 'failed' ? settled.error : new InvalidCheck('The logout did not settle.');
+  const answer = await runBackchannelLogout(req, provider, req.body.logout_token);
+  if (answer.status === 'done') return json(req, {}, 200, { noCache: true });
+  const error = answer.status === 'failed' ? answer.error : new InvalidCheck('The logout did not settle.');
   req.config.logger.error(error);
   if (error instanceof InvalidCheck) return json(req, { error: 'invalid_request', error_description: 'The logout token was refused.' }, 400, { noCache: true });
   return json(req, { error: 'temporarily_unavailable' }, error instanceof AuthError && error.type === 'AdapterError' ? 503 : 400, { noCache: true });
 }
 
 /** Runs the back-channel logout machine for one logout token; its transitions go to `trace` when one is given. */
-export function runBackchannelLogout(req: AuthRequest, provider: AuthRequest['config']['providers'][number], token: unknown, trace?: TraceEntry[]) {
-  const deps = { req, provider: oauthProviderFor({ req, provider, callbackUrl: '' } as FlowDeps), now: () => Date.now(), maxAgeSeconds: 300 };
-  return settleOwnMachine(provider.id, backchannelLogoutMachine, { deps }, { type: 'LOGOUT_TOKEN', token } as EventObject, undefined, trace ?? [], [], { keepTrace: trace !== undefined });
+export async function runBackchannelLogout(req: AuthRequest, provider: AuthRequest['config']['providers'][number], token: unknown, trace?: TraceEntry[]): Promise<DoorAnswer> {
+  return step(req, { kind: 'job', job: await jobs.backchannelLogout(), provider, ...(trace ? { trace } : {}) }, { type: 'LOGOUT_TOKEN', token });
 }

@@ -2,6 +2,7 @@
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
 import { InvalidProvider, InvalidRequest } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
+import { redirectProxy } from '../../flows/registry.js';
 import { handleFlow } from '../flow-entry.js';
 import type { AuthRequest } from '../request.js';
 import { errorRedirect, json, redirect } from '../response.js';
@@ -20,7 +21,7 @@ function redirectProxyOf(req: AuthRequest, provider: ResolvedProvider): string |
 async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): Promise<Response | undefined> {
   const proxyUrl = redirectProxyOf(req, provider);
   if (proxyUrl === undefined) return undefined;
-  const { isOnRedirectProxy, proxyTarget } = await import('../../flows/oauth/redirect-proxy.js');
+  const { isOnRedirectProxy, proxyTarget } = await redirectProxy();
   if (!isOnRedirectProxy(req, proxyUrl)) return undefined;
   const params: Record<string, string> = {};
   for (const [key, value] of Object.entries(req.method === 'POST' ? req.body : req.query)) if (typeof value === 'string') params[key] = value;

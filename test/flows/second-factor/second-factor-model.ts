@@ -1,11 +1,11 @@
 // The model of the second-factor machine (flows/second-factor/machine.ts) for its model-based test: why it is
 // started (a signed-in user's request, or a sign-in), what each actor can answer, each answer labelled with the branch
 // of the world (second-factor.model.test.ts) that makes the real actor answer so; and the paths through
-// `assuranceMachine` those answers give.
+// `secondFactorMachine` those answers give.
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, type StateValue } from 'xstate';
 import { AdapterError, InvalidCheck } from '../../../src/core/errors.js';
 import { AWAITING } from '../../../src/flows/runtime/contract.js';
-import { assuranceMachine, type AssurancePurpose } from '../../../src/flows/second-factor/machine.js';
+import { secondFactorMachine, type SecondFactorPurpose } from '../../../src/flows/second-factor/machine.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 
 /** An event the model sends, labelled with the branch of the world that produces it for real. */
@@ -32,7 +32,7 @@ export const IDS = { app: 'app', backup: 'backup', stranger: 'stranger' } as con
 
 // The clock is read by `mustCheck` (is the last check fresh?): 0 is long ago, Infinity is now as far as it knows. A
 // sign-in has no session yet (no verifiedAt), and carries the user and the account of its first factor.
-const start = (branch: string, purpose: AssurancePurpose, fresh: boolean, factorId?: string): Outcome => ({
+const start = (branch: string, purpose: SecondFactorPurpose, fresh: boolean, factorId?: string): Outcome => ({
   type: 'START',
   purpose,
   userId: MODEL_USER,
@@ -145,7 +145,7 @@ export const D = { removed: 'the factor is deleted', fails: 'the database refuse
 const page = { title: 'Set up two-step verification', fields: [{ name: 'code', label: 'Code' }] };
 
 interface ModelContext {
-  purpose: AssurancePurpose;
+  purpose: SecondFactorPurpose;
   verified: 'long ago' | 'fresh at start' | 'no session';
   user?: { branch?: string };
   target?: { id?: string; kind?: string };
@@ -211,7 +211,7 @@ function outcomes(state: string, context: ModelContext): Outcome[] {
 
 function modelContext(snapshot: AnyMachineSnapshot): ModelContext {
   const c = snapshot.context as {
-    purpose: AssurancePurpose;
+    purpose: SecondFactorPurpose;
     verifiedAt?: number;
     user?: { branch?: string };
     target?: ModelContext['target'];
@@ -235,14 +235,14 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
 
 /** Which request started the machine, recovered from what START put in the context (while assessing). */
 function branchOfStart(snapshot: AnyMachineSnapshot): string | undefined {
-  const c = snapshot.context as { purpose: AssurancePurpose; verifiedAt?: number; target?: { id?: string } };
+  const c = snapshot.context as { purpose: SecondFactorPurpose; verifiedAt?: number; target?: { id?: string } };
   return starts.find((s) => s.purpose === c.purpose && s.verifiedAt === c.verifiedAt && s.factorId === c.target?.id)?.branch;
 }
 
 // The model decides the one guard that reads the clock against a pending check (its expiry) by the event's branch,
 // as the world decides it by moving the clock past the expiry before the request.
 // Typed loosely: the model's events carry branches and stand-in outputs.
-const modelMachine: AnyStateMachine = assuranceMachine.provide({ guards: { pendingExpired: ({ event }) => (event as unknown as Outcome).branch === S.late } });
+const modelMachine: AnyStateMachine = secondFactorMachine.provide({ guards: { pendingExpired: ({ event }) => (event as unknown as Outcome).branch === S.late } });
 
 /** What tells two snapshots apart: the state and what guards read, not the page shown, the code or the check's id. */
 function stateKey(snapshot: AnyMachineSnapshot): string {
@@ -257,7 +257,7 @@ const input = { deps: {}, callbackUrl: 'model' };
  * The paths to play. A path that ends in a state that neither waits nor ends (a second way into a state another
  * path went on from) is played on to where the real machine stops, each further step the state's first answer.
  */
-export function assurancePaths(): ModelPath[] {
+export function secondFactorPaths(): ModelPath[] {
   return modelPaths(modelMachine, { events: eventsFor, stateKey, input }).map(playedOn);
 }
 

@@ -1,4 +1,4 @@
-// Model-based test of the second-factor machine: paths generated from `assuranceMachine` (second-factor-model.ts),
+// Model-based test of the second-factor machine: paths generated from `secondFactorMachine` (second-factor-model.ts),
 // each played over HTTP against a real app on PGlite (database sessions), steered into the path's branches (the
 // codes typed, the passkey's assertions, the clock, another user's session, an adapter method that fails). A
 // signed-in user's paths start at the factor routes; the sign-in's start with a password sign-in. Each run's logged
@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import type { Adapter } from '../../../src/core/adapter.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { hashBackupCode } from '../../../src/flows/second-factor/backup-codes.js';
-import { assuranceMachine, FRESH_CHECK_MS } from '../../../src/flows/second-factor/machine.js';
+import { secondFactorMachine, FRESH_CHECK_MS } from '../../../src/flows/second-factor/machine.js';
 import { FACTOR_TTL_MS } from '../../../src/flows/second-factor/steps.js';
 import { Credentials } from '../../../src/providers/credentials.js';
 import { Passkey } from '../../../src/providers/webauthn.js';
@@ -21,7 +21,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import type { SoftAuthenticator } from '../webauthn/webauthn-authenticator.js';
-import { A, allBranches, assurancePaths, branchesOf, C, D, E, G, L, NOT_OFFERED, O, P, REQUESTS, S, starts, type Outcome } from './second-factor-model.js';
+import { A, allBranches, secondFactorPaths, branchesOf, C, D, E, G, L, NOT_OFFERED, O, P, REQUESTS, S, starts, type Outcome } from './second-factor-model.js';
 
 const pg = useMigratedPGlite();
 const PASSWORD = 'model password';
@@ -338,8 +338,8 @@ function rowsAfter(path: ModelPath, b: Record<string, string>, before: string[])
   return before;
 }
 
-const paths = assurancePaths();
-const coverage = createCoverage(assuranceMachine);
+const paths = secondFactorPaths();
+const coverage = createCoverage(secondFactorMachine);
 const label = (path: ModelPath) => `${path.description} [${(path.events as Outcome[]).map((e) => e.branch).join('; ')}]`;
 
 afterAll(() => {
