@@ -38,7 +38,8 @@ export {
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
-  InvalidRequest, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
+  InvalidRequest, InvalidPassword, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
+  type PasswordProblem,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
@@ -53,6 +54,10 @@ export {
 // Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
 export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
+export {
+  Password, argon2id, OWASP_ARGON2ID, hashNewPassword, breachedRange, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, type PasswordConfig, type PasswordOptions,
+  type PasswordSettings, type PasswordHasher, type Argon2idParameters, type NewPasswordOptions, type BreachedLookup, type BreachedRangeOptions, type VerifyImported,
+} from './providers/password/index.js';
 export type { Adapter } from './core/adapter.js';
 export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKind } from './core/factors.js';
 export type { RequestContext } from './core/request-context.js';

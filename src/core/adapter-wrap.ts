@@ -37,6 +37,8 @@ export type WrappedAdapter = {
   setFlowValue?(key: string, value: string, expires: Date): Promise<void>;
   getFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
   takeFlowValue?(key: string): Promise<{ value: string; expires: Date } | null>;
+  getPasswordHash?(userId: string): Promise<string | null>;
+  setPasswordHash?(userId: string, hash: string, expected?: string): Promise<boolean>;
 };
 
 /** The part of the logger the adapter boundary uses. */
@@ -56,10 +58,12 @@ export interface AdapterNeeds {
   secondFactor?: boolean;
   /** `session.control: true` with database sessions: listing and ending sessions. */
   sessionControl?: boolean;
+  /** At least one Password provider: users found by address, their hashes read and written. */
+  password?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions')[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash')[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -87,6 +91,13 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   // Factors, and the user they belong to.
   secondFactor: ['getUser', ...factorAdapterMethods],
   sessionControl: ['listSessions', 'deleteSessions'],
+  password: ['getUser', 'getUserByEmail', 'getPasswordHash', 'setPasswordHash'],
+};
+
+// What to do about a missing method, where the name alone does not say.
+const MISSING_HINT: Partial<Record<keyof AdapterNeeds, string>> = {
+  password:
+    ' A Password provider keeps hashes through getPasswordHash(userId) and setPasswordHash(userId, hash, expected?): add both to your adapter (PostgresAdapter has them; run `npx authchart migrate` for its passwords table).',
 };
 
 /**
@@ -109,7 +120,7 @@ export function assertAdapter(adapter: Adapter | null | undefined, needs: Adapte
   );
   if (missing.length > 0) {
     throw new MissingAdapterMethods(
-      `The adapter is missing methods required by ${features.join(', ')}: ${missing.join(', ')}.`,
+      `The adapter is missing methods required by ${features.join(', ')}: ${missing.join(', ')}.${features.filter((f) => requiredAdapterMethods[f].some((m) => missing.includes(m))).map((f) => MISSING_HINT[f] ?? '').join('')}`,
       { needs: features, missing },
     );
   }
@@ -187,11 +198,12 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'getPasswordHash', 'setPasswordHash'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
-      logger.debug(`adapter_${name}`, args);
+      // A password hash is logged by its user id only: a debug log is no place for something to crack offline.
+      logger.debug(`adapter_${name}`, name === 'setPasswordHash' ? [args[0]] : args);
       if (!live()) throw expired(name);
       try {
         return await withDeadline(async () => await fn.apply(adapter, args), timeout, name);

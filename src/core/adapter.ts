@@ -225,6 +225,23 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    * of two concurrent calls, at most one gets the entry.
    */
   takeFlowValue?(key: string): Awaitable<{ value: string; expires: Date } | null>;
+  /**
+   * authchart extension (the Password provider): the user's password hash (a PHC string such as `$argon2id$…`, or a
+   * hash imported from an earlier system, such as bcrypt's `$2b$…`), or null when the user has no password.
+   *
+   * @example
+   * const hash = await adapter.getPasswordHash?.(user.id);
+   */
+  getPasswordHash?(userId: string): Awaitable<string | null>;
+  /**
+   * authchart extension (the Password provider): stores the user's password hash, replacing any. With `expected`,
+   * atomically and only while the stored hash is still `expected` (a hash upgraded at sign-in never undoes a password
+   * change made meanwhile). Returns whether it was written.
+   *
+   * @example
+   * await adapter.setPasswordHash?.(user.id, await hashNewPassword(password));
+   */
+  setPasswordHash?(userId: string, hash: string, expected?: string): Awaitable<boolean>;
 }
 
 /** An account and the state of its provider-token refresh, as {@link Adapter.readTokenRefresh} returns it. */
@@ -269,7 +286,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

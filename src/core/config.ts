@@ -13,7 +13,7 @@ import { skipCSRFCheck } from './options.js';
 import type { Theme } from './theme.js';
 import { resolveI18n, type I18nConfig } from './messages/config.js';
 import type { CookiesConfig } from './cookies.js';
-import type { ResolvedProvider } from './provider.js';
+import { isPasswordProvider, type ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
 import { emailCodeOptions } from './email-code.js';
@@ -131,7 +131,7 @@ function assertIdentifier(p: IdentifiedProvider & { id: string }, throttled: boo
  * @example
  * assertAdapter(config.adapter, adapterNeedsOf(config, providers))
  */
-export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: string }[]): AdapterNeeds {
+export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: string; password?: unknown }[]): AdapterNeeds {
   const strategy: SessionStrategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   return {
     database: strategy === 'database' || (config.adapter != null && providers.some((p) => p.type === 'oauth' || p.type === 'oidc')),
@@ -139,6 +139,7 @@ export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: s
     webauthn: providers.some((p) => p.type === 'webauthn'),
     secondFactor: config.secondFactor !== undefined,
     sessionControl: strategy === 'database' && config.session?.control === true,
+    password: providers.some(isPasswordProvider),
   };
 }
 
@@ -172,7 +173,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     if (!/^[A-Za-z0-9_-]+$/.test(p.id)) throw new InvalidProvider(`Provider id "${p.id}" may only contain letters, digits, "-" and "_".`);
     if (providersById.has(p.id)) throw new DuplicateProviderId(`Two providers share the id "${p.id}".`);
     if (!BUILT_IN_TYPES.has(p.type) && p.flow === undefined) throw new InvalidProvider(`Provider "${p.id}" has type "${p.type}", which has no built-in flow; give it a \`flow\` made with defineFlow().`);
-    if (p.type === 'credentials' && typeof p.authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${p.id}" has no \`authorize\` function.`);
+    if (p.type === 'credentials' && !isPasswordProvider(p) && typeof p.authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${p.id}" has no \`authorize\` function.`);
     if (p.type === 'webauthn' && !config.experimental?.enableWebAuthn) throw new ExperimentalFeatureNotEnabled('WebAuthn is experimental: set `experimental.enableWebAuthn: true`.');
     providersById.set(p.id, p);
   }
@@ -192,6 +193,8 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     }
   } else if (providers.some((p) => p.type === 'email' || p.type === 'webauthn')) {
     throw new MissingAdapter('E-mail and WebAuthn providers need an `adapter`.');
+  } else if (providers.some(isPasswordProvider)) {
+    throw new MissingAdapter('A Password provider keeps users and their password hashes in the `adapter` (getUserByEmail, getPasswordHash, setPasswordHash): configure one, e.g. PostgresAdapter.');
   } else if (config.secondFactor) {
     throw new MissingAdapter('Second factors are stored by the adapter: `secondFactor` needs an `adapter`.');
   }

@@ -59,15 +59,25 @@ export function credentialsForAuthorize(provider: IdentifiedProvider, body: Reco
 // Characters that render as nothing (zero-width space and joiners, soft hyphen, variation selectors) and whitespace.
 const INVISIBLE = /[\s\p{Default_Ignorable_Code_Point}]/gu;
 
+// `i` followed by a combining dot above: what `İ` (U+0130) lowers to in JavaScript and under ICU collations.
+const DOTTED_I = /i\u0307/g;
+
 /**
  * The per-account throttle key of an identifier `authorize` gets (see {@link submittedIdentifier}). It folds more
- * than `authorize` sees, on purpose: case (full folding, `ß` as `ss`), compatibility forms, whitespace and invisible
- * characters. Two spellings an app might resolve to one account then share one count; over-counting is the safe
- * direction (a typo shares a neighbour's limit), under-counting is the hole.
+ * than `authorize` sees, on purpose: case (full folding, `ß` and `ẞ` as `ss`), compatibility forms, whitespace and
+ * invisible characters. Two spellings an app might resolve to one account then share one count; over-counting is the
+ * safe direction (a typo shares a neighbour's limit), under-counting is the hole.
+ *
+ * It is at least as coarse as the databases apps look users up with: PostgreSQL's `lower()` and `citext` fold `İ`
+ * to `i` under libc collations and to `i` + U+0307 under ICU ones, and `ẞ` to `ß`; lowering first and reading
+ * `i` + U+0307 as `i` gives every such spelling one key (test/security/throttle-identifier-folding.test.ts checks
+ * each code point against a real PostgreSQL).
  *
  * @example
  * accountKey('ADA@Example.com') === accountKey('a\u200Bda@example.com') // true
+ * accountKey('KİM@example.com') === accountKey('kim@example.com') // true
  */
 export function accountKey(identifier: string): string {
-  return identifier.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').replace(INVISIBLE, '');
+  const folded = identifier.normalize('NFKC').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+  return folded.replace(DOTTED_I, 'i').replace(INVISIBLE, '');
 }

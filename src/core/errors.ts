@@ -219,6 +219,25 @@ export class InvalidRequest extends AuthError {
   static override type = 'InvalidRequest';
 }
 
+/** Which password rule a password breaks ({@link InvalidPassword}). */
+export type PasswordProblem = 'too_short' | 'too_long' | 'not_a_string' | 'nul' | 'invalid_utf16' | 'breached';
+
+/**
+ * A password refused by the password rules before any hash is computed: too short or too long, not one string, a NUL
+ * character or text that is not valid UTF-16 (a lone surrogate), or a known breached password. `problem` (also
+ * `cause.problem`) says which; at sign-in it answers 400 like any malformed form (`InvalidRequest` for a client).
+ *
+ * @example
+ * try { checkPasswordRules(password) } catch (e) { if (e instanceof InvalidPassword) console.log(e.problem) }
+ */
+export class InvalidPassword extends InvalidRequest {
+  static override type = 'InvalidPassword';
+  /** Which rule the password breaks. */
+  get problem(): PasswordProblem | undefined {
+    return this.cause?.problem as PasswordProblem | undefined;
+  }
+}
+
 /**
  * A provider access token could not be refreshed: the provider refused the refresh token (revoked grant, reused
  * or expired refresh token: the user must sign in with the provider again) or could not be reached. The session
@@ -265,7 +284,7 @@ const allErrorClasses = [
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
-  RefreshTokenError, ServiceUnavailable,
+  RefreshTokenError, ServiceUnavailable, InvalidPassword,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

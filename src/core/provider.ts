@@ -17,3 +17,14 @@ export type AnyProvider = CommonProviderOptions | ((options?: any) => CommonProv
 
 /** A provider as authchart holds it after configuration: always an object. */
 export type ResolvedProvider = CommonProviderOptions & Record<string, unknown>;
+
+/**
+ * Whether a provider is a Password provider (authchart keeps and checks the password): a credentials provider that
+ * carries `password` settings instead of an `authorize`. Its flow is the built-in password sign-in.
+ *
+ * @example
+ * isPasswordProvider(Password()) // true
+ */
+export function isPasswordProvider(provider: { type: string; password?: unknown }): boolean {
+  return provider.type === 'credentials' && typeof provider.password === 'object' && provider.password !== null;
+}

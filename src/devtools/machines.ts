@@ -12,10 +12,12 @@ import { backchannelLogoutMachine } from '../flows/logout/backchannel-machine.js
 import { rpLogoutMachine } from '../flows/logout/rp-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 import { linkMachine } from '../flows/account/link-machine.js';
+import { passwordSignInMachine } from '../flows/password/signin-machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
   signin: signInMachine,
   credentials: credentialsMachine,
+  'password-signin': passwordSignInMachine,
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,

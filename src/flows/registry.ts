@@ -3,7 +3,7 @@
 // providers need.
 import { InvalidProvider } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
-import type { ResolvedProvider } from '../core/provider.js';
+import { isPasswordProvider, type ResolvedProvider } from '../core/provider.js';
 import type { InternalConfig } from '../core/config.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 import type { SignInStages } from './runtime/flow.js';
@@ -21,6 +21,7 @@ const builtIn: Readonly<Record<string, Loader>> = {
   oidc: oauth,
   email: lazy(() => import('./email/machine.js').then((m) => m.emailFlow as unknown as FlowDefinition)),
   webauthn: lazy(() => import('./webauthn/machine.js').then((m) => m.webauthnFlow as unknown as FlowDefinition)),
+  password: lazy(() => import('./password/signin-machine.js').then((m) => m.passwordSignInFlow as unknown as FlowDefinition)),
 };
 
 /**
@@ -34,7 +35,7 @@ export async function flowFor(provider: ResolvedProvider): Promise<FlowDefinitio
     if (!isDefinedFlow(provider.flow)) throw new InvalidProvider(`Provider "${provider.id}" brings a flow not made with defineFlow().`);
     return provider.flow;
   }
-  const load = builtIn[provider.type];
+  const load = builtIn[isPasswordProvider(provider) ? 'password' : provider.type];
   if (!load) throw new InvalidProvider(`Provider "${provider.id}" has type "${provider.type}", which has no built-in flow; give it a \`flow\`.`);
   return load();
 }

@@ -17,7 +17,6 @@ import { getSessionRoute, updateSessionRoute } from './routes/session.js';
 import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
-import { pausedPageRoute, signedInFlowRoute } from './flow-entry.js';
 import { AuthResponse } from '../core/fast-response.js';
 
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
@@ -72,7 +71,8 @@ export function createAuthApp(config: InternalConfig): H3 {
   app.get(`${base}/error`, route(config, 'browser', errorPage));
   app.get(`${base}/verify-request`, route(config, 'browser', verifyRequestPage));
   // A paused flow's page, read from its flow cookie (where a JSON client's `{ url }` leads): it runs nothing.
-  app.get(`${base}/flow/:slot`, route(config, 'browser', (req, event) => pausedPageRoute(req, param(event, 'slot'))));
+  const flows = lazy(() => import('./flow.js'));
+  app.get(`${base}/flow/:slot`, route(config, 'browser', async (req, event) => (await flows()).pausedPageRoute(req, param(event, 'slot'))));
   app.get(`${base}/webauthn-options/:provider`, route(config, 'browser', (req, event) => webauthnOptionsRoute(req, param(event, 'provider'))));
   app.get(`${base}/webauthn-script.js`, () => webauthnScriptRoute());
   if (config.secondFactor) {
@@ -92,8 +92,8 @@ export function createAuthApp(config: InternalConfig): H3 {
 
   // The app's signed-in flows (`flows`): started by a POST, then answered until they end. Loaded on first use.
   if (config.flowsById.size > 0) {
-    const start = route(config, 'browser', (req, event) => signedInFlowRoute(req, param(event, 'id'), 'start'));
-    const resume = route(config, 'browser', (req, event) => signedInFlowRoute(req, param(event, 'id'), 'continue'));
+    const start = route(config, 'browser', async (req, event) => (await flows()).signedInFlowRoute(req, param(event, 'id'), 'start'));
+    const resume = route(config, 'browser', async (req, event) => (await flows()).signedInFlowRoute(req, param(event, 'id'), 'continue'));
     app.post(`${base}/flows/:id/start`, start);
     app.get(`${base}/flows/:id`, resume);
     app.post(`${base}/flows/:id`, resume);

@@ -10,9 +10,8 @@ import { lazy } from '../core/lazy.js';
 import { factorAccount, step } from '../flows/registry.js';
 import type { StageOutput, StagePurpose } from '../flows/runtime/stage.js';
 import { sessionGate } from '../session/gate.js';
-import { respond, signInUrl, wantsJson } from './answer.js';
+import { inspectorBrowser, respond, signInUrl, wantsJson } from './flow.js';
 import { csrf, requireCsrf } from './csrf.js';
-import { flowBrowser } from './inspect-trace.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
 import { html, json, redirect } from './response.js';
@@ -50,7 +49,7 @@ export async function startFactorsRoute(req: AuthRequest, action: string): Promi
   const factorId = bodyString(req, 'id');
   if (purpose === 'remove' && !factorId) throw new InvalidRequest('Removing a factor needs its id.');
   const start = { purpose, ...(factorId ? { factorId } : {}) };
-  const answer = await step(req, { kind: 'secondFactor', start, callbackUrl }, undefined, { browser: (fresh) => flowBrowser(req, { mint: fresh }) });
+  const answer = await step(req, { kind: 'secondFactor', start, callbackUrl }, undefined, { browser: inspectorBrowser(req) });
   // Signed out: a step-up comes back to the page that asked; anything else to the factors page.
   if (answer.status === 'signedOut') return respond(req, { status: 'signedOut', callbackUrl: purpose === 'stepUp' ? callbackUrl : `${req.authUrl}/factors` });
   return respond(req, answer, { jsonFailures: true, assured: (out) => applied(req, out) });
@@ -70,7 +69,7 @@ export async function secondFactorRoute(req: AuthRequest): Promise<Response> {
     const gate = await throttle.throttleSecondFactor(req, 'second-factor', userId);
     return gate instanceof Response ? { refused: gate } : gate;
   });
-  const answer = await step(req, { kind: 'secondFactor', ...(admit ? { admit } : {}) }, undefined, { browser: (fresh) => flowBrowser(req, { mint: fresh }) });
+  const answer = await step(req, { kind: 'secondFactor', ...(admit ? { admit } : {}) }, undefined, { browser: inspectorBrowser(req) });
   return respond(req, answer, { jsonFailures: true, assured: (out) => applied(req, out) });
 }
 

@@ -2,12 +2,11 @@
 // and the cookies and headers its response will get. Bodies are read with a size limit.
 import { randomBytes } from 'node:crypto';
 import type { InternalConfig } from '../core/config.js';
-import { parseCookieHeader } from '../core/cookie-syntax.js';
 import { defaultCookies, mergeCookies, type CookiesOptions } from '../core/cookies.js';
 import { InvalidRequest, UntrustedHost } from '../core/errors.js';
 import { isTrustedHost, parseHost } from '../core/hosts.js';
 import { readTextUpTo } from '../core/read-limited.js';
-import type { RequestContext } from '../core/request-context.js';
+import { RequestFacts, type RequestContext } from '../core/request-context.js';
 export { bodyString } from '../core/request-context.js';
 
 /** Bodies larger than this are refused with 413. Auth forms are a few hundred bytes. */
@@ -151,14 +150,6 @@ export async function readBody(request: Request): Promise<Record<string, unknown
   return parsed as Record<string, unknown>;
 }
 
-function queryOf(url: URL): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  // Most requests have no query; `searchParams` would build an object just to find that out.
-  if (!url.search) return out;
-  // The first value of a repeated query key wins; query strings are not state-changing input.
-  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
-  return out;
-}
 
 export interface AuthRequestOptions {
   /** Read a POST's body (default). Off for reading the session, which needs only the cookies. */
@@ -166,82 +157,11 @@ export interface AuthRequestOptions {
 }
 
 /**
- * The request context as the HTTP layer makes it. The Request, its parsed URL and query are made on first use when
- * the integration has not made them already (the Node session check never needs them), and the response's own
- * headers too, since most responses (every session check) add none.
- */
-class HttpRequestContext implements RequestContext {
-  config: InternalConfig;
-  method: string;
-  origin: string;
-  authUrl: string;
-  body: Record<string, unknown>;
-  cookies: Record<string, string>;
-  isSecure: boolean;
-  cookieOptions: CookiesOptions;
-  setCookies: RequestContext['setCookies'] = [];
-  nonce: string | undefined = undefined;
-  /** The response headers, once a route asked for them. */
-  added: Headers | undefined = undefined;
-  #request: Request | undefined;
-  #makeRequest: (() => Request) | undefined;
-  #url: URL | undefined;
-  #query: Record<string, string> | undefined = undefined;
-
-  constructor(request: Request | (() => Request), url: URL | undefined, method: string, origin: string, cookieHeader: string | null | undefined, body: Record<string, unknown>, config: InternalConfig) {
-    // One by one, in one order: every context gets the same shape (Object.assign measured slower here).
-    if (typeof request === 'function') this.#makeRequest = request;
-    else this.#request = request;
-    this.#url = url;
-    this.config = config;
-    this.method = method;
-    this.origin = origin;
-    this.authUrl = `${origin}${config.basePath}`;
-    this.body = body;
-    this.cookies = cookieHeader ? parseCookieHeader(cookieHeader) : {};
-    this.isSecure = config.useSecureCookies ?? origin.startsWith('https:');
-    this.cookieOptions = cookieOptionsFor(config, this.isSecure);
-  }
-
-  get request(): Request {
-    return (this.#request ??= this.#makeRequest!());
-  }
-
-  set request(request: Request) {
-    this.#request = request;
-  }
-
-  get url(): URL {
-    return (this.#url ??= requestUrl(this.request));
-  }
-
-  set url(url: URL) {
-    this.#url = url;
-  }
-
-  get query(): Record<string, string> {
-    return (this.#query ??= queryOf(this.url));
-  }
-
-  set query(query: Record<string, string>) {
-    this.#query = query;
-  }
-
-  get headers(): Headers {
-    return (this.added ??= new Headers());
-  }
-
-  set headers(headers: Headers) {
-    this.added = headers;
-  }
-}
-
-/**
  * The headers a route added to the request's response, or undefined when it added none (not even an empty
  * `Headers` is made for it then).
  */
 export function addedHeaders(req: AuthRequest): Headers | undefined {
-  return req instanceof HttpRequestContext ? req.added : req.headers;
+  return req instanceof RequestFacts ? req.added : req.headers;
 }
 
 /**
@@ -253,8 +173,8 @@ export function createAuthRequest(request: Request, config: InternalConfig, opti
   const origin = detectOrigin(request, config, url);
   const method = request.method;
   const cookie = request.headers.get('cookie');
-  if (method === 'POST' && options.body !== false) return readBody(request).then((body) => new HttpRequestContext(request, url, method, origin, cookie, body, config));
-  return new HttpRequestContext(request, url, method, origin, cookie, {}, config);
+  if (method === 'POST' && options.body !== false) return readBody(request).then((body) => new RequestFacts(request, url, method, origin, cookie, body, config, cookieOptionsFor(config, isSecureFor(config, origin))));
+  return new RequestFacts(request, url, method, origin, cookie, {}, config, cookieOptionsFor(config, isSecureFor(config, origin)));
 }
 
 /**
@@ -266,12 +186,15 @@ export function createAuthRequest(request: Request, config: InternalConfig, opti
  */
 export function getRequestContext(makeRequest: () => Request, headers: HeaderReader, urlHost: UrlHost, config: InternalConfig): AuthRequest {
   const origin = originOf(headers, config, urlHost);
-  return new HttpRequestContext(makeRequest, undefined, 'GET', origin, headers.get('cookie'), {}, config);
+  return new RequestFacts(makeRequest, requestUrl, 'GET', origin, headers.get('cookie'), {}, config, cookieOptionsFor(config, isSecureFor(config, origin)));
 }
 
 const cookieCache = new WeakMap<InternalConfig, { secure?: CookiesOptions; plain?: CookiesOptions }>();
 
 /** Cookie names/attributes for this config and protocol (computed once per config). */
+/** Whether this request's cookies are the secure kind (`__Secure-`, `__Host-`). */
+const isSecureFor = (config: InternalConfig, origin: string) => config.useSecureCookies ?? origin.startsWith('https:');
+
 export function cookieOptionsFor(config: InternalConfig, secure: boolean): CookiesOptions {
   let entry = cookieCache.get(config);
   if (!entry) cookieCache.set(config, (entry = {}));

@@ -2,6 +2,7 @@
 // Each kind but the catalogue has a subpath of its own (authchart/providers/oidc, /email, /webauthn, /credentials,
 // from ./entries/): an app that imports one kind from there does not load the others.
 export * from './entries/credentials.js';
+export * from './password/index.js';
 export * from './entries/oidc.js';
 export * from './entries/email.js';
 export * from './entries/webauthn.js';

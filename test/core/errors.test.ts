@@ -54,6 +54,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['MissingWebAuthnAutocomplete', 'MissingWebAuthnAutocomplete', 'error'],
   ['ExperimentalFeatureNotEnabled', 'ExperimentalFeatureNotEnabled', 'error'],
   ['InvalidRequest', 'InvalidRequest', 'error'],
+  ['InvalidPassword', 'InvalidPassword', 'error'],
   ['MissingRequestContext', 'MissingRequestContext', 'error'],
 ];
 

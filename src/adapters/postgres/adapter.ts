@@ -13,6 +13,7 @@ import type { AccountKey, Adapter, PruneResult, SessionRecord } from '../../core
 import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { factorMethods } from './factors.js';
+import { passwordMethods } from './passwords.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
 import { recordProviderSession, tokenRefreshMethods } from './token-refresh.js';
@@ -60,6 +61,10 @@ export interface PostgresAdapterInstance extends Adapter {
   useBackupCode: NonNullable<Adapter['useBackupCode']>;
   failFactorChallenge: NonNullable<Adapter['failFactorChallenge']>;
   passFactorChallenge: NonNullable<Adapter['passFactorChallenge']>;
+  /** The Password provider's hashes (migration 11): see {@link Adapter.getPasswordHash}. */
+  getPasswordHash: NonNullable<Adapter['getPasswordHash']>;
+  /** One statement; with `expected`, written only while the stored hash is that one. */
+  setPasswordHash: NonNullable<Adapter['setPasswordHash']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -161,7 +166,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | keyof FactorAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -387,18 +392,17 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
 }
 
 function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance {
+  const rows = async (sql: string, params: readonly unknown[] = []) => {
+    await ready();
+    return (await q.query(sql, params)).rows;
+  };
   const adapter: PostgresAdapterInstance = {
     sessionFacts: true,
     ...methods(q, ready),
-    ...factorMethods(async (sql, params = []) => {
-      await ready();
-      return (await q.query(sql, params)).rows;
-    }),
+    ...factorMethods(rows),
+    ...passwordMethods(rows),
     ...tokenRefreshMethods(
-      async (sql, params = []) => {
-        await ready();
-        return (await q.query(sql, params)).rows;
-      },
+      rows,
       async (fn) => {
         await ready();
         return q.transaction(fn);

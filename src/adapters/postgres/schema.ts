@@ -183,6 +183,18 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX flow_store_expires_idx ON flow_store (expires)`,
     ],
   },
+  {
+    version: 11,
+    description: 'password hashes of the Password provider, one per user',
+    // A table, not a column of users: most users have none, and a hash is read only by the password flows.
+    statements: [
+      `CREATE TABLE passwords (
+        user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        hash TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

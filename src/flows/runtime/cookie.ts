@@ -8,7 +8,7 @@
 // a value sealed for one slot cannot be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
-import { InvalidCheck } from '../../core/errors.js';
+import { InvalidCheck, ServiceUnavailable } from '../../core/errors.js';
 import type { StateValue } from 'xstate';
 import type { Account, AuthMethod, Profile, User } from '../../core/types.js';
 import type { FlowResponse } from './contract.js';
@@ -263,4 +263,48 @@ function evictOldestFlows(req: AuthRequest, providerId: string): void {
   if (surplus <= 0) return;
   const byAge = held.map((h) => ({ ...h, exp: sealedExpiry(req, h.name) })).sort((a, b) => a.exp - b.exp);
   for (const { name, id } of byAge.slice(0, surplus)) clearCookie(req, name, flowCookieOf(req, id).options);
+}
+
+/** The public name of a slot in `GET {basePath}/flow/:slot`, and where its form posts (below basePath). */
+export function slotNames(slot: FlowSlot): { slot: string; action: string } {
+  if ('provider' in slot) return { slot: slot.provider, action: `callback/${encodeURIComponent(slot.provider)}` };
+  if ('stage' in slot) return { slot: slot.stage, action: slot.stage };
+  if ('signedIn' in slot) return { slot: `signed-in.${slot.signedIn}`, action: `flows/${encodeURIComponent(slot.signedIn)}` };
+  return { slot: '', action: '' };
+}
+
+// The carried page rides in the flow cookie, and a browser drops a cookie above 4096 bytes, losing the flow with
+// it. A page above this size in bytes (the enrolment page's QR code is ~3 kB) is not carried: its flow goes on as
+// before, and `GET {basePath}/flow/:slot` answers that this flow shows no page.
+const CARRIED_PAGE_LIMIT = 1024;
+const utf8 = new TextEncoder();
+
+/**
+ * Seals a paused machine in `slot`, with the small page it shows kept beside it, and answers what it shows (the
+ * door's `paused` answer).
+ */
+export function sealPaused(req: AuthRequest, slot: FlowSlot, flow: Versioned, paused: PausedFlow, response: FlowResponse): { status: 'paused'; response: FlowResponse; slot: string; action: string } {
+  if (response.kind === 'page' && utf8.encode(JSON.stringify(response)).length <= CARRIED_PAGE_LIMIT) paused.pause = { ...paused.pause, page: response as PausedPage };
+  sealFlow(req, slot, flow, paused, { crossSitePost: response.kind === 'redirect' && response.crossSitePost === true });
+  return { status: 'paused', response, ...slotNames(slot) };
+}
+
+/**
+ * The one rule for a slot after a run: a paused state is single-use, so whatever happened it is spent, except where
+ * the run spent nothing. A refused event ran nothing; a fresh start that failed left the paused flow alone (a "send a
+ * new code" refused by the cooldown keeps the first code); an outage rolled back (the browser can send the same
+ * answer again). What pauses again is sealed anew by the door, in whichever slot it paused. Only this slot is touched:
+ * another provider's paused flow (another tab) is left alone.
+ *
+ * @example
+ * slotAfter(req, { provider: 'github' }, result, { resumed: entry.resume })
+ */
+export function slotAfter(req: AuthRequest, slot: FlowSlot, result: { status: string; error?: unknown }, run: { resumed: boolean }): void {
+  if (!spentNothing(result, run.resumed)) clearFlow(req, slot);
+}
+
+/** Whether a run that ended this way left the paused state of its slot unspent. */
+export function spentNothing(result: { status: string; error?: unknown }, resumed: boolean): boolean {
+  if (result.status === 'refused') return true;
+  return result.status === 'failed' && (!resumed || result.error instanceof ServiceUnavailable);
 }

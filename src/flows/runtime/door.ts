@@ -7,18 +7,17 @@ import { CallbackRouteError, InvalidCheck, InvalidProvider, UnknownAction, type 
 import type { ResolvedProvider } from '../../core/provider.js';
 import type { RequestContext } from '../../core/request-context.js';
 import { sessionGate } from '../../session/gate.js';
-import { clearFlow, keepFlow, openFlow, sealFlow, slotCookieName, type FlowSlot, type PausedFlow, type PausedPage } from './cookie.js';
+import { clearFlow, keepFlow, openFlow, sealFlow, sealPaused, slotAfter, slotCookieName, slotNames, type FlowSlot, type PausedFlow } from './cookie.js';
 import type { FlowDefinition, FlowRoute } from './contract.js';
 import { flowDeps } from './deps.js';
-import { runFlow, runStage, type FlowResult, type SignInStages } from './flow.js';
+import { answerOf, runFlow, runStage, type FlowResult, type SignInStages } from './flow.js';
 import type { JobDefinition } from './job.js';
 import { recordRejectedFlow } from './log.js';
 import type { FlowRecord } from './record.js';
 import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
 import { runSignedInFlow } from './signed-in-run.js';
 import type { SignedInFlowDefinition, SignedInRoute } from './signed-in.js';
-import { slotAfter } from './slot-rule.js';
-import { ended, pausedIn, slotNames, type DoorAnswer, type StepOptions } from './door-answer.js';
+import type { DoorAnswer, StepOptions } from './answer.js';
 
 export type { DoorAnswer, StepOptions };
 import type { StageDefinition, StageOutput, StagePurpose } from './stage.js';
@@ -103,13 +102,13 @@ async function signInStep(catalog: DoorCatalog, req: RequestContext, door: Extra
   const result = await runFlow(flow, deps, entry, paused, { browser, stages, keepTrace: options.observe !== undefined });
   options.observe?.(result.trace);
   slotAfter(req, slot, result, { resumed: entry.resume });
-  if (result.status === 'paused' && result.slot === 'second-factor') return pausedIn(req, { stage: 'second-factor' }, await catalog.secondFactorStage(), result.paused, result.response);
+  if (result.status === 'paused' && result.slot === 'second-factor') return sealPaused(req, { stage: 'second-factor' }, await catalog.secondFactorStage(), result.paused, result.response);
   if (result.status === 'paused') {
     if (link) result.paused.pause = { ...result.paused.pause, link };
-    return pausedIn(req, slot, flow, result.paused, result.response);
+    return sealPaused(req, slot, flow, result.paused, result.response);
   }
   if (result.status === 'assured') return { status: 'failed', error: new UnknownAction("A sign-in ended as a signed-in user's factor check.") };
-  const answer = ended(result, link !== undefined);
+  const answer = answerOf(result, link !== undefined);
   if (answer.status === 'failed' && !link) answer.typed = true;
   return answer;
 }
@@ -177,8 +176,8 @@ async function secondFactorAnswer(catalog: DoorCatalog, req: RequestContext, doo
 
 /** How a second-factor run ends for the door: paused (sealed), a signed-in user's outcome applied, or as any run. */
 async function stageAnswer(req: RequestContext, stage: StageDefinition, result: FlowResult): Promise<DoorAnswer> {
-  if (result.status === 'paused') return pausedIn(req, { stage: 'second-factor' }, stage, result.paused, result.response);
-  if (result.status !== 'assured') return ended(result, false);
+  if (result.status === 'paused') return sealPaused(req, { stage: 'second-factor' }, stage, result.paused, result.response);
+  if (result.status !== 'assured') return answerOf(result, false);
   const output = result.output as StageOutput;
   // A signed-in user's check that passed is recorded in their session (and a change of factors ends their others).
   if (output.outcome !== 'signIn') await recordFactorCheck(req, { method: output.method, changed: output.outcome === 'codes' || output.changed });

@@ -7,6 +7,7 @@ import { AccessDenied, AdapterError, AuthError, CallbackRouteError, Verification
 import { dispatchEvent } from '../../core/events.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
 import type { PendingSignIn } from './cookie.js';
+import type { DoorAnswer } from './answer.js';
 import type { StageDefinition, StageInput, StageOutput, StageStart } from './stage.js';
 import type { AuthMethod } from '../../core/types.js';
 import { issueSession } from '../../session/issue.js';
@@ -290,4 +291,20 @@ async function recorded(
   });
   completeFlow(req.config, record, machine, options.browser);
   return { ...result, record };
+}
+
+/** A run's result as the door answers it (a pause is sealed by the door, which knows the slot). */
+export function answerOf(result: FlowResult, link: boolean): DoorAnswer {
+  switch (result.status) {
+    case 'signedIn':
+      return { status: 'signedIn', redirect: result.redirect, isNewUser: result.isNewUser === true };
+    case 'redirected':
+      return { status: 'redirected', url: result.url };
+    case 'refused':
+      return { status: 'refused', error: result.error };
+    case 'failed':
+      return { status: 'failed', error: result.error, record: result.record, ...(link ? { link: true } : {}) };
+    default:
+      return { status: 'failed', error: new CallbackRouteError(`A run ended as ${result.status} where it cannot.`), record: result.record };
+  }
 }

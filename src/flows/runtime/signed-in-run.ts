@@ -9,12 +9,11 @@ import { sessionGate } from '../../session/gate.js';
 import { revokeOtherSessions } from '../../session/session-control.js';
 import { strategyFor } from '../../session/strategy.js';
 import { knownMethods } from '../../session/verification.js';
-import { clearFlow, openFlow, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
-import { ended, pausedIn, type DoorAnswer, type StepOptions } from './door-answer.js';
-import { runOwn } from './flow.js';
+import { clearFlow, openFlow, sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
+import type { DoorAnswer, StepOptions } from './answer.js';
+import { answerOf, runOwn } from './flow.js';
 import { recordRejectedFlow } from './log.js';
 import { signedInOutputOf, type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute } from './signed-in.js';
-import { slotAfter } from './slot-rule.js';
 
 /** The namespace of a signed-in flow's store entries (a provider's are `flow:<id>:`, so the two never meet). */
 export function signedInStoreNamespace(flowId: string): string {
@@ -59,9 +58,9 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   slotAfter(req, slot, result, { resumed: entry.resume });
   if (result.status === 'paused') {
     result.paused.pause = { owner: gate.userId };
-    return pausedIn(req, slot, flow, result.paused, result.response);
+    return sealPaused(req, slot, flow, result.paused, result.response);
   }
-  if (result.status !== 'assured') return ended(result, false);
+  if (result.status !== 'assured') return answerOf(result, false);
   const sealed = paused?.context.callbackUrl;
   const back = typeof sealed === 'string' && sealed ? sealed : callbackUrl;
   try {

@@ -2,10 +2,12 @@
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
 import { InvalidProvider, InvalidRequest } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
-import { redirectProxy } from '../../flows/registry.js';
-import { handleFlow } from '../flow-entry.js';
+import { lazy } from '../../core/lazy.js';
 import type { AuthRequest } from '../request.js';
 import { errorRedirect, json, redirect } from '../response.js';
+
+// The flow routes (and the door behind them) load with the first sign-in request.
+const flowRoutes = lazy(() => import('../flow.js'));
 
 /** The redirect proxy an OAuth provider uses (its own, else the global one), if any. */
 function redirectProxyOf(req: AuthRequest, provider: ResolvedProvider): string | undefined {
@@ -21,7 +23,7 @@ function redirectProxyOf(req: AuthRequest, provider: ResolvedProvider): string |
 async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): Promise<Response | undefined> {
   const proxyUrl = redirectProxyOf(req, provider);
   if (proxyUrl === undefined) return undefined;
-  const { isOnRedirectProxy, proxyTarget } = await redirectProxy();
+  const { isOnRedirectProxy, proxyTarget } = await (await import('../../flows/registry.js')).redirectProxy();
   if (!isOnRedirectProxy(req, proxyUrl)) return undefined;
   const params: Record<string, string> = {};
   for (const [key, value] of Object.entries(req.method === 'POST' ? req.body : req.query)) if (typeof value === 'string') params[key] = value;
@@ -42,7 +44,7 @@ export async function callbackRoute(req: AuthRequest, providerId: string): Promi
   const forwarded = await forwardedByProxy(req, provider);
   if (forwarded) return forwarded;
   try {
-    return await handleFlow(req, provider, 'callback');
+    return await (await flowRoutes()).handleFlow(req, provider, 'callback');
   } catch (err) {
     // A credentials form without one usable identifier (see core/credentials-identifier.ts), refused after the
     // CSRF check and before anything is counted or `authorize` runs: a 400, not the error page.

@@ -4,13 +4,16 @@ import { messagesFor } from '../../core/messages/request.js';
 import { InvalidProvider } from '../../core/errors.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
-import { handleFlow } from '../flow-entry.js';
+import { lazy } from '../../core/lazy.js';
 import { loadPages } from '../pages/load.js';
 import { publicProviders } from '../providers.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { takeTypedIdentifier } from '../signin-memory.js';
 import { strategyFor } from '../../session/strategy.js';
+
+// The flow routes (and the door behind them) load with the first sign-in request.
+const flowRoutes = lazy(() => import('../flow.js'));
 
 /**
  * Whether the visitor is signed in and as whom (address, else name), read only when the request carries a session
@@ -65,5 +68,5 @@ export async function signInAction(req: AuthRequest, providerId: string): Promis
   requireCsrf(req);
   const provider = req.config.providersById.get(providerId);
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
-  return handleFlow(req, provider, 'signin');
+  return (await flowRoutes()).handleFlow(req, provider, 'signin');
 }

@@ -1,10 +1,13 @@
 // GET {basePath}/webauthn-options/:provider starts a WebAuthn ceremony (its flow pauses with the challenge in
 // the flow cookie); GET {basePath}/webauthn-script.js serves the built-in sign-in page's passkey script.
 import { InvalidProvider } from '../../core/errors.js';
-import { handleFlow } from '../flow-entry.js';
+import { lazy } from '../../core/lazy.js';
 import type { AuthRequest } from '../request.js';
 import { json } from '../response.js';
 import { AuthResponse } from '../../core/fast-response.js';
+
+// The flow routes (and the door behind them) load with the first sign-in request.
+const flowRoutes = lazy(() => import('../flow.js'));
 
 const MAX_EMAIL_LENGTH = 320;
 const emailShape = /^[^\s@]+@[^\s@]+$/;
@@ -25,7 +28,7 @@ export async function webauthnOptionsRoute(req: AuthRequest, providerId: string)
   if (email !== undefined && email.trim() !== '' && (email.length > MAX_EMAIL_LENGTH || !emailShape.test(email.trim()))) {
     return badRequest(req, 'Invalid email.');
   }
-  return handleFlow(req, provider, 'options');
+  return (await flowRoutes()).handleFlow(req, provider, 'options');
 }
 
 // The script's text (8 KB) is loaded on the first request for it: an app without a passkey provider never asks,
