@@ -4,6 +4,7 @@ import type { AnyStateMachine } from 'xstate';
 import {
   machineStates,
   machineTransitions,
+  namedTrace,
   statesVisited,
   transitionKey,
   type TraceEntry,
@@ -20,6 +21,11 @@ export interface CoverageCount {
 export interface CoverageReport {
   states: CoverageCount;
   transitions: CoverageCount;
+  /**
+   * Transitions counted as covered only through steps that fitted several branches (a trace entry's `branches`: the
+   * step took one of them, which one was not observed), in definition order.
+   */
+  ambiguous: string[];
 }
 
 export interface FlowCoverage {
@@ -34,7 +40,8 @@ export interface FlowCoverage {
 
 /**
  * A coverage collector for one machine. A state is covered when a recorded path was in it (entered it, left
- * it, or started there; a compound parent when a child is); a transition when an entry has its key.
+ * it, or started there; a compound parent when a child is); a transition when an entry has its key, or lists it
+ * among the `branches` it fitted (those are reported as `ambiguous` too).
  *
  * A run's trace is the `trace` of its flow record, which a custom `logger.debug` receives as
  * `debug('flow <machine> <status>', record)`.
@@ -50,21 +57,28 @@ export function createCoverage(machine: AnyStateMachine): FlowCoverage {
   const transitions = uniqueKeys(machineTransitions(machine));
   const visitedStates = new Set<string>();
   const takenTransitions = new Set<string>();
+  const fittedTransitions = new Set<string>();
 
   const report = (): CoverageReport => ({
     states: count(states, visitedStates),
-    transitions: count(transitions, takenTransitions),
+    transitions: count(transitions, new Set([...takenTransitions, ...fittedTransitions])),
+    ambiguous: transitions.filter((key) => fittedTransitions.has(key) && !takenTransitions.has(key)),
   });
 
   return {
-    record(entries) {
+    record(recorded) {
+      const entries = namedTrace(machine, recorded);
       for (const id of statesVisited(machine, entries)) visitedStates.add(id);
-      for (const entry of entries) takenTransitions.add(transitionKey(entry));
+      for (const entry of entries) {
+        if (entry.branches) for (const branch of entry.branches) fittedTransitions.add(transitionKey(branch));
+        else takenTransitions.add(transitionKey(entry));
+      }
     },
     report,
     format() {
       const r = report();
-      return `${machine.id.padEnd(20)} states ${ratio(r.states).padEnd(16)} transitions ${ratio(r.transitions)}`;
+      const ambiguous = r.ambiguous.length > 0 ? ` (${r.ambiguous.length} only through steps that fitted several branches)` : '';
+      return `${machine.id.padEnd(20)} states ${ratio(r.states).padEnd(16)} transitions ${ratio(r.transitions)}${ambiguous}`;
     },
     assertComplete() {
       const r = report();

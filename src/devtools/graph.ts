@@ -1,9 +1,11 @@
 // Walks a machine definition into plain state ids and transition references: the one vocabulary shared by
 // the diagrams, the runtime's flow trace and the model-based coverage, so the three can never disagree.
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
-import { AWAITING_TAG, FAILED_KEY, stateId, toTransitionRef, type TransitionRef } from '../flows/runtime/trace.js';
+import { AWAITING_TAG, FAILED_KEY, stateId, type TransitionRef } from '../flows/runtime/observe/refs.js';
+import { toTransitionRef } from './guard-names.js';
 
-export { ROOT_STATE, AWAITING_TAG, FAILED_KEY, stateId, toTransitionRef, traceEntriesFromMicrostep, createTraceRecorder, guardName, type TransitionRef, type TraceEntry } from '../flows/runtime/trace.js';
+export { ROOT_STATE, AWAITING_TAG, FAILED_KEY, stateId, type TransitionRef, type TraceEntry } from '../flows/runtime/observe/refs.js';
+export { toTransitionRef, traceEntriesFromMicrostep, createTraceRecorder, guardName, namedTrace } from './guard-names.js';
 
 /** Every state node below the root, parents before children, in document order. */
 export function stateNodes(machine: AnyStateMachine): AnyStateNode[] {
@@ -65,11 +67,13 @@ export function nodeTransitions(node: AnyStateNode): AnyTransitionDefinition[] {
 
 /**
  * A stable string key for a transition, used to compare definitions with trace entries and to list what
- * coverage is missing.
+ * coverage is missing. A trace entry that fits several branches (`branches`) is keyed as all of them, joined
+ * with ` or `, so it never reads as any one of them.
  *
  * @example transitionKey({ from: 'idle', event: 'GO', to: 'busy', guard: 'ok' }) // 'idle --GO [ok]--> busy'
  */
-export function transitionKey(t: TransitionRef): string {
+export function transitionKey(t: TransitionRef & { branches?: readonly TransitionRef[] }): string {
+  if (t.branches) return t.branches.map((b) => transitionKey(b)).join(' or ');
   return `${t.from} --${t.event}${t.guard === undefined ? '' : ` [${t.guard}]`}--> ${t.to}`;
 }
 

@@ -4,6 +4,8 @@
 import type { AnyStateMachine } from 'xstate';
 import { machineStates } from './graph.js';
 import { toMermaidPath } from './mermaid.js';
+import { namedTrace } from './guard-names.js';
+import { guardLabel } from '../flows/runtime/observe/refs.js';
 import type { LoggedFlow } from '../flows/runtime/log.js';
 import type { FlowRecord } from '../flows/runtime/record.js';
 import { attr, html, raw, type HtmlValue, type SafeHtml } from '../core/html-escape.js';
@@ -204,9 +206,9 @@ function traceTable(flow: LoggedFlow): SafeHtml {
   let step = 0;
   const rows = flow.runs.map((run, index) => {
     const head = html`<tr><th colspan="6">request ${index + 1}: ${run.status}${run.error ? html` (${run.error.type})` : ''} · ${time(run.startedAt)} · ${run.durationMs} ms</th></tr>`;
-    const steps = run.trace.map((t) => {
+    const steps = namedTrace(flow.machine, run.trace).map((t) => {
       step += 1;
-      return html`<tr><td class="num">${step}</td><td class="num">+${Math.max(0, t.at - run.startedAt)} ms</td><td class="mono">${t.from}</td><td class="mono">${t.event}</td><td class="mono">${t.guard ?? ''}</td><td class="mono">${t.to}</td></tr>`;
+      return html`<tr><td class="num">${step}</td><td class="num">+${Math.max(0, t.at - run.startedAt)} ms</td><td class="mono">${t.from}</td><td class="mono">${t.event}</td><td class="mono">${guardLabel(t) ?? ''}</td><td class="mono">${t.to}</td></tr>`;
     });
     return html`${head}${steps.length > 0 ? steps : html`<tr><td colspan="6" class="muted">no transition</td></tr>`}`;
   });

@@ -6,6 +6,7 @@ import {
   failureStates,
   nodeTransitions,
   stateId,
+  namedTrace,
   stateNodes,
   statesVisited,
   toTransitionRef,
@@ -45,11 +46,12 @@ export function toMermaid(machine: AnyStateMachine): string {
  * const trace: TraceEntry[] = []; // filled by traceEntriesFromMicrostep while the flow ran
  * const diagram = toMermaidPath(machine, trace); // ends in failed.accessDenied: that state is marked
  */
-export function toMermaidPath(machine: AnyStateMachine, trace: readonly TraceEntry[], failedState?: string): string {
+export function toMermaidPath(machine: AnyStateMachine, recorded: readonly TraceEntry[], failedState?: string): string {
+  const trace = namedTrace(machine, recorded);
   const steps = new Map<string, number[]>();
   trace.forEach((entry, index) => {
-    const key = transitionKey(entry);
-    steps.set(key, [...(steps.get(key) ?? []), index + 1]);
+    // A step that fitted several branches numbers each of them.
+    for (const key of (entry.branches ?? [entry]).map((b) => transitionKey(b))) steps.set(key, [...(steps.get(key) ?? []), index + 1]);
   });
   const last = trace.at(-1);
   const failed = failedState ?? (last && failureStates(machine).includes(last.to) ? last.to : undefined);

@@ -3,7 +3,7 @@
 // (tokens, codes, states, nonces, challenges, passwords) are redacted from the evidence before anyone sees it.
 import { createHmac, randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
-import type { TraceEntry } from './trace.js';
+import { guardLabel, type TraceEntry } from './observe/refs.js';
 
 export { isFlowId, newFlowId } from './flow-id.js';
 
@@ -179,7 +179,8 @@ export function formatFlowRecord(record: FlowRecord): string {
   }
   lines.push('', record.trace.length > 0 ? 'path:' : 'path: (no transition was taken in this request)');
   for (const t of record.trace) {
-    const guard = t.guard === undefined ? '' : ` [${t.guard}]`;
+    const label = guardLabel(t);
+    const guard = label === undefined ? '' : ` [${label}]`;
     lines.push(`  +${Math.max(0, t.at - record.startedAt)} ms  ${t.from} --${t.event}${guard}--> ${t.to}`);
   }
   return lines.join('\n');

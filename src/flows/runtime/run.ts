@@ -11,8 +11,9 @@ import type { FlowContextBase } from './context.js';
 import { recordsRead } from './log.js';
 import { knownMethods } from '../../session/verification.js';
 import { isTokenSpend } from '../../session/spend.js';
-import { createTraceRecorder, type TraceEntry } from './trace.js';
-import { inFlowSpan, type MachineSpan } from './spans.js';
+import type { TraceEntry } from './observe/refs.js';
+import { observeRun } from './observe/observer.js';
+import { inFlowSpan, type MachineSpan } from './observe/spans.js';
 import { statePathOf as statePath } from './state-path.js';
 
 import type { PausedFlow } from './cookie.js';
@@ -136,25 +137,12 @@ function isFlowResponse(value: unknown): value is FlowResponse {
   }
 }
 
-/** An inspect callback that appends the root actor's transitions to `trace`. */
-function traceInto(trace: TraceEntry[]): (ev: InspectionEvent) => void {
-  const record = createTraceRecorder();
-  return (ev) => void trace.push(...record(ev));
-}
-
 /**
- * The inspect callback of a run: the trace when someone reads it, the span when one records, else none at all
- * (xstate then builds no inspection events: most production runs).
+ * The inspect callback of a run: its one observer (observe/), feeding the trace when someone reads it and the span
+ * when one records, else none at all (xstate then builds no inspection events: most production runs).
  */
 function inspectorOf(trace: TraceEntry[], options: RunOptions, config: FlowDeps['req']['config']): ((ev: InspectionEvent) => void) | undefined {
-  const tracing = options.keepTrace || recordsRead(config) ? traceInto(trace) : undefined;
-  const span = options.span;
-  if (!span) return tracing;
-  if (!tracing) return (ev) => span.inspect(ev);
-  return (ev) => {
-    tracing(ev);
-    span.inspect(ev);
-  };
+  return observeRun({ trace: options.keepTrace || recordsRead(config) ? trace : undefined, span: options.span });
 }
 
 /** How a settled machine ended, for its span: its kind, and the error of a failure or a refusal. */
