@@ -1,12 +1,23 @@
 // How the CLI finds the app's configuration: `--config <file>`, else the first of auth.config.{ts,mts,js,mjs} in
-// the working directory. The file's default export (or its `config` export) is the AuthConfig, or a function,
-// possibly async, that returns it. A TypeScript file is loaded through tsx when Node cannot load it by itself.
+// the working directory. The file exports the AuthConfig as its default export, or as `authConfig` or `config`: the
+// object, or a function, possibly async, that returns it. A TypeScript file is loaded by the runtime itself where it
+// can (Bun, Deno, Node with type stripping, or the CLI run through tsx); on Node without that, through the app's own
+// tsx (an optional peer dependency), resolved from the configuration's folder.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AuthConfig } from '../core/options.js';
 
 export const CONFIG_NAMES = ['auth.config.ts', 'auth.config.mts', 'auth.config.js', 'auth.config.mjs'] as const;
+/** The exports read, in this order. */
+export const CONFIG_EXPORTS = ['default', 'authConfig', 'config'] as const;
+
+/** A loaded configuration and the export it came from. */
+export interface LoadedConfig {
+  config: AuthConfig;
+  exportName: (typeof CONFIG_EXPORTS)[number];
+}
 
 /** The configuration file to load: the one given, else the first default name found in `cwd`. */
 export function findConfigFile(given: string | undefined, cwd: string): string {
@@ -22,34 +33,38 @@ export function findConfigFile(given: string | undefined, cwd: string): string {
   throw new Error(`No configuration found: pass --config <file>, or put one of ${CONFIG_NAMES.join(', ')} in ${cwd}.`);
 }
 
-/** Loads a configuration file and answers the AuthConfig it exports. */
-export async function loadConfig(path: string): Promise<AuthConfig> {
+/** Loads a configuration file and answers the AuthConfig it exports, with the export's name. */
+export async function loadConfig(path: string): Promise<LoadedConfig> {
+  const mod = await importConfig(path);
+  const exportName = CONFIG_EXPORTS.find((name) => mod[name] !== undefined);
+  let exported = exportName === undefined ? undefined : mod[exportName];
+  if (typeof exported === 'function') exported = await (exported as () => unknown)();
+  if (exportName === undefined || !exported || typeof exported !== 'object' || !Array.isArray((exported as AuthConfig).providers)) {
+    const found = Object.keys(mod).length === 0 ? 'nothing' : Object.keys(mod).map((k) => `\`${k}\``).join(', ');
+    throw new Error(`${basename(path)} exports no configuration (it exports ${found}): export it as \`export default\`, \`export const authConfig\` or \`export const config\`, an object with \`providers\` or a function returning one.`);
+  }
+  return { config: exported as AuthConfig, exportName };
+}
+
+async function importConfig(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  let mod: Record<string, unknown>;
   try {
-    mod = (await import(url)) as Record<string, unknown>;
+    return (await import(url)) as Record<string, unknown>;
   } catch (error) {
     if (!/\.(c|m)?ts$/.test(path) || !isUnknownExtension(error)) throw error;
-    mod = await importWithTsx(url);
   }
-  let exported = mod.default ?? mod.config;
-  if (typeof exported === 'function') exported = await (exported as () => unknown)();
-  if (!exported || typeof exported !== 'object' || !Array.isArray((exported as AuthConfig).providers)) {
-    throw new Error(`${path} exports no configuration: export default (or export const config) an object with \`providers\`, or a function returning one.`);
+  // The runtime does not load TypeScript: the app's tsx does. Resolved from the configuration's folder (the app), not
+  // from this package, and imported by its path, so that no bundler ever inlines it into the CLI.
+  let api: string;
+  try {
+    api = createRequire(path).resolve('tsx/esm/api');
+  } catch {
+    throw new Error(`${basename(path)} is TypeScript and this Node does not load TypeScript by itself: install tsx in the app (npm install -D tsx), or point --config at a .js file.`);
   }
-  return exported as AuthConfig;
+  const { tsImport } = (await import(pathToFileURL(api).href)) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
+  return tsImport(url, url);
 }
 
 function isUnknownExtension(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === 'ERR_UNKNOWN_FILE_EXTENSION';
-}
-
-async function importWithTsx(url: string): Promise<Record<string, unknown>> {
-  let api: { tsImport: (specifier: string, parent: string) => Promise<unknown> };
-  try {
-    api = (await import('tsx/esm/api' as string)) as typeof api;
-  } catch {
-    throw new Error('The configuration is TypeScript: install tsx (npm install -D tsx), run the CLI through it, or point --config at a .js file.');
-  }
-  return (await api.tsImport(url, import.meta.url)) as Record<string, unknown>;
 }
