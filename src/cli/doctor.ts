@@ -28,8 +28,8 @@ export function doctor(config: AuthConfig, env: Env): Finding[] {
   const ok = (check: Finding['check'], message: string) => findings.push({ level: 'ok', check, message });
   const problem = (check: Finding['check'], message: string) => findings.push({ level: 'problem', check, message });
 
-  const secrets = config.secret === undefined ? secretsFromEnv(env) : [config.secret].flat().filter((s) => typeof s === 'string' && s.length > 0);
   const production = env.NODE_ENV === 'production';
+  const secrets = config.secret === undefined ? secretsFromEnv(env) : [config.secret].flat().filter((s) => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0 && !production) ok('secret', 'secret: none, so a random one per start in development (sessions end on restart); production refuses to start without AUTH_SECRET');
   else if (secrets.length === 0) problem('secret', 'No secret in production: set AUTH_SECRET (`npx authchart secret` prints one) or the `secret` option.');
   else {
@@ -45,6 +45,7 @@ export function doctor(config: AuthConfig, env: Env): Finding[] {
   else if (authUrl !== undefined) ok('host', `host: from ${authUrl.name} (${authUrl.value})`);
   else if (trust !== undefined && trust !== false) ok('host', 'host: taken from the request (trustHost)');
   else if (platform !== undefined) ok('host', `host: set by the platform (${platform})`);
+  else if (!production) ok('host', 'host: taken from the request in development (production needs AUTH_URL or trustHost)');
   else problem('host', 'The host is not trusted: set AUTH_URL to the app\'s public URL, or `trustHost: true` (AUTH_TRUST_HOST=true) behind a proxy that sets the Host header.');
 
   const providers = (config.providers ?? []).map((p) => (typeof p === 'function' ? (p as () => DoctoredProvider)() : p)) as DoctoredProvider[];

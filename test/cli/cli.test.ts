@@ -122,7 +122,7 @@ describe('authchart doctor', () => {
   }, 90_000);
 
   it('names each problem of a broken configuration, what to add for each, the export it read, and exits 1', async () => {
-    const { code, out } = await bin(['doctor', '--config', 'test/cli/fixtures/broken.config.ts']);
+    const { code, out } = await bin(['doctor', '--config', 'test/cli/fixtures/broken.config.ts'], { NODE_ENV: 'production' });
     expect(code).toBe(1);
     expectBrokenFindings(out);
     expect(out).toMatch(/problem +DuplicateProviderId: Two providers share the id "password"/);
@@ -149,6 +149,12 @@ describe('authchart doctor', () => {
     const given = await run(['doctor', '--config', 'test/cli/fixtures/oauth.config.ts'], { ...env, AUTH_GITHUB_ID: 'id', AUTH_GITHUB_SECRET: 'secret', AUTH_PUBLIC_ID: 'public-id' });
     expect(given.out).toContain('No problem found.');
     expect(given.code).toBe(0);
+  });
+
+  it('in development, takes the host from the request as the app does', async () => {
+    const { out } = await run(['doctor', '--config', 'test/cli/fixtures/broken.config.ts']);
+    expect(out).toMatch(/ok +host: taken from the request in development/);
+    expect(out).not.toMatch(/The host is not trusted/);
   });
 
   it('reads the secret and the host from the environment as the app does', async () => {
