@@ -3,9 +3,9 @@
 // object, or a function, possibly async, that returns it. A TypeScript file is loaded by the runtime itself where it
 // can (Bun, Deno, Node with type stripping, or the CLI run through tsx); on Node without that, through the app's own
 // tsx (an optional peer dependency), resolved from the configuration's folder.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AuthConfig } from '../core/options.js';
 
@@ -53,16 +53,26 @@ async function importConfig(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     if (!/\.(c|m)?ts$/.test(path) || !isUnknownExtension(error)) throw error;
   }
-  // The runtime does not load TypeScript: the app's tsx does. Resolved from the configuration's folder (the app), not
-  // from this package, and imported by its path, so that no bundler ever inlines it into the CLI.
-  let api: string;
-  try {
-    api = createRequire(path).resolve('tsx/esm/api');
-  } catch {
-    throw new Error(`${basename(path)} is TypeScript and this Node does not load TypeScript by itself: install tsx in the app (npm install -D tsx), or point --config at a .js file.`);
-  }
-  const { tsImport } = (await import(pathToFileURL(api).href)) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
+  // The runtime does not load TypeScript: the app's tsx does. Found from the configuration's folder (the app), not
+  // from this package, and imported by its path, so that no bundler ever inlines it into the CLI. Its ES module API
+  // (the CommonJS one imports a file it does not ship when loaded through import()).
+  const { tsImport } = (await import(tsxEsmApi(path))) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
   return tsImport(url, url);
+}
+
+/** The file URL of the app's `tsx/esm/api` (its `import` export), resolved from `from`. */
+function tsxEsmApi(from: string): string {
+  let manifest: string;
+  try {
+    manifest = createRequire(from).resolve('tsx/package.json');
+  } catch {
+    throw new Error(`${basename(from)} is TypeScript and this Node does not load TypeScript by itself: install tsx in the app (npm install --save-dev tsx), or point --config at a .js file.`);
+  }
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import?: { default?: string } | string }> };
+  const entry = exports['./esm/api']?.import;
+  const file = typeof entry === 'string' ? entry : entry?.default;
+  if (!file) throw new Error(`The tsx at ${dirname(manifest)} has no ES module API (tsx/esm/api): install tsx 4 or later.`);
+  return pathToFileURL(join(dirname(manifest), file)).href;
 }
 
 function isUnknownExtension(error: unknown): boolean {
