@@ -2,7 +2,8 @@
 // the working directory. The file exports the AuthConfig as its default export, or as `authConfig` or `config`: the
 // object, or a function, possibly async, that returns it. A TypeScript file is loaded by the runtime itself where it
 // can (Bun, Deno, Node with type stripping, or the CLI run through tsx); on Node without that, through the app's own
-// tsx (an optional peer dependency), resolved from the configuration's folder.
+// tsx (an optional peer dependency), else the jiti that Nitro and Nuxt install, resolved from the configuration's
+// folder.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -36,14 +37,14 @@ export function findConfigFile(given: string | undefined, cwd: string): string {
 /** Loads a configuration file and answers the AuthConfig it exports, with the export's name. */
 export async function loadConfig(path: string): Promise<LoadedConfig> {
   const mod = await importConfig(path);
-  const exportName = CONFIG_EXPORTS.find((name) => mod[name] !== undefined);
-  let exported = exportName === undefined ? undefined : mod[exportName];
-  if (typeof exported === 'function') exported = await (exported as () => unknown)();
-  if (exportName === undefined || !exported || typeof exported !== 'object' || !Array.isArray((exported as AuthConfig).providers)) {
-    const found = Object.keys(mod).length === 0 ? 'nothing' : Object.keys(mod).map((k) => `\`${k}\``).join(', ');
-    throw new Error(`${basename(path)} exports no configuration (it exports ${found}): export it as \`export default\`, \`export const authConfig\` or \`export const config\`, an object with \`providers\` or a function returning one.`);
+  // The first of the exports that is a configuration (a loader's interop may add a `default` that is the namespace).
+  for (const exportName of CONFIG_EXPORTS) {
+    let exported = mod[exportName];
+    if (typeof exported === 'function') exported = await (exported as () => unknown)();
+    if (exported && typeof exported === 'object' && Array.isArray((exported as AuthConfig).providers)) return { config: exported as AuthConfig, exportName };
   }
-  return { config: exported as AuthConfig, exportName };
+  const found = Object.keys(mod).length === 0 ? 'nothing' : Object.keys(mod).map((k) => `\`${k}\``).join(', ');
+  throw new Error(`${basename(path)} exports no configuration (it exports ${found}): export it as \`export default\`, \`export const authConfig\` or \`export const config\`, an object with \`providers\` or a function returning one.`);
 }
 
 async function importConfig(path: string): Promise<Record<string, unknown>> {
@@ -53,26 +54,34 @@ async function importConfig(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     if (!/\.(c|m)?ts$/.test(path) || !isUnknownExtension(error)) throw error;
   }
-  // The runtime does not load TypeScript: the app's tsx does. Found from the configuration's folder (the app), not
-  // from this package, and imported by its path, so that no bundler ever inlines it into the CLI. Its ES module API
-  // (the CommonJS one imports a file it does not ship when loaded through import()).
-  const { tsImport } = (await import(tsxEsmApi(path))) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
-  return tsImport(url, url);
+  // The runtime does not load TypeScript: the app's tsx does, else the jiti its framework brought (Nitro, Nuxt).
+  // Found from the configuration's folder (the app), not from this package, and imported by path, so that no bundler
+  // ever inlines them into the CLI; their ES module entries (tsx's CommonJS API cannot be loaded through import()).
+  const tsx = esmEntry(path, 'tsx', './esm/api');
+  if (tsx) {
+    const { tsImport } = (await import(tsx)) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
+    return tsImport(url, url);
+  }
+  const jiti = esmEntry(path, 'jiti', '.');
+  if (jiti) {
+    const { createJiti } = (await import(jiti)) as { createJiti: (parent: string) => { import: (id: string) => Promise<Record<string, unknown>> } };
+    return createJiti(url).import(path);
+  }
+  throw new Error(`${basename(path)} is TypeScript and this Node does not load TypeScript by itself: install tsx in the app (npm install --save-dev tsx), or point --config at a .js file.`);
 }
 
-/** The file URL of the app's `tsx/esm/api` (its `import` export), resolved from `from`. */
-function tsxEsmApi(from: string): string {
+/** The file URL of a package's ES module export `subpath` (its `import` condition), resolved from `from`; null when absent. */
+function esmEntry(from: string, name: string, subpath: string): string | null {
   let manifest: string;
   try {
-    manifest = createRequire(from).resolve('tsx/package.json');
+    manifest = createRequire(from).resolve(`${name}/package.json`);
   } catch {
-    throw new Error(`${basename(from)} is TypeScript and this Node does not load TypeScript by itself: install tsx in the app (npm install --save-dev tsx), or point --config at a .js file.`);
+    return null;
   }
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import?: { default?: string } | string }> };
-  const entry = exports['./esm/api']?.import;
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } | string }> };
+  const entry = exports?.[subpath]?.import;
   const file = typeof entry === 'string' ? entry : entry?.default;
-  if (!file) throw new Error(`The tsx at ${dirname(manifest)} has no ES module API (tsx/esm/api): install tsx 4 or later.`);
-  return pathToFileURL(join(dirname(manifest), file)).href;
+  return file ? pathToFileURL(join(dirname(manifest), file)).href : null;
 }
 
 function isUnknownExtension(error: unknown): boolean {

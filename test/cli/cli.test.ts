@@ -11,6 +11,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/adapters/postgres/schema.js';
 import { main } from '../../src/cli/index.js';
+import { expectBrokenFindings } from './broken-findings.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -102,15 +103,6 @@ describe('authchart visualize', () => {
     }
   });
 });
-
-/** The four refusals the issue names, each saying what to add; shared with the tarball's test (test/cli/installed.test.ts). */
-export function expectBrokenFindings(out: string): void {
-  expect(out).toMatch(/problem +A secret is shorter than 32 characters \(9\): use `npx authchart secret`/);
-  expect(out).toMatch(/problem +Credentials provider "credentials" has no fields, so the built-in sign-in page draws an empty form: add `credentials: \{ email: .*\}`.*or your own page with `pages: \{ signIn: '\/login' \}`/);
-  expect(out).toMatch(/problem +Provider "github" lacks a client id \(AUTH_GITHUB_ID, or `clientId`\) and a client secret \(AUTH_GITHUB_SECRET, or `clientSecret`\)/);
-  expect(out).toMatch(/problem +The adapter is missing methods required by database, email: .*getUserByEmail.*createVerificationToken, useVerificationToken/);
-  expect(out).toMatch(/problem +The host is not trusted: set AUTH_URL/);
-}
 
 describe('authchart doctor', () => {
   it('passes on the demo\'s configuration', async () => {

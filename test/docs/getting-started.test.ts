@@ -41,7 +41,7 @@ function environment(port: number): NodeJS.ProcessEnv {
     NO_COLOR: '1',
     // The port the app serves on, and the URL it is reached at (what production sets; a page's .env may say 3000).
     PORT: String(port),
-    AUTH_URL: `http://localhost:${port}/auth`,
+    AUTH_URL: `http://localhost:${port}`,
   };
 }
 
@@ -58,9 +58,9 @@ describe.concurrent('each getting-started page, copied into a fresh project', ()
       dirs.push(dir);
       const port = await freePort();
       const env = environment(port);
-      const command = prepare(page, steps, dir, tarball, env);
+      const command = await prepare(page, steps, dir, tarball, env);
       const origin = `http://localhost:${port}`;
-      const app = await serve(page, command, dir, env, async () => (await fetch(`${origin}/auth/csrf`)).status === 200);
+      const app = await serve(page, command, dir, env, async () => (await fetch(`${origin}/auth/csrf`, { signal: AbortSignal.timeout(3000) })).status === 200);
       try {
         const client = createClient({ baseUrl: origin });
         const signedIn = await signInWithCredentials(client, ADA, `${origin}/`);
@@ -74,7 +74,7 @@ describe.concurrent('each getting-started page, copied into a fresh project', ()
       } finally {
         app.stop();
       }
-      console.log(`${page}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(`${page}: ${((Date.now() - started) / 1000).toFixed(1)} s from an empty folder to the session`);
     }, 600_000);
   }
 });

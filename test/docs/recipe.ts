@@ -1,9 +1,10 @@
 // A getting-started page as a recipe: the marked blocks, in the page's order. A ```sh block after `<!-- setup -->`
 // is commands run in the project's folder; a block after `<!-- file: path -->` is that file of the project; the ```sh
 // block after `<!-- start -->` is the command that serves the app (the last step). Unmarked blocks are prose.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 export type Step = { kind: 'setup'; commands: string; line: number } | { kind: 'file'; path: string; code: string; line: number } | { kind: 'start'; command: string; line: number };
 
@@ -37,15 +38,17 @@ export function fromTarball(commands: string, tarball: string): string {
 }
 
 /** Runs the setup steps and writes the files into `dir`; answers the start command. Throws with the step's output. */
-export function prepare(page: string, steps: Step[], dir: string, tarball: string, env: NodeJS.ProcessEnv): string {
+export async function prepare(page: string, steps: Step[], dir: string, tarball: string, env: NodeJS.ProcessEnv): Promise<string> {
   let start = '';
   for (const step of steps) {
     if (step.kind === 'file') {
       mkdirSync(dirname(join(dir, step.path)), { recursive: true });
       writeFileSync(join(dir, step.path), step.code);
     } else if (step.kind === 'setup') {
-      const run = spawnSync('bash', ['-eo', 'pipefail', '-c', fromTarball(step.commands, tarball)], { cwd: dir, env, encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
-      if (run.status !== 0) throw new Error(`${page}:${step.line}: the setup step failed (exit ${run.status}):\n${step.commands}\n${run.stdout}\n${run.stderr}`);
+      // Asynchronous: the pages run concurrently in one worker.
+      await promisify(execFile)('bash', ['-eo', 'pipefail', '-c', fromTarball(step.commands, tarball)], { cwd: dir, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+        throw new Error(`${page}:${step.line}: the setup step failed (exit ${error.code}):\n${step.commands}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+      });
     } else start = step.command;
   }
   return start;
