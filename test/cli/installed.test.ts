@@ -20,7 +20,8 @@ function asApp(fixture: string): string {
   return readFileSync(join(ROOT, 'test/cli/fixtures', fixture), 'utf8')
     .replaceAll("'../../../src/index.js'", "'authchart'")
     .replaceAll("'../../../src/providers/index.js'", "'authchart/providers'")
-    .replaceAll("'../../../src/providers/catalogue/github.js'", "'authchart/providers/github'");
+    .replaceAll("'../../../src/providers/catalogue/github.js'", "'authchart/providers/github'")
+    .replaceAll("'../../../src/providers/entries/oidc.js'", "'authchart/providers/oidc'");
 }
 
 async function npx(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
@@ -38,6 +39,7 @@ beforeAll(() => {
   packAndInstall(dir, { tsx: TSX });
   writeFileSync(join(dir, 'auth.config.ts'), asApp('broken.config.ts'));
   writeFileSync(join(dir, 'named.config.ts'), asApp('oauth.config.ts'));
+  if (/\.\.\/src\//.test(readFileSync(join(dir, 'named.config.ts'), 'utf8') + readFileSync(join(dir, 'auth.config.ts'), 'utf8'))) throw new Error('a fixture imports the repository');
   writeFileSync(join(dir, 'plain.config.js'), "import { Credentials } from 'authchart';\nexport default { trustHost: true, providers: [Credentials({ credentials: { username: {} }, authorize: () => null })] };\n");
 }, 300_000);
 afterAll(() => {
@@ -54,8 +56,8 @@ describe('npx authchart, installed from the tarball in a fresh project', () => {
   }, 90_000);
 
   it('reads a `config` export of a TypeScript file given with --config', async () => {
-    const { out } = await npx(['doctor', '--config', 'named.config.ts'], { AUTH_GITHUB_ID: 'id', AUTH_GITHUB_SECRET: 'secret', AUTH_PUBLIC_ID: 'public' });
-    expect(out).toMatch(/named\.config\.ts, its export `config`$/m);
+    const { out, err } = await npx(['doctor', '--config', 'named.config.ts'], { AUTH_GITHUB_ID: 'id', AUTH_GITHUB_SECRET: 'secret', AUTH_PUBLIC_ID: 'public' });
+    expect(out, err).toMatch(/named\.config\.ts, its export `config`$/m);
     expect(out).toContain('No problem found.');
   }, 90_000);
 
