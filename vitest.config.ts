@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { testServices } from './test/setup/defaults.js';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -19,6 +20,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The services at their local defaults when no variable names them; the global setup checks they answer (and
+    // ends the run at once, naming the one that does not) and installs the sub-projects the tests run from.
+    env: testServices(process.env),
+    globalSetup: ['test/setup/environment.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',

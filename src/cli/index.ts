@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Env } from '../core/env.js';
-import { findConfigFile, loadConfig } from './config-file.js';
+import { findConfigFile, loadConfig, type LoadedConfig } from './config-file.js';
 import { doctor, formatFindings } from './doctor.js';
 import { applyMigrations, migrationSql } from './migrate.js';
 import { configuredMachines, diagramFiles, diagramsMarkdown } from './visualize.js';
@@ -20,8 +20,14 @@ Commands:
   doctor                      check the configuration and name each problem (exit code 1 when there is one)
 
 The configuration (visualize, doctor): --config <file>, else auth.config.{ts,mts,js,mjs} in the working directory.
-It exports the AuthConfig as its default export (or as \`config\`), or a function, possibly async, returning it.
+It exports the AuthConfig as its default export, or as \`authConfig\` or \`config\` (read in that order): the object,
+or a function, possibly async, returning it. A TypeScript configuration on Node 20 needs tsx in the app (npm i -D tsx).
 `;
+
+/** Where a configuration came from: the file and the export read. */
+function source(file: string, { exportName }: Pick<LoadedConfig, 'exportName'>): string {
+  return `${file}, ${exportName === 'default' ? 'its default export' : `its export \`${exportName}\``}`;
+}
 
 /** What a command wrote and its exit code. */
 export interface CliIo {
@@ -76,8 +82,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return 0;
       }
       case 'visualize': {
-        const drawn = await configuredMachines(await loadConfig(findConfigFile(values.config, io.cwd)));
+        const file = findConfigFile(values.config, io.cwd);
+        const loaded = await loadConfig(file);
+        const drawn = await configuredMachines(loaded.config);
         if (values.out === undefined) {
+          // stdout is the Markdown alone; where it came from goes to stderr.
+          io.err(`authchart visualize: ${source(file, loaded)}`);
           io.out(diagramsMarkdown(drawn));
           return 0;
         }
@@ -85,13 +95,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         mkdirSync(dir, { recursive: true });
         const files = diagramFiles(drawn);
         for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-        io.out(`Wrote ${Object.keys(files).length} files to ${dir}.`);
+        io.out(`Wrote ${Object.keys(files).length} files to ${dir}, from ${source(file, loaded)}.`);
         return 0;
       }
       case 'doctor': {
         const file = findConfigFile(values.config, io.cwd);
-        const findings = doctor(await loadConfig(file), io.env);
-        io.out(`authchart doctor: ${file}\n${formatFindings(findings)}`);
+        const { config, exportName } = await loadConfig(file);
+        const findings = doctor(config, io.env);
+        io.out(`authchart doctor: ${source(file, { exportName })}\n${formatFindings(findings)}`);
         return findings.some((f) => f.level === 'problem') ? 1 : 0;
       }
       default:

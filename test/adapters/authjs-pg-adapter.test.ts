@@ -23,7 +23,7 @@ function asAuthchartAdapter(pool: pg.Pool): Adapter {
   return adapter;
 }
 
-describe.runIf(url)('@auth/pg-adapter through authchart (DATABASE_URL)', () => {
+describe('@auth/pg-adapter through authchart (DATABASE_URL)', () => {
   const schema = `authchart_authjs_${process.pid}_${randomBytes(4).toString('hex')}`;
   let admin: pg.Pool;
   let pool: pg.Pool;

@@ -12,7 +12,7 @@ import { runDatabaseChecks } from './database-contract.js';
 
 const url = process.env.DATABASE_URL;
 
-describe.runIf(url)('PostgreSQL server (DATABASE_URL)', () => {
+describe('PostgreSQL server (DATABASE_URL)', () => {
   let admin: pg.Pool;
   const schemas: string[] = [];
   const pools: pg.Pool[] = [];

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/adapters/postgres/schema.js';
 import { main } from '../../src/cli/index.js';
+import { expectBrokenFindings } from './broken-findings.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -59,7 +60,7 @@ describe('authchart migrate', () => {
   });
 
   const url = process.env.DATABASE_URL;
-  it.runIf(url)('applies the schema to PostgreSQL, then finds it up to date', async () => {
+  it('applies the schema to PostgreSQL, then finds it up to date', async () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     const schema = `authchart_cli_${process.pid}_${Date.now().toString(36)}`;
@@ -112,15 +113,41 @@ describe('authchart doctor', () => {
     expect(code).toBe(0);
   }, 90_000);
 
-  it('names each problem of a broken configuration, and exits 1', async () => {
-    const { code, out } = await bin(['doctor', '--config', 'test/cli/fixtures/broken.config.ts']);
+  it('names each problem of a broken configuration, what to add for each, the export it read, and exits 1', async () => {
+    const { code, out } = await bin(['doctor', '--config', 'test/cli/fixtures/broken.config.ts'], { NODE_ENV: 'production' });
     expect(code).toBe(1);
-    expect(out).toMatch(/problem +A secret is shorter than 32 characters \(9\)/);
-    expect(out).toMatch(/problem +The host is not trusted: set AUTH_URL/);
-    expect(out).toMatch(/problem +The adapter is missing methods required by database, email: .*getUserByEmail.*createVerificationToken, useVerificationToken/);
+    expectBrokenFindings(out);
     expect(out).toMatch(/problem +DuplicateProviderId: Two providers share the id "password"/);
-    expect(out).toContain('4 problems found.');
+    expect(out).toContain('6 problems found.');
+    expect(out).toMatch(/^authchart doctor: .*broken\.config\.ts, its export `authConfig`$/m);
   }, 90_000);
+
+  it('a missing secret: fine in development (a random one per start), a problem in production', async () => {
+    const dev = await run(['doctor', '--config', 'test/cli/fixtures/no-secret.config.ts'], { AUTH_URL: 'https://app.example.test' });
+    expect(dev.out).toMatch(/ok +secret: none, so a random one per start in development/);
+    expect(dev.code).toBe(0);
+    const production = await run(['doctor', '--config', 'test/cli/fixtures/no-secret.config.ts'], { AUTH_URL: 'https://app.example.test', NODE_ENV: 'production' });
+    expect(production.out).toMatch(/problem +No secret in production: set AUTH_SECRET \(`npx authchart secret` prints one\)/);
+    expect(production.code).toBe(1);
+  });
+
+  it('an OAuth provider with its client id and secret in the environment passes; a public client needs no secret', async () => {
+    const env = { AUTH_URL: 'https://app.example.test', AUTH_SECRET: 's'.repeat(32) };
+    const without = await run(['doctor', '--config', 'test/cli/fixtures/oauth.config.ts'], env);
+    expect(without.out).toMatch(/problem +Provider "github" lacks a client id/);
+    // The public client (token_endpoint_auth_method 'none') lacks its id only: it sends no secret.
+    expect(without.out).toMatch(/problem +Provider "public" lacks a client id \(AUTH_PUBLIC_ID, or `clientId`\): /);
+    expect(without.code).toBe(1);
+    const given = await run(['doctor', '--config', 'test/cli/fixtures/oauth.config.ts'], { ...env, AUTH_GITHUB_ID: 'id', AUTH_GITHUB_SECRET: 'secret', AUTH_PUBLIC_ID: 'public-id' });
+    expect(given.out).toContain('No problem found.');
+    expect(given.code).toBe(0);
+  });
+
+  it('in development, takes the host from the request as the app does', async () => {
+    const { out } = await run(['doctor', '--config', 'test/cli/fixtures/broken.config.ts']);
+    expect(out).toMatch(/ok +host: taken from the request in development/);
+    expect(out).not.toMatch(/The host is not trusted/);
+  });
 
   it('reads the secret and the host from the environment as the app does', async () => {
     const { code, out } = await run(['doctor', '--config', 'test/cli/fixtures/small.config.ts']);

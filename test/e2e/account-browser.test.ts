@@ -6,13 +6,13 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EMAIL } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium } from './peers/browser.js';
+import { fenceToLoopback } from './peers/browser.js';
 import { lookAt, problemsOf } from './peers/look.js';
 import { loginAtDemoIdp, signInAsDemoUser, useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
 
-describe.skipIf(!hasChromium())('the account page: link, sign in with, and unlink the Demo IdP, then an e-mail code', { timeout: 180_000 }, () => {
+describe('the account page: link, sign in with, and unlink the Demo IdP, then an e-mail code', { timeout: 180_000 }, () => {
   const run = useDemoInChromium();
 
   beforeAll(() => {

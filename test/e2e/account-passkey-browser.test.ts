@@ -4,10 +4,10 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { passkeyOwner, seedUser } from '../flows/webauthn/webauthn-world.js';
-import { hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
-describe.skipIf(!hasChromium())('adding a passkey from the account page, in Chromium', () => {
+describe('adding a passkey from the account page, in Chromium', () => {
   const site = usePasskeySiteInChromium();
 
   const sessionUser = async (page: Page) => {

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { fenceToLoopback, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { loginAtDemoIdp, useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/', import.meta.url).pathname;
@@ -33,7 +33,7 @@ async function watchSession(page: Page): Promise<void> {
 const statesOf = (page: Page) => page.evaluate(() => (window as unknown as { states: { status: string; email: string | null }[] }).states);
 
 // Generous per test: the CPU is shared, and a cold PGlite, IdP and browser make the first steps slow.
-describe.skipIf(!hasChromium())('authchart/client in Chromium against the demo', { timeout: 60_000 }, () => {
+describe('authchart/client in Chromium against the demo', { timeout: 60_000 }, () => {
   const run = useDemoInChromium();
 
   beforeAll(() => {

@@ -170,7 +170,7 @@ describe('on PGlite with authchart’s PostgresAdapter', () => {
 });
 
 const url = process.env.DATABASE_URL;
-describe.runIf(url)('on the PostgreSQL server with @auth/pg-adapter (Auth.js schema, numeric ids)', () => {
+describe('on the PostgreSQL server with @auth/pg-adapter (Auth.js schema, numeric ids)', () => {
   let d: TestDatabase & { pool: pg.Pool };
   let adapter: Adapter;
   beforeAll(async () => {

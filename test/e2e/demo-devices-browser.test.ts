@@ -2,10 +2,10 @@
 // sessions, this one marked; "End" on the other device's row, or "Sign out other devices", signs that browser out.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fenceToLoopback, hasChromium } from './peers/browser.js';
+import { fenceToLoopback } from './peers/browser.js';
 import { signInAsDemoUser, useDemoInChromium } from './peers/demo.js';
 
-describe.skipIf(!hasChromium())('the demo: your devices', { timeout: 120_000 }, () => {
+describe('the demo: your devices', { timeout: 120_000 }, () => {
   const run = useDemoInChromium();
 
   async function signedInPage(): Promise<Page> {

@@ -16,7 +16,7 @@ import { ServerAuth } from '../../src/http/integrations/node.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { recordingLogger, TEST_SECRET, type RecordingLogger } from '../support/auth-app.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
+import { fenceToLoopback, launchChromium } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
@@ -37,7 +37,7 @@ class Phone {
   }
 }
 
-describe.skipIf(!hasChromium())('second factors in Chromium', () => {
+describe('second factors in Chromium', () => {
   let browser: Browser;
   let server: Server;
   let op: OidcProviderHarness;

@@ -7,14 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_URL, REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+import { DATABASE_URL, REDIS_URL, useSharedStores } from '../support/shared-stores.js';
 import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 import { SiteBrowser } from './peers/site-browser.js';
 
 const INSTANCE = fileURLToPath(new URL('./instances/instance.ts', import.meta.url));
 const stores = useSharedStores();
-const redisUp = await reachable(REDIS_URL);
 
 interface Instance {
   name: string;
@@ -37,7 +36,7 @@ function start(name: string, env: Record<string, string>): Promise<Instance> {
   });
 }
 
-describe.runIf(DATABASE_URL && redisUp)('two instances sharing PostgreSQL and Redis', () => {
+describe('two instances sharing PostgreSQL and Redis', () => {
   let a: Instance;
   let b: Instance;
   let op: OidcProviderHarness;

@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../examples/demo/app.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { fenceToLoopback, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { loginAtDemoIdp, startOfflineDemo } from './peers/demo.js';
 
 const CLIENTS = new URL('../../browser-clients/', import.meta.url).pathname;
@@ -66,7 +66,7 @@ function inPage<T>(page: Page, mod: Mod, body: string): Promise<T> {
 /** A page of the demo that never reloads itself (no page at that path: the demo's 404). */
 const BLANK = '/a-page-for-next-auth';
 
-describe.skipIf(!hasChromium())('next-auth clients in Chromium against authchart', { timeout: 60_000 }, () => {
+describe('next-auth clients in Chromium against authchart', { timeout: 60_000 }, () => {
   let browser: Browser;
   let demo: RunningDemo;
   let origin: string;

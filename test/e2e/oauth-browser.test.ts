@@ -7,11 +7,11 @@ import type { AuthConfig } from '../../src/core/options.js';
 import { ServerAuth } from '../../src/http/integrations/node.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { recordingLogger, TEST_SECRET, type RecordingLogger } from '../support/auth-app.js';
-import { fenceToLoopback, hasChromium, launchChromium } from './peers/browser.js';
+import { fenceToLoopback, launchChromium } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
 
-describe.skipIf(!hasChromium())('form_post in Chromium', () => {
+describe('form_post in Chromium', () => {
   let browser: Browser;
   let server: Server;
   let op: OidcProviderHarness;

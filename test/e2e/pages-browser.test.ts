@@ -5,7 +5,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
-import { fenceToLoopback, hasChromium, isLoopbackUrl, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { fenceToLoopback, isLoopbackUrl, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { focusRing, lookAt, problemsOf } from './peers/look.js';
 import { useDemoInChromium } from './peers/demo.js';
 
@@ -13,7 +13,7 @@ const CRED_EMAIL = 'form[data-credentials] input[name=email]';
 const CRED_PASSWORD = 'form[data-credentials] input[name=password]';
 const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
 
-describe.skipIf(!hasChromium())('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
+describe('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
   const run = useDemoInChromium();
   /** Requests that failed or were refused (4xx/5xx), over every page of every test; expected ones are listed. */
   const failed: string[] = [];

@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../../examples/demo/config.js';
 import { translatorFor } from '../../src/core/messages/request.js';
 import type { Translator } from '../../src/core/messages/translator.js';
-import { fenceToLoopback, hasChromium } from './peers/browser.js';
+import { fenceToLoopback } from './peers/browser.js';
 import { lookAt, problemsOf } from './peers/look.js';
 import { useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/locales/', import.meta.url).pathname;
 const CRED = 'form[data-credentials]';
 
-describe.skipIf(!hasChromium())('the pages in Arabic and Japanese', { timeout: 180_000 }, () => {
+describe('the pages in Arabic and Japanese', { timeout: 180_000 }, () => {
   const run = useDemoInChromium();
 
   async function open(locale: string): Promise<{ context: BrowserContext; page: Page; i18n: Translator }> {

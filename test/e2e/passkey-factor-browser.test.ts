@@ -7,10 +7,10 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { describe, expect, it } from 'vitest';
 import { activeTotp } from '../support/factors.js';
 import { seedUser } from '../flows/webauthn/webauthn-world.js';
-import { hasChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
-describe.skipIf(!hasChromium())('a passkey at the second-factor stage, in Chromium', () => {
+describe('a passkey at the second-factor stage, in Chromium', () => {
   const site = usePasskeySiteInChromium({ secondFactor: {} });
 
   it('password, then the passkey instead of a code', { timeout: 60_000 }, async () => {

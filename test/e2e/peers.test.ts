@@ -16,7 +16,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type FetchLike } from '../support/client.js';
 import { CookieJar, parseSetCookie } from '../support/cookie-jar.js';
-import { hasChromium, isLoopbackUrl, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
+import { isLoopbackUrl, launchChromium, newPageWithVirtualAuthenticator } from './peers/browser.js';
 import { decodeMail, decodeQuotedPrintable, extractLinks } from './peers/mail-decode.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 import { startOidcProvider, type OidcProviderHarness } from './peers/oidc.js';
@@ -221,7 +221,7 @@ describe('SMTP harness', () => {
   });
 });
 
-describe.skipIf(!hasChromium())('Chromium harness with a virtual authenticator', () => {
+describe('Chromium harness with a virtual authenticator', () => {
   let browser: Browser;
   let server: Server;
   let origin: string;

@@ -9,7 +9,7 @@ import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Passkey } from '../../src/providers/webauthn.js';
 import { authOn, createWorld, passkeyOwner, uniqueEmail, type World, type WorldAuth } from '../flows/webauthn/webauthn-world.js';
-import { hasChromium, launchChromium, newPageWithVirtualAuthenticator, type AuthenticatorPage } from './peers/browser.js';
+import { launchChromium, newPageWithVirtualAuthenticator, type AuthenticatorPage } from './peers/browser.js';
 import { closeHttpServer, listenLoopback } from './peers/net.js';
 
 /** The Passkey provider's flow cookie (one per provider: `authchart.flow.<provider id>`). */
@@ -109,7 +109,7 @@ function interceptCallback(page: Page, change: (request: BrowserRequest, headers
   });
 }
 
-describe.skipIf(!hasChromium())('passkeys in Chromium', { timeout: 60_000 }, () => {
+describe('passkeys in Chromium', { timeout: 60_000 }, () => {
   it('registers a passkey on the built-in page, signs out, signs in with it; the counter is stored and increases', async () => {
     const { page, credentials } = await tab();
     const email = uniqueEmail('browser');

@@ -7,12 +7,11 @@ import { testFlow, type FlowDriver, type TestFlowResult } from 'authchart/flow';
 import { createCoverage } from 'authchart/devtools';
 import { APPROVAL_TTL_S, DeviceApproval, deviceMachine, type PendingApproval } from '../../examples/device-approval/machine.js';
 import { useMigratedPGlite } from '../support/pglite.js';
-import { REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+import { REDIS_URL, useSharedStores } from '../support/shared-stores.js';
 
 const SECRET = 'device-approval-test-secret-0123456789abcdef';
 const pg = useMigratedPGlite();
 const stores = useSharedStores();
-const redisUp = await reachable(REDIS_URL);
 const coverage = createCoverage(deviceMachine);
 let down = false;
 
@@ -46,7 +45,7 @@ afterEach(() => {
   down = false;
 });
 
-describe.runIf(redisUp)('device approval on two instances', () => {
+describe('device approval on two instances', () => {
   it('A shows a code on instance 1, B approves it on instance 2, A is signed in as B on instance 2', async () => {
     const [one, two] = await instances();
     const user = await pg.adapter.createUser({ id: 'dev-ada', email: 'dev-ada@example.test', emailVerified: null });

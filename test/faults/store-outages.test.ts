@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import { redisThrottleStore } from '../../src/core/throttle/store.js';
 import { testAuth } from '../support/auth-app.js';
-import { REDIS_URL, reachable } from '../support/shared-stores.js';
+import { REDIS_URL } from '../support/shared-stores.js';
 import { passwordProvider, readSession, signIn, writes, SESSION_COOKIE } from '../session/database-harness.js';
 import { faultProxy, type FaultProxy } from './fault-proxy.js';
 import { useProxiedPostgres } from './proxied-postgres.js';
@@ -58,7 +58,7 @@ describe('PostgreSQL behind a fault proxy', () => {
   });
 });
 
-describe.runIf(await reachable(REDIS_URL))('Redis behind a fault proxy, two instances', () => {
+describe('Redis behind a fault proxy, two instances', () => {
   const url = new URL(REDIS_URL);
   let proxy: FaultProxy;
   let viaProxy: Redis;

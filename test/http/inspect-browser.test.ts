@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import type { FlowRecord } from '../../src/flows/runtime/record.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { offlineOAuth } from '../support/offline-oauth.js';
-import { hasChromium, launchChromium } from '../e2e/peers/browser.js';
+import { launchChromium } from '../e2e/peers/browser.js';
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 
 const credentials = Credentials({
@@ -20,7 +20,7 @@ const acme = offlineOAuth;
 
 let browser: Browser;
 beforeAll(async () => {
-  if (hasChromium()) browser = await launchChromium();
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -56,7 +56,7 @@ function lastFlowId(t: TestAuth): string {
   return records.at(-1)!.id;
 }
 
-describe.skipIf(!hasChromium())('the inspector in Chromium', () => {
+describe('the inspector in Chromium', () => {
   it('lists a failed credentials flow and draws it with the failing state marked', async () => {
     const t = testAuth({ providers: [credentials], debug: true });
     const csrfToken = await t.csrfToken();

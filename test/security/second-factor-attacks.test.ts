@@ -14,7 +14,7 @@ import { deriveSessionKey } from '../../src/session/keys.js';
 import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-app.js';
 import { createClient, type ClientResponse, type TestClient } from '../support/client.js';
 import { activeBackupCode, activeTotp, codeNow, otherCode, setsSession, STAGE_COOKIE } from '../support/factors.js';
-import { DATABASE_URL, useSharedStores } from '../support/shared-stores.js';
+import { useSharedStores } from '../support/shared-stores.js';
 
 const stores = useSharedStores();
 const PASSWORD = 'pw-of-everyone';
@@ -92,7 +92,7 @@ async function expectRefused(t: TestAuth, res: ClientResponse, outcome: { asked:
 
 const signedIn = (res: ClientResponse) => res.status === 302 && setsSession(res) && !res.location?.searchParams.has('error');
 
-describe.runIf(DATABASE_URL)('attacks on the second-factor stage', () => {
+describe('attacks on the second-factor stage', () => {
   beforeAll(async () => {
     pool = stores.pool(await stores.schema(), { max: 8 });
     adapter = PostgresAdapter(pool);

@@ -13,7 +13,7 @@ import { authjsSchema } from '../support/authjs-pg-schema.js';
 
 const url = process.env.DATABASE_URL;
 
-describe.runIf(url)('Auth.js database sessions through the move (DATABASE_URL)', () => {
+describe('Auth.js database sessions through the move (DATABASE_URL)', () => {
   const schema = `authchart_migrate_${process.pid}_${randomBytes(4).toString('hex')}`;
   let admin: pg.Pool;
   let pool: pg.Pool;

@@ -14,8 +14,6 @@ import { ORIGIN, TEST_SECRET, testAuth, type TestAuth } from '../support/auth-ap
 import { createClient, type TestClient } from '../support/client.js';
 
 const CORE = new URL('../../bench/node_modules/@auth/core/', import.meta.url);
-const present = existsSync(fileURLToPath(new URL('index.js', CORE)));
-if (!present) console.warn('authjs-migration.test.ts: SKIPPED — bench/node_modules/@auth/core is missing; run `npm run bench:install` (CI installs it).');
 
 type AuthjsHandler = (request: Request, config: Record<string, unknown>) => Promise<Response>;
 interface AuthjsModules {
@@ -71,7 +69,7 @@ const sameBrowser = (client: TestClient, t: TestAuth) => createClient({ fetch: t
 const setCookieNamed = (lines: readonly string[], name: string) => lines.find((l) => l.startsWith(`${name}=`));
 const cleared = (line: string | undefined) => line !== undefined && /Max-Age=0/i.test(line);
 
-describe.skipIf(!present)('moving from Auth.js (real @auth/core from bench/node_modules)', () => {
+describe('moving from Auth.js (real @auth/core from bench/node_modules)', () => {
   beforeAll(async () => {
     const [core, credentials, jwt] = await Promise.all([
       import(new URL('index.js', CORE).href),
@@ -168,7 +166,7 @@ describe.skipIf(!present)('moving from Auth.js (real @auth/core from bench/node_
   });
 });
 
-describe.skipIf(!present)('getToken (Auth.js semantics, checked against @auth/core\u2019s own getToken)', () => {
+describe('getToken (Auth.js semantics, checked against @auth/core\u2019s own getToken)', () => {
   beforeAll(async () => {
     const jwt = await import(new URL('jwt.js', CORE).href);
     authjs = { ...authjs, encode: jwt.encode, getToken: jwt.getToken };

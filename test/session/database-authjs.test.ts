@@ -15,7 +15,7 @@ const at = (ms: number) => vi.setSystemTime(new Date(T0.getTime() + ms));
 let serial = 0;
 const address = () => `authjs-${++serial}-${process.pid}@example.test`;
 
-describe.runIf(url)('@auth/pg-adapter as the adapter of database sessions (DATABASE_URL)', () => {
+describe('@auth/pg-adapter as the adapter of database sessions (DATABASE_URL)', () => {
   let d: TestDatabase;
   let adapter: Adapter;
   beforeAll(async () => {

@@ -320,6 +320,6 @@ function sessionSuite(label: string, open: () => Promise<TestDatabase>): void {
 sessionSuite('database sessions on PGlite', pgliteDatabase);
 
 const url = process.env.DATABASE_URL;
-describe.runIf(url)('on the PostgreSQL server (DATABASE_URL)', () => {
+describe('on the PostgreSQL server (DATABASE_URL)', () => {
   sessionSuite('database sessions on a pg Pool', () => serverSchema(url!));
 });

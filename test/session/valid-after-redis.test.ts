@@ -12,10 +12,9 @@ import { redisSessionsValidAfter } from '../../src/session/valid-after-redis.js'
 import { Credentials } from '../../src/providers/credentials.js';
 import { testAuth, type TestAuth } from '../support/auth-app.js';
 import type { TestClient } from '../support/client.js';
-import { REDIS_URL, reachable, useSharedStores } from '../support/shared-stores.js';
+import { REDIS_URL, useSharedStores } from '../support/shared-stores.js';
 
 const stores = useSharedStores();
-const redisUp = await reachable(REDIS_URL);
 const DAY = 86_400_000;
 let serial = 0;
 const unique = (who: string) => `${who}-${++serial}-${process.pid}@example.test`;
@@ -39,7 +38,7 @@ const clients: [string, () => Promise<unknown>][] = [
   ],
 ];
 
-describe.runIf(redisUp).each(clients)('redisSessionsValidAfter through %s', (name, connect) => {
+describe.each(clients)('redisSessionsValidAfter through %s', (name, connect) => {
   let prefix = 0;
   const store = async (): Promise<{ times: SessionsValidAfterStore; key: (user: string) => string }> => {
     const p = `${stores.redisPrefix}${name}${++prefix}:`;
@@ -110,7 +109,7 @@ const email = async (client: TestClient) => ((await (await client.get('/auth/ses
 const revoke = async (t: TestAuth, client: TestClient, scope: 'others' | 'all') => client.post('/auth/sessions/revoke', { csrfToken: await t.csrfToken(client), scope });
 const later = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
 
-describe.runIf(redisUp)('two instances with JWT sessions, no adapter, the times in Redis', () => {
+describe('two instances with JWT sessions, no adapter, the times in Redis', () => {
   afterEach(() => vi.useRealTimers());
   const instance = (validAfter: SessionsValidAfterStore) => testAuth({ session: { strategy: 'jwt', updateAge: UPDATE_AGE, validAfter }, providers: [provider] });
 

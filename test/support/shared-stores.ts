@@ -1,17 +1,14 @@
 // The shared stores several app instances meet in: a real PostgreSQL (DATABASE_URL, a fresh migrated schema per
 // call, dropped after the file) and a real Redis (REDIS_URL or 127.0.0.1:6379, keys under a prefix of this run).
 import { randomBytes } from 'node:crypto';
-import { listening } from '../e2e/peers/net.js';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { migrate } from '../../src/adapters/postgres/index.js';
 
-export const DATABASE_URL = process.env.DATABASE_URL;
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Whether something listens at `url`'s host and port (a quick TCP probe, no protocol). */
-export const reachable = (url: string): Promise<boolean> => listening(url, 6379, 500);
+// Both always set: vitest.config.ts gives the local defaults (test/setup/defaults.ts) when no variable names them.
+export const DATABASE_URL = process.env.DATABASE_URL!;
+export const REDIS_URL = process.env.REDIS_URL!;
 
 /** A unique prefix for this run's keys or schemas. */
 export const runId = (): string => `${process.pid}_${randomBytes(4).toString('hex')}`;

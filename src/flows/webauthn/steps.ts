@@ -13,7 +13,13 @@ import type { NewPasskey } from '../signin/resolve.js';
 import { spendChallenge, spendChallengeInStore } from './challenges.js';
 import { lazy } from '../../core/lazy.js';
 
-const loadHelpers = lazy(() => import('@simplewebauthn/server/helpers'));
+// The .catch also tells bundlers (esbuild under wrangler) that the optional peer may be absent: without it, an app that
+// does not install @simplewebauthn/server fails to bundle.
+const loadHelpers = lazy(() =>
+  import('@simplewebauthn/server/helpers').catch((err: unknown) => {
+    throw new Error('WebAuthn needs the optional peer dependency @simplewebauthn/server (v14): npm i @simplewebauthn/server', { cause: err });
+  }),
+);
 
 export type Ceremony = 'register' | 'authenticate';
 

@@ -8,13 +8,12 @@ import { migrate, PostgresThrottleStore } from '../../../src/adapters/postgres/i
 import { resolveThrottle, type ThrottleOptions, type ThrottleStore } from '../../../src/core/throttle/options.js';
 import { memoryThrottleStore, redisThrottleStore } from '../../../src/core/throttle/store.js';
 import { Throttle } from '../../../src/core/throttle/throttle.js';
-import { DATABASE_URL, REDIS_URL, reachable, runId, useSharedStores } from '../../support/shared-stores.js';
+import { DATABASE_URL, REDIS_URL, runId, useSharedStores } from '../../support/shared-stores.js';
 
 const SECRET = 'throttle-test-secret-0123456789abcdef';
 // Each store case starts its backend in its first test (PGlite takes seconds, more on a busy machine).
 vi.setConfig({ testTimeout: 60_000 });
 const stores = useSharedStores();
-const redisUp = await reachable(REDIS_URL);
 
 function throttleOn(store: ThrottleStore, options: ThrottleOptions = {}, warnings: string[] = []): Throttle {
   const settings = resolveThrottle({ enabled: true, store, ...options }, false)!;
@@ -40,12 +39,12 @@ const cases: StoreCase[] = [
     return () => PostgresThrottleStore(db);
   }, false],
 ];
-if (redisUp) cases.push(['Redis', async () => {
+cases.push(['Redis', async () => {
   const client = await stores.redis();
   return () => redisThrottleStore(client, { prefix: stores.redisPrefix });
 }, true]);
 // node-redis (the `redis` package), which the store tells from ioredis by itself.
-if (redisUp) cases.push(['Redis through node-redis', async () => {
+cases.push(['Redis through node-redis', async () => {
   const client = createClient({ url: REDIS_URL });
   client.on('error', () => {});
   await client.connect();
@@ -117,7 +116,7 @@ describe.each(cases)('throttle on %s', (_name, backend, shared) => {
 describe('a store that is down', () => {
   async function downStores(): Promise<[string, ThrottleStore][]> {
     const list: [string, ThrottleStore][] = [];
-    if (redisUp) list.push(['Redis', redisThrottleStore(await stores.redis('redis://127.0.0.1:1'))]);
+    list.push(['Redis', redisThrottleStore(await stores.redis('redis://127.0.0.1:1'))]);
     if (DATABASE_URL) {
       const url = new URL(DATABASE_URL);
       url.port = '1';

@@ -1,6 +1,5 @@
 // Debian's Chromium driven by playwright-core, with a CDP virtual authenticator for WebAuthn tests, and fenced
 // in to loopback: every request to another host is aborted (the OP's dev pages import a Google font, for one).
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 
 /** Where Debian's `chromium` package puts the browser (`apt-get install -y chromium`). */
@@ -16,11 +15,6 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
   '--disable-sync',
 ];
-
-/** True when the system Chromium is installed; use it to skip browser tests elsewhere (`describe.skipIf`). */
-export function hasChromium(): boolean {
-  return existsSync(CHROMIUM_PATH);
-}
 
 /**
  * Launches headless Chromium. Launching costs ~0.3 s and closing as much: share one browser per test file
