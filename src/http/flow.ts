@@ -17,7 +17,9 @@ import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
 import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
-import { errorRedirect, html, json, redirect, redirectsAsData } from './response.js';
+import { errorRedirect, html, json, redirect, redirectsAsData, wantsJson } from './response.js';
+
+export { wantsJson };
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
 import { sweepIfDue } from './sweep.js';
 
@@ -73,11 +75,6 @@ export async function signedInFlowRoute(req: AuthRequest, id: string, route: Sig
   return respond(req, await step(req, { kind: 'signedIn', flow, route, callbackUrl }, undefined, { browser: inspectorBrowser(req) }));
 }
 
-/** Whether the client asked for JSON (fetch with `Accept: application/json`, the client library) rather than a page. */
-export function wantsJson(req: AuthRequest): boolean {
-  const accept = req.request.headers.get('accept') ?? '';
-  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
-}
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {

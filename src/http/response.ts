@@ -102,6 +102,11 @@ export function redirectsAsData(req: AuthRequest): boolean {
   return Boolean(req.request.headers.get('x-auth-return-redirect')) || (req.request.method === 'POST' && bodyString(req, 'json') === 'true');
 }
 
+/** Whether the client asked for JSON (fetch with `Accept: application/json`, the client library) rather than a page. */
+export function wantsJson(req: AuthRequest): boolean {
+  const accept = req.request.headers.get('accept') ?? '';
+  return Boolean(req.request.headers.get('x-auth-return-redirect')) || (accept.includes('application/json') && !accept.includes('text/html'));
+}
 /** A 302, or `200 {url}` when the client asked for redirects as data ({@link redirectsAsData}). */
 export function redirect(req: AuthRequest, url: string): Response {
   if (redirectsAsData(req)) return json(req, { url });

@@ -16,7 +16,7 @@ import { memoryThrottleStore } from '../core/throttle/store.js';
 import type { FlowRoute } from '../flows/runtime/contract.js';
 import { loadPages } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
-import { errorPageUrl, html, json, redirectsAsData } from './response.js';
+import { errorPageUrl, html, json, redirectsAsData, wantsJson } from './response.js';
 
 /**
  * What a counted request leaves to do once its flow has run: give back the points of a successful sign-in, and every
@@ -96,8 +96,8 @@ function hitsFor(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute,
 }
 
 /** Whether the client reads answers as data (redirects as data, the WebAuthn options route, an Accept of JSON). */
-function wantsJson(req: AuthRequest, route: FlowRoute): boolean {
-  return route === 'options' || redirectsAsData(req) || (req.request.headers.get('accept') ?? '').startsWith('application/json');
+function answersJson(req: AuthRequest, route: FlowRoute): boolean {
+  return route === 'options' || redirectsAsData(req) || wantsJson(req);
 }
 
 /**
@@ -111,7 +111,7 @@ async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: Thro
   error.retryAfter = refusal.retryAfter;
   const status = refusal.unavailable ? 503 : 429;
   req.headers.set('retry-after', String(refusal.retryAfter));
-  if (wantsJson(req, route)) {
+  if (answersJson(req, route)) {
     return json(req, { error: error.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
   }
   const page = (await loadPages()).renderError({ error: error.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });

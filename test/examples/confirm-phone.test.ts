@@ -10,6 +10,7 @@ import { CODE_TTL_MS, ConfirmPhone, MAX_TRIES } from '../../examples/confirm-pho
 import { ORIGIN, testAuth } from '../support/auth-app.js';
 import { createClient } from '../support/client.js';
 import { REDIS_URL, runId } from '../support/shared-stores.js';
+import { useMigratedPGlite } from '../support/pglite.js';
 
 interface Sent {
   userId: string;
@@ -130,7 +131,23 @@ describe('confirm-phone through testFlow', () => {
   });
 });
 
+const pg = useMigratedPGlite();
+
 describe('confirm-phone refuses a session that cannot act', () => {
+  it('runs nothing for a session that ended elsewhere (database sessions: its row deleted)', async () => {
+    const sent: Sent[] = [];
+    const saved: { userId: string; phone: string }[] = [];
+    const flow = ConfirmPhone({ send: (s) => void sent.push(s), save: (s) => void saved.push(s) });
+    const driver = testFlow(flow, { adapter: pg.adapter, session: { strategy: 'database' } });
+    const user = await pg.adapter.createUser!({ id: crypto.randomUUID(), email: `phone-${crypto.randomUUID()}@example.com`, emailVerified: null });
+    await driver.signIn(user.id);
+    expect(await driver.start({ phone: '+15550102043' })).toMatchObject({ status: 'paused' });
+    // "Sign out everywhere" from another device: the session row is gone, the cookie is still in this browser.
+    await pg.db.query('DELETE FROM sessions WHERE user_id = $1', [user.id]);
+    expect(await driver.continue({ code: sent[0]!.code })).toMatchObject({ status: 'signedOut' });
+    expect(saved).toEqual([]);
+  });
+
   it('runs nothing for a browser nobody signed in', async () => {
     const { driver, sent } = setup();
     expect(await driver.start({ phone: '+15550102040' })).toMatchObject({ status: 'signedOut' });
