@@ -8,6 +8,7 @@ import { AdapterError, ServiceUnavailable, type AuthError } from '../../src/core
 import type { AuthConfig } from '../../src/core/options.js';
 import { PostgresAdapter } from '../../src/adapters/postgres/index.js';
 import { AuthInit } from '../../src/http/integrations/fetch.js';
+import { getSession } from '../../src/index.js';
 import { ORIGIN, testAuth, TEST_SECRET } from '../support/auth-app.js';
 import {
   adapterCalls,
@@ -67,9 +68,14 @@ describe('a database that cannot be reached (pg Pool on a closed port)', () => {
   });
 
   it('application code reading the session gets a ServiceUnavailable, not a signed-out null', async () => {
-    const { auth } = AuthInit({ ...config, secret: TEST_SECRET, trustHost: true, logger: { error: () => {} } });
-    const request = new Request(`${ORIGIN}/dashboard`, { headers: { cookie: `${SESSION_COOKIE}=${randomUUID()}` } });
-    await expect(auth(async () => Response.json(await auth()))(request)).rejects.toBeInstanceOf(ServiceUnavailable);
+    const full = { ...config, secret: TEST_SECRET, trustHost: true, logger: { error: () => {} } };
+    const { auth } = AuthInit(full);
+    const request = () => new Request(`${ORIGIN}/dashboard`, { headers: { cookie: `${SESSION_COOKIE}=${randomUUID()}` } });
+    await expect(getSession(request(), full)).rejects.toBeInstanceOf(ServiceUnavailable);
+    // `auth(handler)` is middleware: it answers the outage itself (503, Retry-After), never with a null session.
+    const answered = await auth(async () => Response.json(await auth()))(request());
+    expect(answered.status).toBe(503);
+    expect(answered.headers.get('retry-after')).toBe('5');
   });
 
   it('credentials sign-in lands on the error page with ServiceUnavailable (not Configuration), sets no session cookie, logs it', async () => {
