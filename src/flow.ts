@@ -6,6 +6,9 @@ export {
   type FlowDefinition, type FlowDeps, type FlowEntry, type FlowFormField, type FlowFormPage, type FlowInput, type FlowOutput, type FlowResponse, type FlowRoute, type FailureMeta,
   type FlowSession,
 } from './flows/runtime/contract.js';
+export type { StageDefinition, StageInput, StageOutput, StagePurpose, StageStart } from './flows/runtime/stage.js';
+// A signed-in flow's `level`, in the session gate's words.
+export type { SessionLevel } from './session/gate.js';
 export {
   defineSignedInFlow,
   type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute, type SignedInUserUpdate,
