@@ -2,7 +2,7 @@
 // A cold start is mostly module loading (each file is a resolve, a read, a compile and a link; each lazy import a
 // step of a waterfall), so the lazily loaded parts are grouped into a few larger chunks by what loads them:
 // - `core`: every module the root entry loads at import time (the other entries share it);
-// - `signin`: what a first sign-in of any kind adds (the flow route, the flow runtime, the sign-in tail, the
+// - `signin`: what a first sign-in of any kind adds (the flow route, the runtime's door, the sign-in tail, the
 //   credentials flow, the throttle that production turns on): one lazy step instead of a chain of small ones;
 // - each other flow (OAuth, e-mail, WebAuthn, second factor, account, ...) and the pages stay chunks of their own,
 //   so a configuration that does not use them never loads them (test/package/dist-cold-path.test.ts checks the
@@ -70,7 +70,7 @@ const presetEntries = {
 
 /** What each group's first loader imports (the group is their static closure, less the groups before it). */
 const CORE_ROOTS = ['index.ts'].map(source);
-const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
+const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/door.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
 /** Entries an app may import without signing anyone in: what they import statically stays out of `signin`. */
 const OTHER_ROOTS = ['providers/index.ts', ...PROVIDER_KINDS.map((kind) => `providers/entries/${kind}.ts`), 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
 /** The built-in pages, loaded with the first page a browser asks for. */
