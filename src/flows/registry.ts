@@ -3,7 +3,7 @@
 // providers need.
 import { InvalidProvider } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
-import { isPasswordProvider, type ResolvedProvider } from '../core/provider.js';
+import type { ResolvedProvider } from '../core/provider.js';
 import type { InternalConfig } from '../core/config.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 import type { SignInStages } from './runtime/flow.js';
@@ -35,7 +35,9 @@ export async function flowFor(provider: ResolvedProvider): Promise<FlowDefinitio
     if (!isDefinedFlow(provider.flow)) throw new InvalidProvider(`Provider "${provider.id}" brings a flow not made with defineFlow().`);
     return provider.flow;
   }
-  const load = builtIn[isPasswordProvider(provider) ? 'password' : provider.type];
+  // A Password provider is a credentials provider with its `password` settings (core/provider.ts isPasswordProvider),
+  // told here by that field alone, so a credentials sign-in loads nothing more to find its flow.
+  const load = builtIn[provider.type === 'credentials' && typeof provider.password === 'object' && provider.password !== null ? 'password' : provider.type];
   if (!load) throw new InvalidProvider(`Provider "${provider.id}" has type "${provider.type}", which has no built-in flow; give it a \`flow\`.`);
   return load();
 }

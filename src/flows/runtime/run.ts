@@ -142,7 +142,10 @@ function isFlowResponse(value: unknown): value is FlowResponse {
  * when one records, else none at all (xstate then builds no inspection events: most production runs).
  */
 function inspectorOf(trace: TraceEntry[], options: RunOptions, config: FlowDeps['req']['config']): ((ev: InspectionEvent) => void) | undefined {
-  return observeRun({ trace: options.keepTrace || recordsRead(config) ? trace : undefined, span: options.span });
+  const tracing = options.keepTrace || recordsRead(config);
+  // Nothing reads a trace and no span records (most production runs): no observer, and xstate builds no inspection events.
+  if (!tracing && !options.span) return undefined;
+  return observeRun({ trace: tracing ? trace : undefined, span: options.span });
 }
 
 /** How a settled machine ended, for its span: its kind, and the error of a failure or a refusal. */
