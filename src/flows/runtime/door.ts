@@ -13,7 +13,6 @@ import { flowDeps } from './deps.js';
 import { answerOf, runFlow, runStage, type FlowResult, type SignInStages } from './flow.js';
 import type { JobDefinition } from './job.js';
 import { recordRejectedFlow } from './log.js';
-import type { FlowRecord } from './record.js';
 import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
 import { runSignedInFlow } from './signed-in-run.js';
 import type { SignedInFlowDefinition, SignedInRoute } from './signed-in.js';
