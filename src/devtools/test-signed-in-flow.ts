@@ -9,6 +9,7 @@ import type { FlowResponse } from '../flows/runtime/contract.js';
 import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
 import type { TraceEntry } from '../flows/runtime/trace.js';
 import { createAuthRequest } from '../http/request.js';
+import type { RequestContext } from '../core/request-context.js';
 import { issueSession } from '../session/issue.js';
 
 /** How one driven request of a signed-in flow ended. */
@@ -47,7 +48,10 @@ const ORIGIN = 'http://localhost:3000';
 export function signedInDriver(config: InternalConfig, flow: SignedInFlowDefinition): SignedInFlowDriver {
   const traces: TraceEntry[][] = [];
   const jar = new Map<string, string>();
-  const sessionName = () => [...jar.keys()].filter((k) => k.startsWith(config.useSecureCookies ? '__Secure-' : '') && k.includes('session-token'));
+  // The cookie names as the runtime makes them (prefixes and configured names carry over), read from one request.
+  const names = createAuthRequest(new Request(`${ORIGIN}${config.basePath}/session`), config) as RequestContext;
+  const sessionToken = names.cookieOptions.sessionToken.name;
+  const sessionName = () => [...jar.keys()].filter((k) => k === sessionToken || k.startsWith(`${sessionToken}.`));
   const request = (path: string, method: 'GET' | 'POST', body: Record<string, string>, query: Record<string, string> = {}, headers: Record<string, string> = {}) => {
     const url = new URL(`${ORIGIN}${config.basePath}/${path}`);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
@@ -64,7 +68,8 @@ export function signedInDriver(config: InternalConfig, flow: SignedInFlowDefinit
       else jar.set(c.name, c.value);
     }
   };
-  const slotName = `${config.cookies?.flow?.name ?? 'authchart.flow'}-signed-in.${flow.id}`;
+  // The flow's slot, as the runtime's cookie module names it (`<flow cookie>-signed-in.<id>`).
+  const slotName = `${names.cookieOptions.flow.name}-signed-in.${flow.id}`;
   const run = async (route: SignedInRoute, method: 'GET' | 'POST', body: Record<string, string>, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<SignedInTestResult> => {
     const req = await request(route === 'start' ? `flows/${flow.id}/start` : `flows/${flow.id}`, method, body, options.query, options.headers);
     let trace: TraceEntry[] = [];
