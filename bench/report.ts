@@ -6,6 +6,7 @@ import type { HttpLoadResult } from './http-load.js';
 import type { Spread } from './measure.js';
 import type { OidcFlowResult } from './oidc-flow.js';
 import type { OtelOffResult } from './otel-off.js';
+import type { PasswordBenchResult } from './password.js';
 import { IN_FLIGHT, type SessionCheckResult } from './session-check.js';
 import type { BenchResults } from './suite.js';
 import type { ThrottleBenchResult } from './throttle.js';
@@ -204,6 +205,22 @@ function throttleSection(r: ThrottleBenchResult | undefined, failure?: string): 
   return out;
 }
 
+function passwordSection(r: PasswordBenchResult | undefined, failure?: string): string[] {
+  const out = ['## 9. Password sign-in beside the hash alone (`POST /auth/callback/password`, in process, JWT session, sequential)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push(`Hash: ${r.parameters} (OWASP's parameters, the Password provider's default). The "verify alone" side is @node-rs/argon2's verify of the same hash: the floor no password sign-in can go under.`, '');
+  out.push('| side | ms/op | CPU ms/op |', '|---|---|---|');
+  for (const [side, f] of Object.entries(r.sides)) out.push(`| ${side} | ${spread(f.msPerOp)} | ${spread(f.cpuMsPerOp)} |`);
+  const floor = r.sides['argon2id verify alone'].msPerOp.median;
+  out.push('');
+  for (const side of ['sign-in, right password', 'sign-in, wrong password', 'sign-in, unknown address'] as const) {
+    const f = r.sides[side].msPerOp.median;
+    out.push(`- ${side}: ${ratio(f, floor)} the hash alone (${num(f - floor)} ms beside it).`);
+  }
+  out.push('- An unknown address is checked against a dummy hash of the same parameters, so its time tells nothing about whether the account exists.', '');
+  return out;
+}
+
 function otelSection(r: OtelOffResult | undefined, failure?: string): string[] {
   const out = ['## 8. OpenTelemetry installed without a tracer provider (credentials sign-in, in process, fresh processes)', ''];
   if (!r) return [...out, why(undefined, failure), ''];
@@ -346,6 +363,7 @@ export function renderResults(results: BenchResults, notes: string[] = []): stri
     ...bundleSection(results.bundle, f.bundle),
     ...throttleSection(results.throttle, f.throttle),
     ...otelSection(results.otel, f.otel),
+    ...passwordSection(results.password, f.password),
   ];
   if (notes.length) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
   return lines.join('\n');

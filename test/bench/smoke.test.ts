@@ -10,6 +10,7 @@ import { benchHttpLoad } from '../../bench/http-load.js';
 import { interleave, spread, timeLoop, type Spread } from '../../bench/measure.js';
 import { benchOidcFlow } from '../../bench/oidc-flow.js';
 import { benchOtelOff, type OtelOffResult } from '../../bench/otel-off.js';
+import { benchPassword, PASSWORD_SIDES } from '../../bench/password.js';
 import { otelVerdict, renderResults, targets } from '../../bench/report.js';
 import { benchSessionCheck } from '../../bench/session-check.js';
 import { benchThrottle } from '../../bench/throttle.js';
@@ -195,10 +196,20 @@ describe('benchmarks with tiny counts', () => {
     expect(otelVerdict({ ...base, hookShare: s(0.05, 0.06, 0.07) })).toMatchObject({ ratioInBand: true, hookBelowNoise: false, measurable: true });
   });
 
+  it('9. a Password sign-in (right, wrong, unknown address) beside argon2id verify alone, every side checked', async () => {
+    const result = (collected.password = await benchPassword(SMOKE.password));
+    expect(result.parameters).toBe('argon2id m=19456 KiB, t=2, p=1');
+    expect(Object.keys(result.sides)).toEqual([...PASSWORD_SIDES]);
+    for (const side of PASSWORD_SIDES) [result.sides[side].msPerOp, result.sides[side].cpuMsPerOp].forEach(expectFigure);
+    // A sign-in does the verify and more: it cannot be cheaper than the hash alone (the smallest sign-in against the
+    // largest verify would only flake on a starved machine, so medians against the verify's minimum).
+    for (const side of PASSWORD_SIDES.slice(1)) expect(result.sides[side].msPerOp.median).toBeGreaterThan(result.sides['argon2id verify alone'].msPerOp.min * 0.5);
+  }, SLOW);
+
   it('renders every section and judges every target from the figures above', () => {
-    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel']));
+    expect(Object.keys(collected)).toEqual(expect.arrayContaining(['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel', 'password']));
     const markdown = renderResults(collected);
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.']) expect(markdown).toContain(heading);
+    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.', '## 9.']) expect(markdown).toContain(heading);
     expect(markdown).not.toMatch(/NaN|undefined|failed:/);
     // Tiny counts say nothing about speed, only that every target can be judged once both sides ran.
     const judged = targets(collected);
