@@ -10,8 +10,9 @@ import { createAuthInstance } from '../src/http/auth.js';
 import { BENCH_USER, NOT_INSTALLED, assertSession, authchartConfig, authjsApp, loadAuthjs, sessionCheck, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 import { storedSessionToken } from '../src/session/session-token.js';
+import { betterAuthCheck, betterAuthSide, loadBetterAuth } from './better-auth.js';
 
-export const DB_SIDES = ['authchart on PGlite', 'authchart on PostgreSQL', 'Auth.js + @auth/pg-adapter on PostgreSQL'] as const;
+export const DB_SIDES = ['authchart on PGlite', 'authchart on PostgreSQL', 'Auth.js + @auth/pg-adapter on PostgreSQL', 'better-auth on PostgreSQL (no cookie cache)'] as const;
 export type DbSide = (typeof DB_SIDES)[number];
 const IN_FLIGHT = 10;
 
@@ -33,18 +34,29 @@ export interface DbFigures {
 
 export type DatabaseResult = Record<DbSide, DbFigures | { skipped: string }>;
 
-/** A view of a driver object whose `query` calls are counted; everything else passes through to the driver. */
+/**
+ * A view of a driver object whose `query` calls are counted, and those of the clients its `connect()` hands out (a
+ * pg Pool used through checked-out clients, as Kysely uses it); everything else passes through to the driver.
+ */
 function counted<T extends object>(driver: T): { db: T; count: () => number } {
   let n = 0;
-  const db = new Proxy(driver, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown;
-      if (typeof value !== 'function') return value;
-      if (key === 'query') return (...args: unknown[]) => (n++, (value as (...a: unknown[]) => unknown).apply(target, args));
-      return (value as (...a: unknown[]) => unknown).bind(target);
-    },
-  });
-  return { db, count: () => n };
+  const view = <O extends object>(target: O): O =>
+    new Proxy(target, {
+      get(t, key) {
+        const value = Reflect.get(t, key, t) as unknown;
+        if (typeof value !== 'function') return value;
+        const fn = value as (...a: unknown[]) => unknown;
+        if (key === 'query') return (...args: unknown[]) => (n++, fn.apply(t, args));
+        if (key === 'connect') {
+          return (...args: unknown[]) => {
+            const out = fn.apply(t, args);
+            return out instanceof Promise ? out.then((client: unknown) => (client && typeof client === 'object' ? view(client) : client)) : out;
+          };
+        }
+        return fn.bind(t);
+      },
+    });
+  return { db: view(driver), count: () => n };
 }
 
 interface Subject {
@@ -91,6 +103,18 @@ async function authjsSubject(pool: pg.Pool): Promise<Subject | undefined> {
   return { check: sessionCheck(handle, cookie), count };
 }
 
+/**
+ * better-auth with database sessions as its docs set them up (its own migrations, on `pool`), every check read from
+ * the database: no cookie cache. Statements are counted from the first check on, not while it migrates and signs in.
+ */
+async function betterAuthSubject(pool: pg.Pool): Promise<Subject | undefined> {
+  const peer = await loadBetterAuth();
+  if (!peer) return undefined;
+  const { db, count } = counted(pool);
+  const side = await betterAuthSide(peer, 'database', db);
+  return { check: betterAuthCheck(side.handle, side.cookie), count };
+}
+
 /** Times checks and counts the statements they sent. */
 async function measureSubject(subject: Subject, rounds: number, loop: LoopOptions): Promise<DbFigures> {
   const before = subject.count();
@@ -124,6 +148,7 @@ export async function benchDatabase(options: DatabaseOptions): Promise<DatabaseR
   const unavailable = (why: string) => {
     result['authchart on PostgreSQL'] = { skipped: why };
     result['Auth.js + @auth/pg-adapter on PostgreSQL'] = { skipped: why };
+    result['better-auth on PostgreSQL (no cookie cache)'] = { skipped: why };
     return result;
   };
   if (!options.databaseUrl) return unavailable('no DATABASE_URL');
@@ -148,6 +173,8 @@ export async function benchDatabase(options: DatabaseOptions): Promise<DatabaseR
     result['authchart on PostgreSQL'] = await measureSubject(await authchartSubject(await poolInNewSchema()), options.rounds, loop);
     const authjs = await authjsSubject(await poolInNewSchema());
     result['Auth.js + @auth/pg-adapter on PostgreSQL'] = authjs ? await measureSubject(authjs, options.rounds, loop) : { skipped: NOT_INSTALLED };
+    const betterAuth = await betterAuthSubject(await poolInNewSchema());
+    result['better-auth on PostgreSQL (no cookie cache)'] = betterAuth ? await measureSubject(betterAuth, options.rounds, loop) : { skipped: NOT_INSTALLED };
     return result;
   } finally {
     await Promise.all(pools.map((p) => p.end()));

@@ -14,7 +14,7 @@ const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 function ensureInstalled(): void {
   const modules = join(BENCH, 'node_modules');
-  if (['@auth/core', 'autocannon', 'esbuild'].every((p) => existsSync(join(modules, p, 'package.json')))) return;
+  if (['@auth/core', 'autocannon', 'esbuild', 'better-auth'].every((p) => existsSync(join(modules, p, 'package.json')))) return;
   console.log('Installing the bench dependencies (npm --prefix bench ci)...');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const done = spawnSync(npm, ['--prefix', BENCH, 'ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });

@@ -22,9 +22,10 @@ import {
   signInWithCredentials,
   type Handle,
 } from './contenders.js';
+import { betterAuthCheck, betterAuthSide, loadBetterAuth } from './better-auth.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 
-export const SESSION_SIDES = ['authchart', 'authchart, token cache off', 'authchart, throttling on', 'authchart, auth() in auth(handler)', 'Auth.js', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
+export const SESSION_SIDES = ['authchart', 'authchart, token cache off', 'authchart, throttling on', 'authchart, auth() in auth(handler)', 'Auth.js', 'better-auth, cookie cache (compact)', 'better-auth, cookie cache (jwe)', 'floor: decodeSync (node:crypto)', 'floor: jose jwtDecrypt', 'floor: h3 app.fetch, same JSON'] as const;
 export type SessionSide = (typeof SESSION_SIDES)[number];
 export const IN_FLIGHT = 10;
 
@@ -46,8 +47,9 @@ export interface SessionCheckResult {
   /** Per side: figures by mode, or why the side did not run. */
   sides: Record<SessionSide, { sequential: SessionFigures; inFlight: SessionFigures } | { skipped: string }>;
   /** Length of the session cookie's value each side set at sign-in. */
-  tokenChars: { authchart: number; authjs?: number };
+  tokenChars: { authchart: number; authjs?: number; betterAuth?: number };
   authjsVersion?: string;
+  betterAuthVersion?: string;
 }
 
 function figures(samples: Sample[]): SessionFigures {
@@ -123,6 +125,18 @@ export async function benchSessionCheck(options: SessionCheckOptions): Promise<S
     ops['Auth.js'] = sessionCheck(theirs, theirCookie);
   }
 
+  // better-auth as its docs recommend for a check that reads no database: the session cookie cache (users and
+  // sessions in its memory adapter; a check within the cache's five minutes never reads them).
+  const betterAuth = await loadBetterAuth();
+  let betterAuthChars: number | undefined;
+  if (betterAuth) {
+    for (const mode of ['cookie cache (compact)', 'cookie cache (jwe)'] as const) {
+      const side = await betterAuthSide(betterAuth, mode);
+      if (mode === 'cookie cache (compact)') betterAuthChars = side.cookieChars;
+      ops[`better-auth, ${mode}`] = betterAuthCheck(side.handle, side.cookie);
+    }
+  }
+
   const loop = (concurrency: number): LoopOptions => ({ ops: options.ops, durationMs: options.durationMs, warmup: options.warmup, concurrency });
   const contenders: Record<string, () => Promise<Sample>> = {};
   for (const [side, op] of Object.entries(ops)) {
@@ -137,5 +151,5 @@ export async function benchSessionCheck(options: SessionCheckOptions): Promise<S
       ? { sequential: figures(samples[`${side}|seq`]), inFlight: figures(samples[`${side}|flight`]) }
       : { skipped: NOT_INSTALLED };
   }
-  return { sides, tokenChars: { authchart: token.length, authjs: authjsToken?.length }, authjsVersion: authjs?.version };
+  return { sides, tokenChars: { authchart: token.length, authjs: authjsToken?.length, betterAuth: betterAuthChars }, authjsVersion: authjs?.version, betterAuthVersion: betterAuth?.version };
 }

@@ -19,6 +19,7 @@ import { SMOKE, runBenchmarks, type BenchResults } from '../../bench/suite.js';
 const modules = fileURLToPath(new URL('../../bench/node_modules/', import.meta.url));
 const authjsInstalled = existsSync(`${modules}@auth/core/package.json`);
 const autocannonInstalled = existsSync(`${modules}autocannon/package.json`);
+const betterAuthInstalled = existsSync(`${modules}better-auth/package.json`);
 const SLOW = 90_000;
 
 function expectFigure(s: Spread): void {
@@ -88,6 +89,10 @@ describe('benchmarks with tiny counts', () => {
       expectSide(result.sides[side], true, (f) => [f.sequential.opsPerSec, f.sequential.cpuUsPerOp, f.inFlight.opsPerSec].forEach(expectFigure));
     }
     expectSide(result.sides['Auth.js'], authjsInstalled, (f) => [f.sequential.opsPerSec, f.inFlight.cpuUsPerOp].forEach(expectFigure));
+    for (const side of ['better-auth, cookie cache (compact)', 'better-auth, cookie cache (jwe)'] as const) {
+      expectSide(result.sides[side], betterAuthInstalled, (f) => [f.sequential.opsPerSec, f.inFlight.cpuUsPerOp].forEach(expectFigure));
+    }
+    expect(result.betterAuthVersion !== undefined).toBe(betterAuthInstalled);
     expect(result.tokenChars.authchart).toBeGreaterThan(100);
   }, SLOW);
 
@@ -134,6 +139,9 @@ describe('benchmarks with tiny counts', () => {
       expectSide(result['authchart on PostgreSQL'], true, (f) => checks(f, 1));
       // @auth/pg-adapter reads the session, then the user: two statements.
       expectSide(result['Auth.js + @auth/pg-adapter on PostgreSQL'], authjsInstalled, (f) => checks(f, 2));
+      // better-auth without its cookie cache reads the session, then the user (its Kysely adapter, counted through the
+      // pool's checked-out clients).
+      expectSide(result['better-auth on PostgreSQL (no cookie cache)'], betterAuthInstalled, (f) => checks(f, 2));
     } else expect(result['authchart on PostgreSQL']).toEqual({ skipped: 'no DATABASE_URL' });
   }, SLOW);
 
@@ -221,6 +229,9 @@ describe('benchmarks with tiny counts', () => {
     const otel = judged.filter((t) => t.name.startsWith('OpenTelemetry'));
     expect(otel.map((t) => typeof t.met)).toEqual(['boolean']);
     expect(otel[0].met).toBe(!otelVerdict(collected.otel!).measurable);
-    for (const t of judged.filter((x) => !floor.includes(x) && !otel.includes(x))) expect(t.met === undefined).toBe(!authjsInstalled);
+    const peer = judged.filter((t) => t.name.includes('better-auth'));
+    expect(peer.length).toBeGreaterThan(0);
+    for (const t of peer) expect(t.met === undefined).toBe(!betterAuthInstalled);
+    for (const t of judged.filter((x) => !floor.includes(x) && !otel.includes(x) && !peer.includes(x))) expect(t.met === undefined).toBe(!authjsInstalled);
   });
 });
