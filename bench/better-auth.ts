@@ -14,7 +14,7 @@ const PASSWORD = 'bench-password-0123';
 /** How better-auth keeps the session a check reads. */
 export type BetterAuthMode = 'cookie cache (compact)' | 'cookie cache (jwe)' | 'database';
 
-interface BetterAuthInstance {
+export interface BetterAuthInstance {
   handler: Handle;
   api: { signUpEmail(args: { body: Record<string, string> }): Promise<unknown> };
 }
@@ -25,6 +25,8 @@ export interface BetterAuthPeer {
   betterAuth(options: Record<string, unknown>): BetterAuthInstance;
   getMigrations(options: Record<string, unknown>): Promise<{ runMigrations(): Promise<void> }>;
   memoryAdapter(db: Record<string, unknown[]>): unknown;
+  /** better-auth/node's bridge, what its docs mount in a Node server. */
+  toNodeHandler(auth: BetterAuthInstance): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => unknown;
 }
 
 /** Loads better-auth from bench/node_modules only (never a copy elsewhere), or undefined when it is not installed. */
@@ -38,13 +40,15 @@ export async function loadBetterAuth(): Promise<BetterAuthPeer | undefined> {
     if (!file) throw new Error(`better-auth has no export "${name}"`);
     return pathToFileURL(join(BETTER_AUTH_DIR, file)).href;
   };
-  const [main, migration, memory] = await Promise.all([import(entry('.')), import(entry('./db/migration')), import(entry('./adapters/memory'))]);
-  return { version: pkg.version, betterAuth: main.betterAuth, getMigrations: migration.getMigrations, memoryAdapter: memory.memoryAdapter };
+  const [main, migration, memory, node] = await Promise.all([import(entry('.')), import(entry('./db/migration')), import(entry('./adapters/memory')), import(entry('./node'))]);
+  return { version: pkg.version, betterAuth: main.betterAuth, getMigrations: migration.getMigrations, memoryAdapter: memory.memoryAdapter, toNodeHandler: node.toNodeHandler };
 }
 
 /** A better-auth side ready to be timed: its handler and the `cookie` header of a live session. */
 export interface BetterAuthSide {
   handle: Handle;
+  /** The instance, for a server of its own (`toNodeHandler`). */
+  auth: BetterAuthInstance;
   cookie: string;
   /** Length of the session cookies' values (the token, and the cache when there is one). */
   cookieChars: number;
@@ -97,5 +101,5 @@ export async function betterAuthSide(peer: BetterAuthPeer, mode: BetterAuthMode,
   // A session token whose signature was changed: refused, cache or not (the cache is bound to the token).
   const tampered = pairs.map((p) => (p.startsWith(`${BETTER_AUTH_SESSION_COOKIE}=`) ? `${p.slice(0, -4)}AAAA` : p)).join('; ');
   if ((await read(tampered)) !== null) throw new Error(`better-auth (${mode}) accepted a tampered session token`);
-  return { handle: auth.handler, cookie, cookieChars: pairs.reduce((n, p) => n + p.length - p.indexOf('=') - 1, 0) };
+  return { handle: auth.handler, auth, cookie, cookieChars: pairs.reduce((n, p) => n + p.length - p.indexOf('=') - 1, 0) };
 }

@@ -23,11 +23,12 @@ import {
   signInWithCredentials,
   type Handle,
 } from './contenders.js';
+import { betterAuthSide, loadBetterAuth } from './better-auth.js';
 import { interleave, spreadOf, type Spread } from './measure.js';
 
 const AUTOCANNON = join(fileURLToPath(new URL('.', import.meta.url)), 'node_modules', 'autocannon', 'autocannon.js');
 
-export const HTTP_SIDES = ['authchart', 'authchart, token cache off', 'Auth.js', 'floor: static JSON', 'floor: cookie + decodeSync'] as const;
+export const HTTP_SIDES = ['authchart', 'authchart, token cache off', 'Auth.js', 'better-auth, cookie cache (compact)', 'floor: static JSON', 'floor: cookie + decodeSync'] as const;
 export type HttpSide = (typeof HTTP_SIDES)[number];
 export const CONNECTIONS = 10;
 
@@ -146,6 +147,18 @@ export async function benchHttpLoad(options: HttpLoadOptions): Promise<HttpLoadR
       const theirCookie = await signInWithCredentials(undefined, AUTHJS_SESSION_COOKIE, theirs.origin);
       await assertSession(overHttp, theirCookie, theirs.origin);
       runs['Auth.js'] = () => loadRun(theirs.url, theirCookie, options);
+    }
+
+    // better-auth as its docs serve it on Node (better-auth/node's toNodeHandler), with its compact cookie cache.
+    const betterAuth = await loadBetterAuth();
+    if (betterAuth) {
+      const side = await betterAuthSide(betterAuth, 'cookie cache (compact)');
+      const peer = await serve(betterAuth.toNodeHandler(side.auth) as NodeHandler);
+      servers.push(peer.server);
+      const url = `${peer.origin}/api/auth/get-session`;
+      const read = (await (await fetch(url, { headers: { cookie: side.cookie } })).json()) as { user?: { email?: string } } | null;
+      if (read?.user?.email !== BENCH_USER.email) throw new Error('better-auth over HTTP did not read its session');
+      runs['better-auth, cookie cache (compact)'] = () => loadRun(url, side.cookie, options);
     }
 
     const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email }, expires: new Date().toISOString() });

@@ -108,6 +108,10 @@ function httpSection(r: HttpLoadResult | undefined, failure?: string): string[] 
   if (ran(ours) && ran(theirs)) {
     out.push(`- authchart / Auth.js (medians): requests/s ${ratio(ours.requestsPerSec.median, theirs.requestsPerSec.median)}, p99 ${ratio(ours.p99Ms.median, theirs.p99Ms.median)}, server CPU ${ratio(ours.serverCpuUsPerReq.median, theirs.serverCpuUsPerReq.median)}.`);
   }
+  const peer = r['better-auth, cookie cache (compact)'];
+  if (ran(ours) && ran(peer)) {
+    out.push(`- authchart / better-auth with its compact cookie cache, served by better-auth/node's toNodeHandler (medians): requests/s ${ratio(ours.requestsPerSec.median, peer.requestsPerSec.median)}, p99 ${ratio(ours.p99Ms.median, peer.p99Ms.median)}, server CPU ${ratio(ours.serverCpuUsPerReq.median, peer.serverCpuUsPerReq.median)}.`);
+  }
   for (const line of httpFloorRatios(r)) out.push(`- ${line}`);
   out.push('');
   return out;
@@ -311,6 +315,12 @@ export function targets(results: BenchResults): Target[] {
   }
   const h = results.http;
   const httpOurs = h?.authchart;
+  const httpPeer = h?.['better-auth, cookie cache (compact)'];
+  const httpPeerName = "HTTP session check ahead of better-auth's compact cookie cache (issue 50)";
+  if (ran(httpOurs) && ran(httpPeer)) {
+    const rps = httpOurs.requestsPerSec.median / httpPeer.requestsPerSec.median;
+    out.push({ name: httpPeerName, figure: `${rps.toFixed(1)}× requests/s`, met: rps > 1 });
+  } else if (h) out.push({ name: httpPeerName, figure: 'better-auth did not run', met: undefined });
   const httpUncached = h?.['authchart, token cache off'];
   const decryptFloor = h?.['floor: cookie + decodeSync'];
   const staticFloor = h?.['floor: static JSON'];
