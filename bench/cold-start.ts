@@ -24,7 +24,7 @@ const rounds = Math.max(10, Number(process.argv[2] ?? 15));
 const MEASURES = ['session', 'signin', 'oidc'] as const;
 type Measure = (typeof MEASURES)[number];
 const MEASURE_NAMES: Record<Measure, string> = { session: 'first session check', signin: 'first credentials sign-in', oidc: 'first OIDC redirect' };
-type Side = 'authchart' | 'authjs' | 'bare' | 'start';
+type Side = 'authchart' | 'authjs' | 'better-auth' | 'bare' | 'start';
 interface Run {
   ms: number;
   /** When the handler was ready (library imported, handler built): what is left to `ms` is the first request. */
@@ -59,11 +59,13 @@ const summary: string[] = [];
 try {
   for (const runtime of runtimes) {
     const inputs = Object.fromEntries(
-      (['authchart', 'authjs'] as const).map((side) => [side, JSON.parse(run(runtime.bin, side, 'prepare', {})) as Record<string, unknown>]),
-    ) as Record<'authchart' | 'authjs', Record<string, unknown>>;
+      (['authchart', 'authjs', 'better-auth'] as const).map((side) => [side, JSON.parse(run(runtime.bin, side, 'prepare', {})) as Record<string, unknown>]),
+    ) as Record<'authchart' | 'authjs' | 'better-auth', Record<string, unknown>>;
     const oidc = { issuer: peer.issuer, clientId: peer.clientId, clientSecret: peer.clientSecret };
     const jobs: { key: string; side: Side; measure: Measure }[] = [{ key: 'start', side: 'start', measure: 'session' }];
     for (const measure of MEASURES) for (const side of ['bare', 'authchart', 'authjs'] as const) jobs.push({ key: `${side}/${measure}`, side, measure });
+    // better-auth: the first session check (its cookie cache), the measure the issue compares it on.
+    jobs.push({ key: 'better-auth/session', side: 'better-auth', measure: 'session' });
     const runs: Record<string, Run[]> = Object.fromEntries(jobs.map((j) => [j.key, []]));
     console.log(`${runtime.name}: ${rounds} rounds of ${jobs.length} fresh processes...`);
     for (let round = 0; round < rounds; round++) {
@@ -71,7 +73,7 @@ try {
         const job = jobs[(i + round) % jobs.length];
         const input = job.side === 'start' ? {} : job.side === 'bare' ? inputs.authchart : { ...inputs[job.side], ...(job.measure === 'oidc' ? oidc : {}) };
         const result = JSON.parse(run(runtime.bin, job.side, job.measure, input)) as Run;
-        const expected = job.side === 'bare' || job.side === 'start' ? new RegExp(`^${job.side}$`) : job.measure === 'session' ? /^200 / : job.measure === 'signin' ? /^302 http:\/\/localhost:3000\/$/ : /^302 http:\/\/(127\.0\.0\.1|localhost):\d+\/\S*auth\S*\?/;
+        const expected = job.side === 'bare' || job.side === 'start' ? new RegExp(`^${job.side}$`) : job.measure === 'session' ? /^200 +user$/ : job.measure === 'signin' ? /^302 http:\/\/localhost:3000\/$/ : /^302 http:\/\/(127\.0\.0\.1|localhost):\d+\/\S*auth\S*\?/;
         // A process that answered wrongly measured nothing: no figure for a broken setup.
         if (!expected.test(result.outcome)) throw new Error(`${runtime.name} ${job.key}: unexpected answer "${result.outcome}"`);
         runs[job.key].push(result);
@@ -93,6 +95,16 @@ try {
         cost[side] = { ms: ms.median - bare.ms.median, cpu: cpu.median - bare.cpu.median };
         const ready = spread(runs[`${side}/${measure}`].map((r) => r.readyMs)).median;
         rows.push(`| ${side === 'authchart' ? 'authchart' : 'Auth.js'} | ${MEASURE_NAMES[measure]} | ${f(ms)} | ${f(cpu)} | ${cost[side].ms.toFixed(0)} | ${cost[side].cpu.toFixed(0)} | ${ready.toFixed(0)} |`);
+      }
+      if (measure === 'session') {
+        const key = 'better-auth/session';
+        const ms = spread(runs[key].map((r) => r.ms));
+        const cpu = spread(runs[key].map((r) => r.cpuMs));
+        const peer = { ms: ms.median - bare.ms.median, cpu: cpu.median - bare.cpu.median };
+        rows.push(`| better-auth (compact cookie cache) | ${MEASURE_NAMES[measure]} | ${f(ms)} | ${f(cpu)} | ${peer.ms.toFixed(0)} | ${peer.cpu.toFixed(0)} | ${spread(runs[key].map((r) => r.readyMs)).median.toFixed(0)} |`);
+        const vs = cost.authchart.ms / peer.ms;
+        ratios.push(`- ${MEASURE_NAMES[measure]} against better-auth: authchart's cost above bare ${runtimeName} is **${vs.toFixed(2)}×** better-auth's in wall time (${cost.authchart.ms.toFixed(0)} / ${peer.ms.toFixed(0)} ms), ${(cost.authchart.cpu / peer.cpu).toFixed(2)}× in CPU (ahead: ${vs < 1 ? 'yes' : 'no'}).`);
+        summary.push(`| ${runtime.name} | ${MEASURE_NAMES[measure]}, against better-auth | ${vs.toFixed(2)}× | ${(cost.authchart.cpu / peer.cpu).toFixed(2)}× | ${vs < 1 ? 'ahead' : 'behind'} |`);
       }
       const wall = cost.authchart.ms / cost.authjs.ms;
       const cpu = cost.authchart.cpu / cost.authjs.cpu;

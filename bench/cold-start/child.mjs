@@ -6,7 +6,9 @@
 // The bare side builds the same Web Request the others answer and nothing more: building the input is the caller's
 // work (on Node it loads undici, ~20-40 ms), not the library's, so it is in the floor both libraries are measured above.
 // The `start` side only starts and exits (the runtime's own floor, reported for reference).
-//   argv: <side: authchart | authjs | bare | start> <measure: session | signin | oidc>
+//   argv: <side: authchart | authjs | better-auth | bare | start> <measure: session | signin | oidc>
+// better-auth answers the session measure only: its compact cookie cache (its docs' choice for checks that read no
+// database), users and sessions in its memory adapter; the cache alone answers the check in a fresh process.
 //   env COLD_START: {"issuer","clientId","clientSecret","cookie","csrfCookie","csrfToken","sessionCookie"}
 const [side, measure] = process.argv.slice(2);
 const input = JSON.parse(process.env.COLD_START ?? '{}');
@@ -16,13 +18,35 @@ const USER = { id: 'user-1', name: 'Alice Bench', email: 'alice@example.test' };
 const quiet = { error() {}, warn() {}, debug() {} };
 
 function request(measure) {
+  if (side === 'better-auth' && measure === 'session') return new Request(`${ORIGIN}/api/auth/get-session`, { headers: { cookie: input.sessionCookie } });
   if (measure === 'session') return new Request(`${ORIGIN}/auth/session`, { headers: { cookie: input.sessionCookie } });
   const path = measure === 'signin' ? '/auth/callback/credentials' : '/auth/signin/oidc';
   const form = new URLSearchParams({ csrfToken: input.csrfToken, username: 'alice', password: 'bench', callbackUrl: `${ORIGIN}/` });
   return new Request(`${ORIGIN}${path}`, { method: 'POST', body: form, headers: { cookie: input.csrfCookie, 'content-type': 'application/x-www-form-urlencoded' } });
 }
 
+const BETTER_AUTH_PASSWORD = 'bench-password-0123';
+
+async function betterAuthHandler() {
+  const { betterAuth } = await import('better-auth');
+  const { memoryAdapter } = await import('better-auth/adapters/memory');
+  const auth = betterAuth({
+    database: memoryAdapter({ user: [], session: [], account: [], verification: [] }),
+    secret: SECRET,
+    baseURL: ORIGIN,
+    basePath: '/api/auth',
+    emailAndPassword: { enabled: true },
+    session: { cookieCache: { enabled: true, maxAge: 300, strategy: 'compact' } },
+    telemetry: { enabled: false },
+    logger: { disabled: true },
+  });
+  const handle = (r) => auth.handler(r);
+  handle.signUp = () => auth.api.signUpEmail({ body: { email: USER.email, password: BETTER_AUTH_PASSWORD, name: USER.name } });
+  return handle;
+}
+
 async function handler() {
+  if (side === 'better-auth') return betterAuthHandler();
   const oidc = { id: 'oidc', name: 'OIDC', issuer: input.issuer, clientId: input.clientId, clientSecret: input.clientSecret, checks: ['pkce', 'state', 'nonce'] };
   if (side === 'authchart') {
     const { AuthInit, Credentials } = await import('authchart');
@@ -42,6 +66,14 @@ async function handler() {
 // Not timed: the CSRF pair and a session cookie that the timed processes send, obtained through the side's own routes.
 async function prepare(handle) {
   const cookiesOf = (res) => res.headers.getSetCookie().map((line) => line.split(';')[0]);
+  if (side === 'better-auth') {
+    await handle.signUp();
+    const body = JSON.stringify({ email: USER.email, password: BETTER_AUTH_PASSWORD });
+    const signIn = await handle(new Request(`${ORIGIN}/api/auth/sign-in/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body }));
+    const cookies = cookiesOf(signIn);
+    if (signIn.status !== 200 || !cookies.some((c) => c.startsWith('better-auth.session_data='))) throw new Error(`better-auth: the sign-in answered ${signIn.status} without its cookie cache`);
+    return { sessionCookie: cookies.join('; ') };
+  }
   const csrf = await handle(new Request(`${ORIGIN}/auth/csrf`));
   Object.assign(input, { csrfToken: (await csrf.json()).csrfToken, csrfCookie: cookiesOf(csrf).join('; ') });
   const signIn = await handle(request('signin'));
@@ -62,8 +94,10 @@ if (measure === 'prepare') {
     const handle = await handler();
     ready = performance.now();
     const res = await handle(request(measure));
-    await res.text();
+    const text = await res.text();
     outcome = `${res.status} ${res.headers.get('location') ?? ''}`;
+    // A session check that answered without the user measured a failure: say so, so the parent refuses the figure.
+    if (measure === 'session') outcome += text.includes(USER.email) ? ' user' : ' no user';
   }
   const ms = performance.now();
   const cpu = process.cpuUsage();
