@@ -9,7 +9,8 @@ import { BENCH_SECRET, BENCH_USER, ORIGIN, type Handle } from './contenders.js';
 
 const BETTER_AUTH_DIR = join(fileURLToPath(new URL('.', import.meta.url)), 'node_modules', 'better-auth');
 export const BETTER_AUTH_SESSION_COOKIE = 'better-auth.session_token';
-const PASSWORD = 'bench-password-0123';
+export const BETTER_AUTH_PASSWORD = 'bench-password-0123';
+const PASSWORD = BETTER_AUTH_PASSWORD;
 
 /** How better-auth keeps the session a check reads. */
 export type BetterAuthMode = 'cookie cache (compact)' | 'cookie cache (jwe)' | 'database';
@@ -55,18 +56,24 @@ export interface BetterAuthSide {
 }
 
 /** better-auth's options for a mode: the one secret and origin of every side, e-mail and password accounts. */
-function optionsFor(mode: BetterAuthMode, database: unknown): Record<string, unknown> {
+function optionsFor(mode: BetterAuthMode, database: unknown, password?: PasswordHashing): Record<string, unknown> {
   const cache = mode === 'database' ? { enabled: false } : { enabled: true, maxAge: 300, strategy: mode === 'cookie cache (jwe)' ? 'jwe' : 'compact' };
   return {
     database,
     secret: BENCH_SECRET,
     baseURL: ORIGIN,
     basePath: '/api/auth',
-    emailAndPassword: { enabled: true },
+    emailAndPassword: password ? { enabled: true, password } : { enabled: true },
     session: { cookieCache: cache },
     telemetry: { enabled: false },
     logger: { disabled: true },
   };
+}
+
+/** A password hash better-auth uses in place of its default scrypt (`emailAndPassword.password`). */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  verify(args: { hash: string; password: string }): Promise<boolean>;
 }
 
 /** One check of better-auth's session, as the other sides' checks are timed: the same GET reused, its body read. */
@@ -83,9 +90,9 @@ export function betterAuthCheck(handle: Handle, cookie: string): () => Promise<s
  * @example
  * const side = await betterAuthSide(peer, 'cookie cache (compact)')
  */
-export async function betterAuthSide(peer: BetterAuthPeer, mode: BetterAuthMode, database?: unknown): Promise<BetterAuthSide> {
+export async function betterAuthSide(peer: BetterAuthPeer, mode: BetterAuthMode, database?: unknown, password?: PasswordHashing): Promise<BetterAuthSide> {
   const db = database ?? peer.memoryAdapter({ user: [], session: [], account: [], verification: [] });
-  const options = optionsFor(mode, db);
+  const options = optionsFor(mode, db, password);
   if (database) await (await peer.getMigrations(options)).runMigrations();
   const auth = peer.betterAuth(options);
   await auth.api.signUpEmail({ body: { email: BENCH_USER.email, password: PASSWORD, name: BENCH_USER.name } });

@@ -4,10 +4,11 @@
 // of the same hash alone: the difference is what authchart adds (CSRF, the form, the flow, the session cookie).
 import type { Adapter } from '../src/core/adapter.js';
 import { argon2id, Password } from '../src/providers/password/index.js';
-import { ORIGIN, authchartApp, type Handle } from './contenders.js';
+import { BENCH_USER, NOT_INSTALLED, ORIGIN, authchartApp, type Handle } from './contenders.js';
+import { BETTER_AUTH_PASSWORD, betterAuthSide, loadBetterAuth } from './better-auth.js';
 import { interleave, spreadOf, timeLoop, type Sample, type Spread } from './measure.js';
 
-export const PASSWORD_SIDES = ['argon2id verify alone', 'sign-in, right password', 'sign-in, wrong password', 'sign-in, unknown address'] as const;
+export const PASSWORD_SIDES = ['argon2id verify alone', 'sign-in, right password', 'sign-in, wrong password', 'sign-in, unknown address', 'better-auth sign-in, right password (same argon2id)'] as const;
 export type PasswordSide = (typeof PASSWORD_SIDES)[number];
 
 export interface PasswordBenchOptions {
@@ -20,10 +21,11 @@ export interface PasswordBenchOptions {
 export interface PasswordBenchResult {
   /** The hash parameters both sides use (OWASP's argon2id: memory KiB, passes, lanes). */
   parameters: string;
-  sides: Record<PasswordSide, { msPerOp: Spread; cpuMsPerOp: Spread }>;
+  sides: Record<PasswordSide, { msPerOp: Spread; cpuMsPerOp: Spread } | { skipped: string }>;
+  betterAuthVersion?: string;
 }
 
-const EMAIL = 'alice@example.test';
+const EMAIL = BENCH_USER.email;
 const PASSWORD = 'correct horse battery staple';
 
 /** The fewest adapter methods a Password sign-in with JWT sessions reads: one user and their hash, in memory. */
@@ -72,18 +74,33 @@ export async function benchPassword(options: PasswordBenchOptions): Promise<Pass
   const verify = async () => {
     if (!(await hasher.verify(hash, PASSWORD))) throw new Error('argon2id verify failed');
   };
-  const ops: Record<PasswordSide, () => Promise<void>> = {
+  // better-auth with the same hash (its `emailAndPassword.password` hooks given this argon2id), memory adapter,
+  // its compact cookie cache as in the session bench: one e-mail and password sign-in per operation.
+  const peer = await loadBetterAuth();
+  let peerSignIn: (() => Promise<void>) | undefined;
+  if (peer) {
+    const side = await betterAuthSide(peer, 'cookie cache (compact)', undefined, { hash: (p) => hasher.hash(p), verify: ({ hash: h, password }) => hasher.verify(h, password) });
+    const body = JSON.stringify({ email: BENCH_USER.email, password: BETTER_AUTH_PASSWORD });
+    peerSignIn = async () => {
+      const res = await side.handle(new Request(`${ORIGIN}/api/auth/sign-in/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body }));
+      await res.arrayBuffer();
+      if (res.status !== 200 || !res.headers.getSetCookie().some((c) => c.startsWith('better-auth.session_token='))) throw new Error(`better-auth sign-in answered ${res.status}`);
+    };
+  }
+  const ops: Partial<Record<PasswordSide, () => Promise<void>>> = {
     'argon2id verify alone': verify,
     'sign-in, right password': await signInOp(handle, EMAIL, PASSWORD, true),
     'sign-in, wrong password': await signInOp(handle, EMAIL, 'not the password at all', false),
     'sign-in, unknown address': await signInOp(handle, 'nobody@example.test', PASSWORD, false),
+    ...(peerSignIn ? { 'better-auth sign-in, right password (same argon2id)': peerSignIn } : {}),
   };
-  const contenders = Object.fromEntries(PASSWORD_SIDES.map((side) => [side, () => timeLoop(ops[side], loop)])) as Record<PasswordSide, () => Promise<Sample>>;
+  const contenders = Object.fromEntries(Object.entries(ops).map(([side, op]) => [side, () => timeLoop(op, loop)])) as Record<string, () => Promise<Sample>>;
   const samples = await interleave(options.rounds, contenders);
   const sides = {} as PasswordBenchResult['sides'];
   for (const side of PASSWORD_SIDES) {
-    sides[side] = { msPerOp: spreadOf(samples[side], (s) => s.wallUsPerOp / 1000), cpuMsPerOp: spreadOf(samples[side], (s) => s.cpuUsPerOp / 1000) };
+    const s = samples[side];
+    sides[side] = s ? { msPerOp: spreadOf(s, (x) => x.wallUsPerOp / 1000), cpuMsPerOp: spreadOf(s, (x) => x.cpuUsPerOp / 1000) } : { skipped: NOT_INSTALLED };
   }
   const p = /m=(\d+),t=(\d+),p=(\d+)/.exec(hash);
-  return { parameters: p ? `argon2id m=${p[1]} KiB, t=${p[2]}, p=${p[3]}` : 'argon2id', sides };
+  return { parameters: p ? `argon2id m=${p[1]} KiB, t=${p[2]}, p=${p[3]}` : 'argon2id', sides, betterAuthVersion: peer?.version };
 }
