@@ -1,6 +1,6 @@
 // Every helper an app calls answers an outage the same way, under a refused and under a stalled PostgreSQL: the h3
 // middleware, getSession and requireSession in an h3 app, AuthInit's auth as Express middleware and as a fetch
-// handler wrapper. 503 with Retry-After, the outage page for a browser and JSON for a client; the logger gets one
+// handler wrapper, getSession(req, config, res) and auth(req, res) in an Express route. 503 with Retry-After, the outage page for a browser and JSON for a client; the logger gets one
 // line for the whole burst, and nothing else (h3, Express) writes to the console: no 500, no stack per request.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,7 +56,19 @@ describe('helpers under a store outage', () => {
     const exApp = express();
     exApp.use(exAuth.auth as unknown as express.RequestHandler);
     exApp.get('/mw/page', (_req, res) => void res.send('page'));
+    // Express logs an error that reaches it with its stack, except when its env is 'test' (what vitest sets).
+    exApp.set('env', 'production');
     const exServer = createServer(exApp);
+
+    // An Express route that reads the session itself, with no middleware before it: the outage is answered on `res`.
+    const gs = config();
+    // AuthInit makes an instance of its own (and a log window of its own): its config is another one.
+    const ga = config();
+    const gsAuth = AuthInit(ga.config);
+    const gsApp = express().set('env', 'production');
+    gsApp.get('/me', async (req, res) => void res.json({ session: await getSession(req, gs.config, res) }));
+    gsApp.get('/auth-me', async (req, res) => void res.json({ session: await gsAuth.auth(req, res) }));
+    const gsServer = createServer(gsApp);
 
     const fe = config();
     const feAuth = AuthInit(fe.config);
@@ -68,6 +80,8 @@ describe('helpers under a store outage', () => {
       { name: 'h3 getSession', base: '', paths: ['/session'], logger: h3.logger, server: h3Server },
       { name: 'h3 requireSession', base: '', paths: ['/private'], logger: h3.logger, server: h3Server },
       { name: 'Express auth middleware', base: await listen(exServer), paths: ['/mw/page'], logger: ex.logger, server: exServer },
+      { name: 'Express getSession(req, config, res)', base: await listen(gsServer), paths: ['/me'], logger: gs.logger, server: gsServer },
+      { name: 'Express auth(req, res)', base: '', paths: ['/auth-me'], logger: ga.logger, server: gsServer },
       { name: 'fetch auth(handler)', base: await listen(feServer), paths: ['/mw/page'], logger: fe.logger, server: feServer },
     ];
   }
@@ -87,7 +101,7 @@ describe('helpers under a store outage', () => {
             const text = await res.text();
             expect(res.status, `${form.name}: ${text.slice(0, 200)}`).toBe(503);
             expect(res.headers.get('retry-after'), form.name).toMatch(/^\d+$/);
-            const pageForm = !form.name.includes('getSession') && !form.name.includes('requireSession');
+            const pageForm = !form.name.startsWith('h3 getSession') && !form.name.startsWith('h3 requireSession');
             if (browser && pageForm) expect(text, form.name).toContain('Temporarily unavailable');
             else expect(JSON.parse(text), form.name).toMatchObject({ error: 'ServiceUnavailable' });
           }
@@ -95,7 +109,7 @@ describe('helpers under a store outage', () => {
       } finally {
         db.proxy.mode = 'pass';
         consoleLines.forEach((s) => s.mockRestore());
-        await Promise.all(forms.map((f) => new Promise((r) => f.server.close(r))));
+        await Promise.all([...new Set(forms.map((f) => f.server))].map((server) => new Promise((r) => server.close(r))));
       }
       const calls = consoleLines.flatMap((s) => s.mock.calls);
       expect(calls, 'nothing but the logger writes').toEqual([]);

@@ -9,6 +9,8 @@ import { appendNodeSetCookie, isH3V1Event, type H3V1Event } from './h3-v1.js';
 import { fromNodeRequest, isNodeRequest, toNodeResponse } from './node-request.js';
 import { addScopeCookies, currentScope, enterScopeUntil, newScope, runInScope, withCookies, type RequestScope } from './request-scope.js';
 import { isH3Event, isWebRequest } from './session-helpers.js';
+import { outageOf } from '../outage.js';
+import { answerOutageOn } from './node-outage.js';
 
 export type AuthenticatedRequest = Request & { auth: Session | null };
 /** A route handler `auth` wraps: it gets the request with `request.auth`, and whatever else the framework passes. */
@@ -31,7 +33,10 @@ export interface AuthFunction {
   (): Promise<Session | null>;
   /** Server-side page props: the session; a refreshed or cleared cookie is written to `context.res`. */
   (context: PageContext): Promise<Session | null>;
-  /** API route on Node: the session; a refreshed or cleared cookie is written to `res`. */
+  /**
+   * API route on Node: the session; a refreshed or cleared cookie is written to `res`. A store outage is answered
+   * on `res` (503, the outage page or JSON), and the call then never returns.
+   */
   (req: IncomingMessage, res?: ServerResponse): Promise<Session | null>;
   /** Express/Connect middleware (`app.use(auth)`): a verdict is sent, else `next()` runs with the request known. */
   (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): Promise<void>;
@@ -153,8 +158,18 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
     enterScopeUntil(entered.scope, () => next(), (done) => res.once('close', done));
   }
 
-  async function nodeSession(req: IncomingMessage, res: ServerResponse | undefined): Promise<Session | null> {
-    const { session, setCookie } = await instance.readSession(await fromNodeRequest(req));
+  /** `auth(req, res)` (`answers`: an outage is answered on `res`, as getSession does) and `auth({ req, res })`. */
+  async function nodeSession(req: IncomingMessage, res: ServerResponse | undefined, answers: boolean): Promise<Session | null> {
+    const request = await fromNodeRequest(req);
+    let read: Awaited<ReturnType<typeof instance.readSession>>;
+    try {
+      read = await instance.readSession(request);
+    } catch (err) {
+      const down = outageOf(err);
+      if (!down || !answers || !res || res.headersSent) throw err;
+      return answerOutageOn(res, request, (await instance.resolve(request)).config, down);
+    }
+    const { session, setCookie } = read;
     if (res) appendNodeSetCookie(res, setCookie);
     return session;
   }
@@ -188,9 +203,9 @@ export function createAuthFunction(instance: ResolvingAuthInstance): AuthFunctio
     if (isH3V1Event(a)) return h3V1Middleware(a);
     if (isWebRequest(a as Request)) return fetchMiddleware(a as Request, b);
     if (isNodeRequest(a)) {
-      return typeof c === 'function' ? nodeMiddleware(a, b as ServerResponse, c as (err?: unknown) => void) : nodeSession(a, b as ServerResponse | undefined);
+      return typeof c === 'function' ? nodeMiddleware(a, b as ServerResponse, c as (err?: unknown) => void) : nodeSession(a, b as ServerResponse | undefined, true);
     }
-    if (isPageContext(a)) return nodeSession(a.req, a.res);
+    if (isPageContext(a)) return nodeSession(a.req, a.res, false);
     return Promise.reject(new MissingRequestContext(`auth() was given an object that is no request. ${NO_CONTEXT}`));
   }
 

@@ -8,6 +8,7 @@ import { appendNodeSetCookie, H3V1CompatibleError, isH3V1Event, type H3V1Event }
 import { instanceFor } from './instances.js';
 import { fromNodeRequest } from './node-request.js';
 import { outageHttpError, outageOf } from '../outage.js';
+import { answerOutageOn } from './node-outage.js';
 
 /**
  * An h3 v2 event as authchart reads it. Structural, so that the events of another h3 2.x copy type-check too (Nitro
@@ -44,7 +45,8 @@ export async function toRequest(input: AnyRequest): Promise<Request> {
  *
  * @example
  * app.get('/me', async (event) => (await getSession(event, config)) ?? { signedIn: false })
- * // Node/Express: pass `res` so a refreshed or cleared session cookie reaches the browser.
+ * // Node/Express: pass `res` so a refreshed or cleared session cookie reaches the browser, and so that a store
+ * // outage is answered there (503, the outage page or JSON) instead of reaching Express; the call then never returns.
  * app.get('/me', async (req, res) => res.json(await getSession(req, config, res)))
  */
 export async function getSession(input: AnyRequest, config: ConfigInput, res?: ServerResponse): Promise<Session | null> {
@@ -54,11 +56,14 @@ export async function getSession(input: AnyRequest, config: ConfigInput, res?: S
   try {
     read = await instance.readSession(request);
   } catch (err) {
-    // In h3 an outage is the 503 answer (an HTTPError h3 does not log); elsewhere the typed error is the app's.
+    // In h3 an outage is the 503 answer (an HTTPError h3 does not log); with a Node response it is answered there
+    // (and the call never settles); otherwise the typed error is the app's.
     const down = outageOf(err);
     const h3v1 = isH3V1Event(input);
-    if (!down || !(h3v1 || isH3Event(input))) throw err;
-    throw outageHttpError((await instance.resolve(request)).config, down, h3v1);
+    if (!down) throw err;
+    if (h3v1 || isH3Event(input)) throw outageHttpError((await instance.resolve(request)).config, down, h3v1);
+    if (res && !res.headersSent) return answerOutageOn(res, request, (await instance.resolve(request)).config, down);
+    throw err;
   }
   const { session, setCookie } = read;
   // A Node response, when given and still open, carries the refreshed (or cleared) session cookie.
