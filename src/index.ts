@@ -6,6 +6,7 @@ export {
 } from './http/integrations/fetch.js';
 export { createAuthHandler, createAuthMiddleware } from './http/integrations/h3.js';
 export { getSession, requireSession, type AnyRequest } from './http/integrations/session-helpers.js';
+export { authOnError } from './http/outage.js';
 export { getAccessToken, type GetAccessTokenOptions, type TokenRefreshOptions } from './http/integrations/access-token.js';
 export { encryptProviderTokens, type EncryptProviderTokensOptions } from './flows/tokens/sealed-tokens.js';
 export { redisTokenRefresh, type RedisTokenRefreshOptions } from './flows/tokens/redis-refresh.js';

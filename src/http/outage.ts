@@ -13,6 +13,8 @@ import { loadPages } from './pages/load.js';
 import { createAuthRequest, pageNonce } from './request.js';
 import { html, unavailableJson, unavailableMessage } from './response.js';
 
+const OUTAGE = Symbol('authchart.outage');
+
 /** The outage an error stands for (a ServiceUnavailable, or a store that could not be reached), else undefined. */
 export function outageOf(err: unknown): ServiceUnavailable | undefined {
   if (err instanceof ServiceUnavailable) return err;
@@ -31,8 +33,8 @@ function wantsPage(request: Request): boolean {
  * @example
  * return { verdict: await outageResponse(request, config, outage) }
  */
-export async function outageResponse(request: Request, config: InternalConfig, error: ServiceUnavailable): Promise<Response> {
-  config.logger.error(error);
+export async function outageResponse(request: Request, config: InternalConfig, error: ServiceUnavailable, log = true): Promise<Response> {
+  if (log) config.logger.error(error);
   let req;
   try {
     req = await createAuthRequest(request, config, { body: false });
@@ -58,11 +60,29 @@ export async function outageResponse(request: Request, config: InternalConfig, e
 export function outageHttpError(config: InternalConfig, error: ServiceUnavailable, h3v1: boolean): HTTPError {
   config.logger.error(error);
   const Err = h3v1 ? H3V1CompatibleError : HTTPError;
-  return new Err({
+  const thrown = new Err({
     status: 503,
     statusText: 'Service Unavailable',
     message: unavailableMessage,
     headers: { 'retry-after': String(error.retryAfter), 'cache-control': 'no-store' },
     body: { error: ServiceUnavailable.type, retryAfter: error.retryAfter },
   });
+  // What authOnError needs to answer a browser with the page instead (h3 renders a thrown error as JSON).
+  Object.defineProperty(thrown, OUTAGE, { value: { config, error } });
+  return thrown;
+}
+
+/**
+ * h3's `onError` hook for apps that read the session with `getSession(event)` or `requireSession(event)` in their
+ * routes: h3 answers an error thrown there as JSON, so without it a browser gets the outage as JSON. With it, a
+ * browser (it asks for HTML) gets the "Temporarily unavailable" page (503, `Retry-After`); everything else is left
+ * to h3 as it was.
+ *
+ * @example
+ * const app = new H3({ onError: authOnError })
+ */
+export async function authOnError(error: unknown, event: { req: Request }): Promise<Response | undefined> {
+  const outage = (error as { [OUTAGE]?: { config: InternalConfig; error: ServiceUnavailable } } | null)?.[OUTAGE];
+  if (!outage || !wantsPage(event.req)) return undefined;
+  return outageResponse(event.req, outage.config, outage.error, false);
 }
