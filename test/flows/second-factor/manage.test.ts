@@ -56,7 +56,7 @@ async function session(w: World): Promise<{ user?: { email: string }; amr?: stri
 
 /** The base32 key an enrolment page shows, as bytes. */
 function keyOf(page: string): Uint8Array {
-  const typed = /type this key: ([A-Z2-7 ]+)\./.exec(page)?.[1];
+  const typed = /data-copy-value>([A-Z2-7 ]+)</.exec(page)?.[1];
   if (!typed) throw new Error('no key on the page');
   return decodeBase32IgnorePadding(typed.replace(/ /g, ''));
 }
