@@ -163,7 +163,7 @@ ${params.passkeyProvider ? addPasskey(params, params.passkeyProvider, i18n) : ''
 function factorsSection(params: AccountPageParams, i18n: Translator): SafeHtml {
   const factors = safeUrl(`${params.authUrl}/factors`);
   if (!params.factors || !factors) return html``;
-  return html`<section data-section="factors"><h2>${i18n.t('account.factors')}</h2><p><a${attr('href', factors)} data-account-action="factors">${i18n.t('account.manageFactors')}</a></p></section>`;
+  return html`<section data-section="factors"><h2>${i18n.t('account.factors')}</h2><p><a class="button secondary"${attr('href', factors)} data-account-action="factors">${i18n.t('account.manageFactors')}</a></p></section>`;
 }
 
 // Devices: each session by a readable name, this one marked; sign one out, or every other one.
