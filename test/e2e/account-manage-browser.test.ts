@@ -138,6 +138,19 @@ describe('the account page managed in Chromium', { timeout: 240_000 }, () => {
         await look(page, `${locale}-enrol-setup-key`);
         await Promise.all([page.waitForNavigation(), page.click('[data-form-leave]')]);
         expect(new URL(page.url()).pathname).toBe('/auth/factors');
+
+        // Backup codes: copy and print (script on), and a download of the codes as a text file.
+        await Promise.all([page.waitForNavigation(), page.click('[data-factor-action="backup-codes"]')]);
+        const codes = (await page.locator('[data-backup-codes] li').allInnerTexts()).map((c) => c.trim());
+        expect(codes).toHaveLength(10);
+        expect(await page.locator('[data-copy="backup-codes"]').isVisible()).toBe(true);
+        expect(await page.locator('[data-print]').isVisible()).toBe(true);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-download]')]);
+        expect(download.suggestedFilename()).toBe('backup-codes.txt');
+        const { readFile } = await import('node:fs/promises');
+        const file = await readFile((await download.path())!, 'utf8');
+        for (const code of codes) expect(file).toContain(code);
+        await look(page, `${locale}-backup-codes`);
       } finally {
         await other.close();
         await tab.close();

@@ -91,7 +91,8 @@ const css = `.card{max-width:32rem}
 .rows form{margin:0}
 .acts{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}
 .acts .button,.rows .button{width:auto;min-height:2.5rem;padding:.45rem .9rem}
-.rename{margin:0;font-size:inherit;flex-basis:100%}
+.rename{margin:0;font-size:inherit}
+.rename[open]{flex-basis:100%}
 .rename summary{list-style:none;display:inline-flex;color:var(--text)}
 .rename summary::-webkit-details-marker{display:none}
 .rename form{margin-top:.5rem;grid-template-columns:1fr auto;align-items:end}

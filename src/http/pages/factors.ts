@@ -50,7 +50,7 @@ export function renderFactorsPage(params: FactorsPageParams): string {
 ${rows.length ? html`<ul class="factors">${rows}</ul>` : html`<p class="muted center">${i18n.t('factors.none')}</p>`}
 <div class="actions">
 ${action(params, 'totp', apps.length ? 'factors.addAnotherApp' : 'factors.addApp')}
-${action(params, 'backup-codes', codes.length ? 'factors.newCodes' : 'factors.makeCodes')}
+${action(params, 'backup-codes', codes.length ? 'factors.newCodes' : 'factors.makeCodes', {}, ' secondary')}
 </div>`;
   return layout({ title: i18n.t('factors.title'), theme: params.theme, body, css, nonce: params.nonce, i18n });
 }
