@@ -26,6 +26,8 @@ export type WrappedAdapter = {
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(): Promise<PruneResult>;
   listSessions?(userId: string): Promise<SessionRecord[]>;
+  renameAuthenticator?(userId: string, credentialID: string, name: string): Promise<boolean>;
+  deleteAuthenticator?(userId: string, credentialID: string): Promise<boolean>;
   deleteSessions?(userId: string, options?: { except?: string }): Promise<number>;
   getSessionsValidAfter?(userId: string): Promise<Date | null>;
   setSessionsValidAfter?(userId: string, at: Date, keepUntil?: Date): Promise<void>;
@@ -208,7 +210,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash'] as const) {
+  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

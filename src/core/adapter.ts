@@ -118,6 +118,23 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
     newCounter: AdapterAuthenticator['counter'],
   ): Awaitable<AdapterAuthenticator>;
   /**
+   * authchart extension, absent from Auth.js adapters: sets the name of one of `userId`'s authenticators (the
+   * account page's "Rename"). False when the user holds no authenticator with that id: another user's is untouched.
+   *
+   * @example
+   * await adapter.renameAuthenticator?.(userId, credentialID, 'Work laptop') // true
+   */
+  renameAuthenticator?(userId: string, credentialID: string, name: string): Awaitable<boolean>;
+  /**
+   * authchart extension, absent from Auth.js adapters: deletes one of `userId`'s authenticators and its `webauthn`
+   * account (the account page's "Remove"). False when the user holds no authenticator with that id. The caller
+   * checks the last-method rule first.
+   *
+   * @example
+   * await adapter.deleteAuthenticator?.(userId, credentialID) // true
+   */
+  deleteAuthenticator?(userId: string, credentialID: string): Awaitable<boolean>;
+  /**
    * authchart extension, absent from Auth.js adapters: runs `fn` with an adapter bound to one database
    * transaction, committed when `fn` resolves and rolled back when it throws. The flow layer uses it to create
    * a user and link its account atomically; without it, it falls back to compensating deletes. It also spends a
@@ -298,7 +315,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

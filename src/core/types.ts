@@ -159,6 +159,12 @@ export interface AdapterAuthenticator {
   /** Comma-separated transports, e.g. "usb,nfc". */
   transports?: string | null;
   credentialDeviceType: string;
+  /** authchart extension: the name its owner gave it on the account page; absent or null: none yet. */
+  name?: string | null;
+  /** authchart extension: when it was registered (PostgresAdapter stores it). */
+  createdAt?: Date | null;
+  /** authchart extension: when it last signed in (set with the counter). */
+  lastUsedAt?: Date | null;
 }
 
 /** What `jwt.encode` receives (the built-in codec and a custom one alike). */

@@ -13,3 +13,10 @@ export function accountErrorUrl(req: AuthRequest, type: string): string {
   url.searchParams.set('error', type);
   return url.href;
 }
+
+/** The account page saying what just changed (`?done=<what>`: a passkey added, a device signed out, ...). */
+export function accountDoneUrl(req: AuthRequest, done: string): string {
+  const url = new URL(accountUrl(req));
+  url.searchParams.set('done', done);
+  return url.href;
+}

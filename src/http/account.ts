@@ -3,15 +3,19 @@
 // back); unlink removes one linked account, never the last way to sign in. Both are CSRF-checked and need a recent
 // sign-in, read through the session gate; a stale session goes through the factor check (or a new sign-in) first.
 import { messagesFor } from '../core/messages/request.js';
+import type { Translator } from '../core/messages/translator.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import { accountMethods } from '../flows/registry.js';
 import { listSessions } from '../session/session-control.js';
+import { keepsValidAfter } from '../session/valid-after.js';
+import { listPasskeys } from '../flows/account/passkeys.js';
 import { sessionGate } from '../session/gate.js';
 import { accountErrorUrl, accountUrl } from './account-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { handleFlow, wantsJson } from './flow.js';
-import { renderAccountPage } from './pages/account.js';
+import { renderAccountPage, type AccountDeviceRow, type SessionControl } from './pages/account.js';
+import { deviceName } from './pages/device-name.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { html, json, redirect, redirectsAsData } from './response.js';
 
@@ -25,7 +29,7 @@ const LINKABLE = new Set(['oauth', 'oidc']);
 const ADDABLE = new Set([...LINKABLE, 'webauthn']);
 
 /** Signed out: the sign-in page (coming back to the account page); stale: the factor check, else a new sign-in. */
-function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
+export function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
   // A client that reads redirects as data (the passkey script, next-auth's client) is told where to go instead.
   if (wantsJson(req) && !redirectsAsData(req)) return json(req, { error: reason === 'signedOut' ? 'Unauthorized' : 'RecentSignInRequired' }, reason === 'signedOut' ? 401 : 403, { noCache: true });
   const stepUp = reason === 'stale' && req.config.secondFactor;
@@ -35,7 +39,7 @@ function notRecent(req: AuthRequest, reason: 'signedOut' | 'stale'): Response {
 }
 
 /** A refused action: JSON 403 with its public type, or back to the account page saying why. */
-function refused(req: AuthRequest, err: unknown): Response {
+export function refused(req: AuthRequest, err: unknown): Response {
   req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
   const type = publicErrorType(err);
   if (wantsJson(req)) return json(req, { error: type }, type === 'Configuration' ? 500 : 403, { noCache: true });
@@ -71,6 +75,20 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
   return redirect(req, accountUrl(req));
 }
 
+/**
+ * The signed-in devices by readable name, and how they can be ended: database sessions each (listed by
+ * session control), a JWT session only itself (its own browser), the others at their next check when "sessions
+ * valid after" is kept.
+ */
+async function devicesOf(req: AuthRequest, i18n: Translator): Promise<{ devices: AccountDeviceRow[]; sessionControl: SessionControl }> {
+  if (req.config.session.strategy === 'database') {
+    const sessions = req.config.adapter?.listSessions ? ((await listSessions(req)) ?? []) : [];
+    const devices = await Promise.all(sessions.map(async (s) => ({ id: s.id, name: await deviceName(s.userAgent, i18n), current: s.current, createdAt: s.createdAt, lastSeenAt: s.lastSeenAt })));
+    return { devices, sessionControl: req.config.adapter?.deleteSessions ? 'each' : 'thisOnly' };
+  }
+  const here = { name: await deviceName(req.request.headers.get('user-agent'), i18n), current: true, createdAt: null, lastSeenAt: null };
+  return { devices: [here], sessionControl: keepsValidAfter(req) ? 'othersLater' : 'thisOnly' };
+}
 
 /** `GET {basePath}/account`: the built-in account page (JSON for a client that asks), or a redirect to `pages.account`. */
 export async function accountPageRoute(req: AuthRequest): Promise<Response> {
@@ -84,9 +102,10 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       const account = methods.accounts.find((a) => a.provider === p.id);
       return { id: p.id, name: p.name, ...(account ? { providerAccountId: account.providerAccountId } : {}) };
     });
-  const sessions = req.config.session.strategy === 'database' && req.config.adapter?.listSessions ? ((await listSessions(req)) ?? []) : [];
-  const devices = sessions.map((s) => ({ current: s.current, lastSeen: s.lastSeenAt ?? s.createdAt ?? s.expires, ...(s.userAgent ? { userAgent: s.userAgent } : {}) }));
-  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, email: methods.email, devices }, 200, { noCache: true });
+  const i18n = await messagesFor(req);
+  const { devices, sessionControl } = await devicesOf(req, i18n);
+  const passkeys = await listPasskeys(req, gate.userId);
+  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl }, 200, { noCache: true });
   const error = req.query.error;
   const who = methods.user.email ?? methods.user.name ?? undefined;
   const passkey = [...req.config.providersById.values()].find((p) => p.type === 'webauthn');
@@ -98,13 +117,16 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       csrfToken: csrf(req).token,
       ...(who ? { who } : {}),
       providers,
-      passkeys: methods.passkeys,
+      passkeys,
+      managePasskeys: Boolean(req.config.adapter?.renameAuthenticator && req.config.adapter.deleteAuthenticator),
       ...(passkey ? { passkeyProvider: passkey.id } : {}),
       factors: Boolean(req.config.secondFactor),
       devices,
+      sessionControl,
       ...(error ? { notice: error } : {}),
+      ...(req.query.done ? { done: req.query.done } : {}),
       nonce: pageNonce(req),
-      i18n: await messagesFor(req),
+      i18n,
     }),
   );
 }

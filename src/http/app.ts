@@ -103,6 +103,10 @@ export function createAuthApp(config: InternalConfig): H3 {
   const account = lazy(() => import('./account.js'));
   app.get(`${base}/account`, route(config, 'browser', async (req) => (await account()).accountPageRoute(req)));
   app.post(`${base}/link/:provider`, route(config, 'browser', async (req, event) => (await account()).linkRoute(req, param(event, 'provider'))));
+  app.post(`${base}/account/sessions`, route(config, 'browser', async (req) => (await sessions()).accountSessionsRoute(req)));
+  const passkeys = lazy(() => import('./account-passkeys.js'));
+  app.post(`${base}/account/passkeys/rename`, route(config, 'browser', async (req) => (await passkeys()).renamePasskeyRoute(req)));
+  app.post(`${base}/account/passkeys/remove`, route(config, 'browser', async (req) => (await passkeys()).removePasskeyRoute(req)));
   app.post(`${base}/unlink/:provider/:providerAccountId`, route(config, 'browser', async (req, event) => (await account()).unlinkRoute(req, param(event, 'provider'), param(event, 'providerAccountId'))));
 
   // The development inspector: not even routed unless `debug: true` outside production.

@@ -12,6 +12,7 @@ import type { StageOutput, StagePurpose } from '../flows/runtime/stage.js';
 import { sessionGate } from '../session/gate.js';
 import { inspectorBrowser, respond, signInUrl, wantsJson } from './flow.js';
 import { csrf, requireCsrf } from './csrf.js';
+import { renderConfirmPage } from './pages/confirm.js';
 import { renderBackupCodesPage, renderFactorsPage } from './pages/factors.js';
 import { bodyString, pageNonce, type AuthRequest } from './request.js';
 import { html, json, redirect } from './response.js';
@@ -48,11 +49,42 @@ export async function startFactorsRoute(req: AuthRequest, action: string): Promi
   const callbackUrl = await returnUrl(req);
   const factorId = bodyString(req, 'id');
   if (purpose === 'remove' && !factorId) throw new InvalidRequest('Removing a factor needs its id.');
+  if (purpose === 'remove' && bodyString(req, 'step') === 'confirm') return confirmRemoval(req, factorId!, callbackUrl);
   const start = { purpose, ...(factorId ? { factorId } : {}) };
   const answer = await step(req, { kind: 'secondFactor', start, callbackUrl }, undefined, { browser: inspectorBrowser(req) });
   // Signed out: a step-up comes back to the page that asked; anything else to the factors page.
   if (answer.status === 'signedOut') return respond(req, { status: 'signedOut', callbackUrl: purpose === 'stepUp' ? callbackUrl : `${req.authUrl}/factors` });
   return respond(req, answer, { jsonFailures: true, assured: (out) => applied(req, out) });
+}
+
+/**
+ * The page's "Remove" asks first (`step=confirm`): what goes (an app, the backup codes) and what follows (the last
+ * factor: the password alone signs in), with the removal as a danger button and Cancel. Changes nothing.
+ */
+async function confirmRemoval(req: AuthRequest, factorId: string, callbackUrl: string): Promise<Response> {
+  const gate = await sessionGate(req);
+  if (!gate.ok) return respond(req, { status: 'signedOut', callbackUrl: `${req.authUrl}/factors` });
+  const { factors } = await (await factorAccount()).loadFactorAccount({ req }, gate.userId);
+  const factor = factors.find((f) => f.id === factorId);
+  if (!factor) return redirect(req, `${req.authUrl}/factors`);
+  const i18n = await messagesFor(req);
+  const active = factors.filter((f) => f.activatedAt);
+  // Backup codes are one factor together: the last factor is the last app, or the codes with no app.
+  const last = factor.kind === 'totp' ? !active.some((f) => f.id !== factor.id && f.kind === 'totp') && !active.some((f) => f.kind === 'backup') : !active.some((f) => f.kind === 'totp');
+  const message = [i18n.t(factor.kind === 'totp' ? 'manage.confirmRemoveApp' : 'manage.confirmRemoveCodes'), ...(last ? [i18n.t('manage.confirmLastFactor')] : [])];
+  return html(
+    req,
+    renderConfirmPage({
+      theme: req.config.theme,
+      message,
+      action: `${req.authUrl}/factors/remove`,
+      fields: { csrfToken: csrf(req).token, callbackUrl, id: factorId },
+      confirm: i18n.t('factors.remove'),
+      cancelUrl: `${req.authUrl}/factors`,
+      nonce: pageNonce(req),
+      i18n,
+    }),
+  );
 }
 
 /**
@@ -78,7 +110,7 @@ async function applied(req: AuthRequest, out: StageOutput): Promise<Response> {
   if (out.outcome === 'signIn') return redirect(req, signInUrl(req, out.redirect));
   if (out.outcome === 'codes') {
     if (wantsJson(req)) return json(req, { codes: out.codes }, 200, { noCache: true });
-    return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, nonce: pageNonce(req), i18n: await messagesFor(req) }));
+    return html(req, renderBackupCodesPage({ theme: req.config.theme, codes: out.codes, continueUrl: out.redirect, host: new URL(req.origin).host, nonce: pageNonce(req), i18n: await messagesFor(req) }));
   }
   return redirect(req, out.redirect);
 }

@@ -30,11 +30,12 @@ describe('adding a passkey from the account page, in Chromium', () => {
       expect(await sessionUser(page)).toBe(user.id);
 
       await page.goto(`${origin}/auth/account`);
-      expect(await page.locator('[data-passkeys]').innerText()).toBe('Passkeys: 0');
+      expect(await page.locator('[data-passkeys]').innerText()).toBe('No passkey yet.');
       const link = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/auth/link/passkey');
-      await Promise.all([page.waitForURL(`${origin}/auth/account`, { waitUntil: 'load' }), page.click('[data-account-action="add-passkey"]')]);
+      await Promise.all([page.waitForURL(`${origin}/auth/account?done=passkeyAdded`, { waitUntil: 'load' }), page.click('[data-account-action="add-passkey"]')]);
       await link;
-      await page.waitForFunction(() => document.querySelector('[data-passkeys]')?.textContent === 'Passkeys: 1');
+      expect(await page.locator('[data-passkey]').count()).toBe(1);
+      expect(await page.locator('[data-done]').innerText()).toBe('Passkey added. You can now sign in with it.');
       const [credential] = await tab.credentials();
       expect((await passkeyOwner(world, credential.credentialId)).id).toBe(user.id);
       expect(await sessionUser(page)).toBe(user.id);

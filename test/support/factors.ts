@@ -39,7 +39,7 @@ export const otherCode = (code: string): string => (code === '000000' ? '111111'
 
 /** The key an enrolment page shows for typing by hand, as bytes. */
 export function keyOnPage(page: string): Uint8Array {
-  const typed = /type this key: ([A-Z2-7 ]+)\./.exec(page)?.[1];
+  const typed = /data-copy-value>([A-Z2-7 ]+)</.exec(page)?.[1];
   if (!typed) throw new Error('no key on the page');
   return decodeBase32IgnorePadding(typed.replace(/ /g, ''));
 }

@@ -54,6 +54,10 @@ export interface PostgresAdapterInstance extends Adapter {
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
   listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
   updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>;
+  /** See {@link Adapter.renameAuthenticator}: one UPDATE keyed by the user and the credential. */
+  renameAuthenticator(userId: string, credentialID: string, name: string): Promise<boolean>;
+  /** See {@link Adapter.deleteAuthenticator}: the authenticator and its account in one statement. */
+  deleteAuthenticator(userId: string, credentialID: string): Promise<boolean>;
   /** Second factors ({@link FactorAdapterMethods}): every method, each atomic statement as the contract asks. */
   createFactor: NonNullable<Adapter['createFactor']>;
   listFactors: NonNullable<Adapter['listFactors']>;
@@ -160,6 +164,9 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
   credentialDeviceType: r.credential_device_type as string,
   credentialBackedUp: r.credential_backed_up as boolean,
   transports: r.transports as string | null,
+  name: (r.name as string | null | undefined) ?? null,
+  createdAt: (r.created_at as Date | null | undefined) ?? null,
+  lastUsedAt: (r.last_used_at as Date | null | undefined) ?? null,
 });
 
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
@@ -364,18 +371,33 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
     },
 
     async listAuthenticatorsByUserId(userId) {
-      const rows = await query(`SELECT * FROM authenticators WHERE user_id = $1 ORDER BY credential_id`, [userId]);
+      const rows = await query(`SELECT * FROM authenticators WHERE user_id = $1 ORDER BY created_at NULLS FIRST, credential_id`, [userId]);
       return rows.map(toAuthenticator);
     },
 
     async updateAuthenticatorCounter(credentialID, newCounter) {
       const row = await one(
         toAuthenticator,
-        `UPDATE authenticators SET counter = $2 WHERE credential_id = $1 RETURNING *`,
+        `UPDATE authenticators SET counter = $2, last_used_at = now() WHERE credential_id = $1 RETURNING *`,
         [credentialID, newCounter],
       );
       if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator ${JSON.stringify(credentialID)}`);
       return row;
+    },
+
+    async renameAuthenticator(userId, credentialID, name) {
+      const rows = await query(`UPDATE authenticators SET name = $3 WHERE user_id = $1 AND credential_id = $2 RETURNING credential_id`, [userId, credentialID, name]);
+      return rows.length > 0;
+    },
+
+    async deleteAuthenticator(userId, credentialID) {
+      const rows = await query(
+        `WITH gone AS (DELETE FROM authenticators WHERE user_id = $1 AND credential_id = $2 RETURNING credential_id, provider_account_id)
+         , account AS (DELETE FROM accounts a USING gone WHERE a.user_id = $1 AND a.type = 'webauthn' AND a.provider_account_id = gone.credential_id RETURNING a.provider_account_id)
+         SELECT credential_id FROM gone`,
+        [userId, credentialID],
+      );
+      return rows.length > 0;
     },
   };
 }

@@ -209,6 +209,17 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS sessions_valid_after_keep_until_idx ON sessions_valid_after (keep_until)`,
     ],
   },
+  {
+    version: 13,
+    description: 'passkeys on the account page: a name, when each was added and when it last signed in',
+    // Rows from before have no date: the page shows none rather than a made-up one.
+    statements: [
+      `ALTER TABLE authenticators ADD COLUMN name TEXT`,
+      `ALTER TABLE authenticators ADD COLUMN created_at TIMESTAMPTZ`,
+      `ALTER TABLE authenticators ALTER COLUMN created_at SET DEFAULT now()`,
+      `ALTER TABLE authenticators ADD COLUMN last_used_at TIMESTAMPTZ`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -115,6 +115,11 @@ export interface FlowFormPage {
   submit?: FlowText;
   /** A picture above the form (an `https:` or `data:image/svg+xml` URL, e.g. a QR code rendered on the server). */
   image?: { src: string; alt: FlowText };
+  /**
+   * A value to type elsewhere (an authenticator app's setup key), shown as its own block of selectable text with a
+   * Copy button (the button needs script; the text does not).
+   */
+  copyable?: { label: FlowText; value: string };
   /** A link under the message (`https:`, or an app link such as `otpauth://`). */
   link?: { href: string; text: FlowText };
   /**

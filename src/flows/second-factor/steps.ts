@@ -109,12 +109,15 @@ async function enrolmentPage(deps: StageDeps, user: User, key: Uint8Array, error
   const uri = totpUri(issuer, user.email ?? String(user.id), key);
   return {
     title: { message: 'factor.enrol.title' },
-    message: { message: 'factor.enrol.message', values: { key: base32Key(key) } },
+    message: { message: 'manage.enrolMessage' },
+    copyable: { label: { message: 'manage.setupKey' }, value: base32Key(key) },
     image: { src: `data:image/svg+xml;base64,${Buffer.from(await qrSvg(uri)).toString('base64')}`, alt: { message: 'factor.enrol.qrAlt', values: { account: uri.split('?')[0]! } } },
     link: { href: uri, text: { message: 'factor.enrol.openApp' } },
     ...(error ? { error } : {}),
     fields: [{ name: 'code', label: { message: 'factor.code' }, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9]{6}', maxlength: 6 }],
     submit: { message: 'factor.enrol.submit' },
+    // Nothing is turned on until the first code passes: Cancel only goes back.
+    leave: { href: 'factors', text: { message: 'manage.cancel' } },
   };
 }
 

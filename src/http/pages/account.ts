@@ -1,8 +1,10 @@
-// The built-in account page: the signed-in user's linked accounts (unlink, link another), passkeys, second factors
-// and devices. Optional: `pages.account` names an app's own page instead.
+// The built-in account page: the signed-in user's linked accounts (unlink, link another), passkeys (rename, remove,
+// add), second factors and devices (sign one out, or every other). One section per concern, each its own function.
+// Optional: `pages.account` names an app's own page instead.
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english, type Translator } from '../../core/messages/translator.js';
+import { dangerCss } from './confirm.js';
 import { passkeyTexts } from './passkey-texts.js';
 import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
@@ -15,6 +17,30 @@ export interface AccountProviderRow {
   providerAccountId?: string;
 }
 
+/** One passkey row: its credential id, the name its owner gave it, and its dates (ISO; null: not known). */
+export interface AccountPasskeyRow {
+  id: string;
+  name: string | null;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** One signed-in device: its session id, a readable name ("Chrome on Linux"), and its dates. */
+export interface AccountDeviceRow {
+  /** The session's id (not its cookie); absent for a JWT session, which has none. */
+  id?: string;
+  name: string;
+  current: boolean;
+  createdAt: string | null;
+  lastSeenAt: string | null;
+}
+
+/**
+ * How this site's sessions can be ended from the page: each one (database sessions), the others at their next
+ * check (JWT with "sessions valid after"), or only this one (JWT without).
+ */
+export type SessionControl = 'each' | 'othersLater' | 'thisOnly';
+
 /** Input of {@link renderAccountPage}. */
 export interface AccountPageParams {
   theme: Theme;
@@ -24,14 +50,19 @@ export interface AccountPageParams {
   /** The user's address or name; absent: "you" in the page's language. */
   who?: string;
   providers: AccountProviderRow[];
-  passkeys: number;
+  passkeys: AccountPasskeyRow[];
+  /** The adapter can rename and remove passkeys. */
+  managePasskeys: boolean;
   /** A passkey provider's id: an "add a passkey" button (POST link/:id, through the link stage). */
   passkeyProvider?: string;
   /** Second factors: the factors page link, when the configuration has them. */
   factors: boolean;
-  devices: { current: boolean; lastSeen: string; userAgent?: string }[];
+  devices: AccountDeviceRow[];
+  sessionControl: SessionControl;
   /** A refusal to show (`?error=`): its error type. */
   notice?: string;
+  /** A change that went through (`?done=`). */
+  done?: string;
   nonce?: string;
   /** The page's language; English when absent. */
   i18n?: Translator;
@@ -44,55 +75,132 @@ const notices: Readonly<Record<string, MessageId>> = {
   AccountNotLinked: 'account.error.AccountNotLinked',
 };
 
-const css = '.rows{list-style:none;padding:0;margin:0 0 1rem}.rows li{display:flex;justify-content:space-between;align-items:center;gap:.5rem;padding:.5rem 0;border-bottom:1px solid var(--border)}.rows form{margin:0}h2{font-size:1.05rem;margin:1.25rem 0 .5rem}';
+/** What the page says after a change, by `?done=`. */
+const dones: Readonly<Record<string, MessageId>> = {
+  passkeyAdded: 'manage.passkeyAdded',
+  passkeyRenamed: 'manage.passkeyRenamed',
+  passkeyRemoved: 'manage.passkeyRemoved',
+  signedOutOne: 'manage.signedOutOne',
+  signedOutOthers: 'manage.signedOutOthers',
+};
 
-function post(params: AccountPageParams, path: string, label: string, name: string): SafeHtml {
-  return html`<form method="post"${attr('action', safeUrl(`${params.authUrl}/${path}`))}><input type="hidden" name="csrfToken"${attr('value', params.csrfToken)}><input type="hidden" name="callbackUrl"${attr('value', `${params.authUrl}/account`)}><button type="submit" class="button"${attr('data-account-action', name)}>${label}</button></form>`;
+const css = `.card{max-width:32rem}
+.rows{list-style:none;padding:0;margin:0 0 1rem}
+.rows li{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.5rem .75rem;padding:.75rem 0;border-bottom:1px solid var(--border)}
+.rows li>span{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
+.rows form{margin:0}
+.acts{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}
+.acts .button,.rows .button{width:auto;min-height:2.5rem;padding:.45rem .9rem}
+.rename{margin:0;font-size:inherit}
+.rename[open]{flex-basis:100%}
+.rename summary{list-style:none;display:inline-flex;color:var(--text)}
+.rename summary::-webkit-details-marker{display:none}
+.rename form{margin-top:.5rem;grid-template-columns:1fr auto;align-items:end}
+.rename label{grid-column:1/-1;margin:0}
+.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .5rem;border-radius:999px;background:var(--notice-bg);border:1px solid var(--notice-border);margin-inline-start:.35rem}
+.done{background:var(--notice-bg);border:1px solid var(--notice-border);border-radius:8px;padding:.7rem .9rem;margin:0 0 1.25rem}
+h2{font-size:1.05rem;margin:1.5rem 0 .5rem}
+${dangerCss}`;
+
+function hidden(fields: Record<string, string>): SafeHtml {
+  return html`${Object.entries(fields).map(([n, v]) => html`<input type="hidden"${attr('name', n)}${attr('value', v)}>`)}`;
+}
+
+/** A one-button form posting under the auth URL with the CSRF token (and a way back to this page). */
+function post(params: AccountPageParams, path: string, label: string, name: string, options: { fields?: Record<string, string>; style?: 'primary' | 'secondary' | 'danger' } = {}): SafeHtml {
+  const style = options.style === 'danger' ? ' danger' : options.style === 'secondary' ? ' secondary' : '';
+  return html`<form method="post"${attr('action', safeUrl(`${params.authUrl}/${path}`))}>${hidden({ csrfToken: params.csrfToken, callbackUrl: `${params.authUrl}/account`, ...options.fields })}<button type="submit"${attr('class', `button${style}`)}${attr('data-account-action', name)}>${label}</button></form>`;
+}
+
+/** Two dates on one line ("signed in 2 Nov 2026 · last seen 28 Nov 2026"), each only when known. */
+function dates(i18n: Translator, parts: [MessageId, string | null][], fallback?: string): SafeHtml {
+  const shown = parts.filter((p): p is [MessageId, string] => p[1] !== null).map(([id, date]) => i18n.t(id, { date: i18n.date(date) }));
+  if (fallback) shown.push(fallback);
+  return shown.length ? html`<br><small class="muted">${shown.join(' · ')}</small>` : html``;
+}
+
+// Linked accounts: one row per OAuth/OIDC provider, link or unlink.
+function linkedSection(params: AccountPageParams, i18n: Translator): SafeHtml {
+  const rows = params.providers.map((p) =>
+    p.providerAccountId
+      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.isLinked')}</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, i18n.t('account.unlink'), `unlink-${p.id}`, { style: 'secondary' })}</li>`
+      : html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.notLinked')}</small></span>${post(params, `link/${encodeURIComponent(p.id)}`, i18n.t('account.link'), `link-${p.id}`, { style: 'secondary' })}</li>`,
+  );
+  return html`<section data-section="linked"><h2>${i18n.t('account.linked')}</h2>
+${rows.length ? html`<ul class="rows" data-linked-accounts>${rows}</ul>` : html`<p class="muted">${i18n.t('account.noProviders')}</p>`}</section>`;
 }
 
 /**
  * The "add a passkey" button: the passkey script asks `POST link/:id` for registration options (CSRF token, recent
- * sign-in), runs the ceremony and posts the credential to the provider's callback; the link stage stores it.
+ * sign-in), runs the ceremony and posts the credential to the provider's callback; the link stage stores it and the
+ * browser comes back here with `?done=passkeyAdded`.
  */
 function addPasskey(params: AccountPageParams, providerId: string, i18n: Translator): SafeHtml {
   const id = encodeURIComponent(providerId);
-  const hook = html`data-webauthn data-signed-in data-options-method="post"${attr('data-provider-id', providerId)}${attr('data-options-url', safeUrl(`${params.authUrl}/link/${id}`))}${attr('data-callback-url', safeUrl(`${params.authUrl}/callback/${id}`))}${attr('data-csrf-token', params.csrfToken)}${attr('data-callback-url-after', `${params.authUrl}/account`)}${passkeyTexts(i18n)}`;
+  const hook = html`data-webauthn data-signed-in data-options-method="post"${attr('data-provider-id', providerId)}${attr('data-options-url', safeUrl(`${params.authUrl}/link/${id}`))}${attr('data-callback-url', safeUrl(`${params.authUrl}/callback/${id}`))}${attr('data-csrf-token', params.csrfToken)}${attr('data-callback-url-after', `${params.authUrl}/account?done=passkeyAdded`)}${passkeyTexts(i18n)}`;
   const script = safeUrl(`${params.authUrl}/webauthn-script.js`);
   return html`<div ${hook}><button type="button" class="button secondary" data-action="register" data-account-action="add-passkey">${i18n.t('account.addPasskey')}</button>
 <noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript></div>
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;
 }
 
+// Passkeys: each with its name and dates, rename (a form behind a disclosure, no script needed) and remove (confirmed).
+function passkeysSection(params: AccountPageParams, i18n: Translator): SafeHtml {
+  const rows = params.passkeys.map((p, i) => {
+    const name = p.name ?? i18n.t('manage.passkeyUnnamed');
+    const field = `passkey-name-${i}`;
+    const manage = params.managePasskeys
+      ? html`<div class="acts"><details class="rename"><summary class="button secondary" data-account-action="rename-passkey">${i18n.t('manage.rename')}</summary><form method="post"${attr('action', safeUrl(`${params.authUrl}/account/passkeys/rename`))}>${hidden({ csrfToken: params.csrfToken, id: p.id })}<label${attr('for', field)}>${i18n.t('manage.nameLabel')}</label><input${attr('id', field)} name="name" required maxlength="64"${attr('value', p.name ?? '')}><button type="submit" class="button" data-account-action="save-passkey-name">${i18n.t('manage.save')}</button></form></details>
+${post(params, 'account/passkeys/remove', i18n.t('manage.remove'), 'remove-passkey', { fields: { id: p.id, step: 'confirm' }, style: 'danger' })}</div>`
+      : html``;
+    return html`<li${attr('data-passkey', p.id)}><span><strong data-passkey-name>${name}</strong>${dates(i18n, [['manage.created', p.createdAt], ['manage.lastUsed', p.lastUsedAt]], p.lastUsedAt ? undefined : i18n.t('manage.neverUsed'))}</span>${manage}</li>`;
+  });
+  return html`<section data-section="passkeys"><h2>${i18n.t('account.passkeys')}</h2>
+${rows.length ? html`<ul class="rows" data-passkeys>${rows}</ul>` : html`<p class="muted" data-passkeys>${i18n.t('manage.noPasskeys')}</p>`}
+${params.passkeyProvider ? addPasskey(params, params.passkeyProvider, i18n) : ''}</section>`;
+}
+
+// Second factors: they are managed on their own page.
+function factorsSection(params: AccountPageParams, i18n: Translator): SafeHtml {
+  const factors = safeUrl(`${params.authUrl}/factors`);
+  if (!params.factors || !factors) return html``;
+  return html`<section data-section="factors"><h2>${i18n.t('account.factors')}</h2><p><a class="button secondary"${attr('href', factors)} data-account-action="factors">${i18n.t('account.manageFactors')}</a></p></section>`;
+}
+
+// Devices: each session by a readable name, this one marked; sign one out, or every other one.
+function devicesSection(params: AccountPageParams, i18n: Translator): SafeHtml {
+  const each = params.sessionControl === 'each';
+  const rows = params.devices.map((d) => {
+    const badge = d.current ? html` <span class="badge" data-this-device>${i18n.t('manage.thisDevice')}</span>` : '';
+    const action = each && !d.current && d.id ? post(params, 'account/sessions', i18n.t('manage.signOut'), 'sign-out-session', { fields: { id: d.id, step: 'confirm' }, style: 'secondary' }) : '';
+    return html`<li data-session${d.current ? html` data-current` : ''}><span><strong data-device-name>${d.name}</strong>${badge}${dates(i18n, [['manage.signedIn', d.createdAt], ['account.lastSeen', d.lastSeenAt]])}</span>${action}</li>`;
+  });
+  const others = params.sessionControl === 'othersLater' || params.devices.some((d) => !d.current);
+  const note = params.sessionControl === 'othersLater' ? i18n.t('manage.jwtControl') : params.sessionControl === 'thisOnly' ? i18n.t('manage.jwtNoControl') : undefined;
+  return html`<section data-section="devices"><h2>${i18n.t('account.devices')}</h2>
+${rows.length ? html`<ul class="rows" data-devices>${rows}</ul>` : html`<p class="muted">${i18n.t('account.unknownDevice')}</p>`}
+${note ? html`<p class="muted" data-sessions-note>${note}</p>` : ''}
+${params.sessionControl !== 'thisOnly' && others ? post(params, 'account/sessions', i18n.t('manage.signOutOthers'), 'sign-out-others', { fields: { scope: 'others', step: 'confirm' }, style: 'danger' }) : ''}</section>`;
+}
+
 /**
  * Renders the account page.
  *
  * @example
- * renderAccountPage({ theme: {}, authUrl: 'https://example.com/auth', csrfToken, who: 'ada@example.com', providers, passkeys: 1, factors: true, devices: [] })
+ * renderAccountPage({ theme: {}, authUrl: 'https://example.com/auth', csrfToken, who: 'ada@example.com', providers, passkeys: [], managePasskeys: true, factors: true, devices: [], sessionControl: 'each' })
  */
 export function renderAccountPage(params: AccountPageParams): string {
   const i18n = params.i18n ?? english;
-  const accounts = params.providers.map((p) =>
-    p.providerAccountId
-      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.isLinked')}</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, i18n.t('account.unlink'), `unlink-${p.id}`)}</li>`
-      : html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.notLinked')}</small></span>${post(params, `link/${encodeURIComponent(p.id)}`, i18n.t('account.link'), `link-${p.id}`)}</li>`,
-  );
-  const devices = params.devices.map((d) => {
-    const device = d.userAgent ?? i18n.t('account.unknownDevice');
-    return html`<li><span>${d.current ? i18n.t('account.thisDevice', { device }) : device}<br><small class="muted">${i18n.t('account.lastSeen', { date: i18n.date(d.lastSeen) })}</small></span></li>`;
-  });
-  const factors = safeUrl(`${params.authUrl}/factors`);
   const title = i18n.t('account.title');
   const notice = params.notice === undefined ? undefined : i18n.t(Object.hasOwn(notices, params.notice) ? notices[params.notice]! : 'account.error.default');
+  const done = params.done !== undefined && Object.hasOwn(dones, params.done) ? i18n.t(dones[params.done]!) : undefined;
   const body = html`<h1>${title}</h1>
 <p class="muted center">${rich(i18n, 'account.signedInAs', { who: params.who ?? i18n.t('account.you') })}</p>
 ${notice ? html`<p class="alert" role="alert">${notice}</p>` : ''}
-<h2>${i18n.t('account.linked')}</h2>
-${accounts.length ? html`<ul class="rows" data-linked-accounts>${accounts}</ul>` : html`<p class="muted">${i18n.t('account.noProviders')}</p>`}
-<h2>${i18n.t('account.passkeys')}</h2>
-<p class="muted" data-passkeys>${i18n.t('account.passkeyCount', { count: params.passkeys })}</p>
-${params.passkeyProvider ? addPasskey(params, params.passkeyProvider, i18n) : ''}
-${params.factors && factors ? html`<h2>${i18n.t('account.factors')}</h2><p><a${attr('href', factors)}>${i18n.t('account.manageFactors')}</a></p>` : ''}
-<h2>${i18n.t('account.devices')}</h2>
-${devices.length ? html`<ul class="rows" data-devices>${devices}</ul>` : html`<p class="muted">${i18n.t('account.noDevices')}</p>`}`;
+${done ? html`<p class="done" role="status" data-done>${done}</p>` : ''}
+${linkedSection(params, i18n)}
+${passkeysSection(params, i18n)}
+${factorsSection(params, i18n)}
+${devicesSection(params, i18n)}`;
   return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });
 }

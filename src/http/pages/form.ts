@@ -4,6 +4,7 @@
 import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { english, type Translator } from '../../core/messages/translator.js';
 import type { FlowFormField, FlowFormPage, FlowText } from '../../flows/runtime/contract.js';
+import { copyScript } from './copy-script.js';
 import { passkeyTexts } from './passkey-texts.js';
 import { layout, type Theme } from './theme.js';
 
@@ -81,6 +82,7 @@ export function renderFormPage(params: FormPageParams): string {
 ${page.error ? html`<div class="alert" role="alert">${say(page.error, i18n)}</div>` : ''}
 ${image ? html`<img class="figure"${attr('src', image)} alt="${say(page.image!.alt, i18n)}">` : ''}
 ${page.message ? html`<p class="muted center message">${say(page.message, i18n)}</p>` : ''}
+${page.copyable ? html`<div class="copyable" data-copyable><p class="copy-label" id="copy-label">${say(page.copyable.label, i18n)}</p><code id="copy-value" class="copy-value" dir="ltr" aria-labelledby="copy-label" data-copy-value>${page.copyable.value}</code><button type="button" class="button secondary" data-copy="copy-value"${attr('data-copied', i18n.t('manage.copied'))} aria-live="polite" hidden>${i18n.t('manage.copy')}</button></div>${copyScript(params.nonce)}` : ''}
 ${link ? html`<p class="center"><a${attr('href', link)}>${say(page.link!.text, i18n)}</a></p>` : ''}
 ${
   action
@@ -98,5 +100,5 @@ ${Object.entries(page.alternative!.fields ?? {}).map(([name, value]) => html`<in
 </form>` : ''}
 ${leave ? html`<p class="center"><a${attr('href', leave)} data-form-leave>${say(page.leave!.text, i18n)}</a></p>` : ''}
 ${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: '.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}.copyable{display:grid;gap:.5rem;margin:0 0 1rem;padding:.75rem;border:1px solid var(--border);border-radius:8px;background:var(--input)}.copy-label{margin:0;font-size:.85rem;font-weight:600}.copy-value{font:1.05rem/1.6 ui-monospace,monospace;letter-spacing:.05em;user-select:all;overflow-wrap:anywhere;text-align:center}.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

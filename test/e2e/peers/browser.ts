@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core, with a CDP virtual authenticator for WebAuthn tests, and fenced
 // in to loopback: every request to another host is aborted (the OP's dev pages import a Google font, for one).
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, type Page } from 'playwright-core';
 
 /** Where Debian's `chromium` package puts the browser (`apt-get install -y chromium`). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -93,8 +93,9 @@ export interface AuthenticatorPage {
 export async function newPageWithVirtualAuthenticator(
   browser: Browser,
   options: VirtualAuthenticatorOptions = {},
+  contextOptions: BrowserContextOptions = {},
 ): Promise<AuthenticatorPage> {
-  const context = await browser.newContext();
+  const context = await browser.newContext(contextOptions);
   try {
     await fenceToLoopback(context);
     const page = await context.newPage();

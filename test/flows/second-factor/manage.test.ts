@@ -56,7 +56,7 @@ async function session(w: World): Promise<{ user?: { email: string }; amr?: stri
 
 /** The base32 key an enrolment page shows, as bytes. */
 function keyOf(page: string): Uint8Array {
-  const typed = /type this key: ([A-Z2-7 ]+)\./.exec(page)?.[1];
+  const typed = /data-copy-value>([A-Z2-7 ]+)</.exec(page)?.[1];
   if (!typed) throw new Error('no key on the page');
   return decodeBase32IgnorePadding(typed.replace(/ /g, ''));
 }
@@ -213,6 +213,57 @@ describe('managing factors', () => {
     expect(done.headers.get('location')).toBe('http://localhost:3000/account');
     expect(await pg.adapter.listFactors(w.userId)).toEqual([]);
     expect(w.events.find((e) => e.type === 'factorRemoved')?.message.factor).toEqual({ id: factor.id, kind: 'totp' });
+  });
+
+  it('the page removes a factor in two steps: a confirmation naming the consequence changes nothing, then the check', async () => {
+    const w = await world();
+    await signIn(w);
+    await enrol(w);
+    const [factor] = await pg.adapter.listFactors(w.userId);
+    const csrfToken = await w.t.csrfToken();
+    const list = await (await w.t.client.get('/auth/factors', { headers: { accept: 'text/html' } })).text();
+    expect(list).toMatch(/<input type="hidden" name="step" value="confirm"><button type="submit" class="button danger" data-factor-action="remove">Remove<\/button>/);
+    const ask = await w.t.client.post('/auth/factors/remove', { csrfToken, id: factor.id, step: 'confirm', callbackUrl: '/account' });
+    expect(ask.status).toBe(200);
+    const confirm = await ask.text();
+    expect(confirm).toContain('Remove this authenticator app? Signing in will no longer ask for its codes.');
+    expect(confirm).toContain('It is your last second factor: after this, your password alone signs you in.');
+    expect(confirm).toMatch(/<button type="submit" class="button danger" data-confirm>Remove<\/button>/);
+    expect(confirm).not.toContain('name="step"');
+    expect(confirm).toContain('href="http://localhost:3000/auth/factors" data-cancel');
+    expect(await pg.adapter.listFactors(w.userId)).toHaveLength(1);
+    expect(w.t.client.cookies.get(FACTORS)).toBeFalsy();
+    // The confirmed form goes on to the check, as before.
+    const next = await w.t.client.post('/auth/factors/remove', { csrfToken, id: factor.id, callbackUrl: '/account' });
+    expect(await next.text()).toContain('Confirm it is you');
+    // Another user's factor: no confirmation page, back to the list.
+    const stranger = await world();
+    await pg.adapter.createFactor({ id: `y-${stranger.userId}`, userId: stranger.userId, kind: 'totp', secret: 'sealed', createdAt: new Date(), activatedAt: new Date() });
+    const foreign = await w.t.client.post('/auth/factors/remove', { csrfToken, id: `y-${stranger.userId}`, step: 'confirm' });
+    expect(foreign.location?.href).toBe('http://localhost:3000/auth/factors');
+  });
+
+  it('the enrolment page shows the setup key as its own block with a copy button and a Cancel; backup codes have copy, download and print', async () => {
+    const w = await world();
+    await signIn(w);
+    const csrfToken = await w.t.csrfToken();
+    const page = await (await w.t.client.post('/auth/factors/totp', { csrfToken, callbackUrl: '/account' })).text();
+    expect(page).toMatch(/<div class="copyable" data-copyable><p class="copy-label" id="copy-label">Setup key<\/p><code id="copy-value"[^>]*>[A-Z2-7 ]+<\/code><button type="button" class="button secondary" data-copy="copy-value"[^>]*hidden>Copy<\/button>/);
+    expect(page).not.toMatch(/type this key/);
+    expect(page).toContain('href="http://localhost:3000/auth/factors" data-form-leave>Cancel</a>');
+    expect(page).toMatch(/<script nonce="[^"]+">/);
+    const key = keyOf(page);
+    await w.t.client.post('/auth/factors/code', { csrfToken, code: stepCode(key) });
+    const codesPage = await (await w.t.client.post('/auth/factors/backup-codes', { csrfToken, callbackUrl: '/account' })).text();
+    const codes = [...codesPage.matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((m) => m[1]!);
+    expect(codes).toHaveLength(10);
+    expect(codesPage).toContain('data-copy="backup-codes"');
+    expect(codesPage).toContain('data-print hidden>Print</button>');
+    const href = /download="backup-codes.txt" href="([^"]+)"/.exec(codesPage)![1]!.replace(/&amp;/g, '&');
+    expect(href.startsWith('data:text/plain;charset=utf-8,')).toBe(true);
+    const file = decodeURIComponent(href.slice('data:text/plain;charset=utf-8,'.length));
+    expect(file.startsWith('Backup codes for localhost:3000\r\n')).toBe(true);
+    for (const code of codes) expect(file).toContain(`\r\n${code}\r\n`);
   });
 
   it('removing a factor the user does not have is a bad request, not a removal', async () => {

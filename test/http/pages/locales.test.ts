@@ -38,11 +38,12 @@ function pages(i18n: Translator): Record<string, string> {
       { id: 'f1', kind: 'totp', label: 'Authenticator app', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
       { id: 'f2', kind: 'backup', label: 'Backup code', createdAt: '2026-11-25T10:00:00.000Z', activatedAt: '2026-11-25T10:00:00.000Z' },
     ] }),
-    account: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', who: 'ada@example.com', passkeys: 2, factors: true, notice: 'AccessDenied',
+    account: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', who: 'ada@example.com', factors: true, notice: 'AccessDenied', done: 'passkeyAdded', managePasskeys: true, sessionControl: 'each',
+      passkeys: [{ id: 'cred-1', name: null, createdAt: '2026-11-20T10:00:00.000Z', lastUsedAt: null }, { id: 'cred-2', name: 'Work laptop', createdAt: '2026-11-21T10:00:00.000Z', lastUsedAt: '2026-11-25T10:00:00.000Z' }],
       providers: [{ id: 'github', name: 'GitHub', providerAccountId: '42' }, { id: 'google', name: 'Google' }],
-      devices: [{ current: true, lastSeen: '2026-11-25T10:00:00.000Z', userAgent: 'Firefox' }, { current: false, lastSeen: '2026-11-24T10:00:00.000Z' }] }),
+      devices: [{ id: 's1', name: 'Firefox', current: true, createdAt: '2026-11-20T10:00:00.000Z', lastSeenAt: '2026-11-25T10:00:00.000Z' }, { id: 's2', name: 'Chrome', current: false, createdAt: null, lastSeenAt: '2026-11-24T10:00:00.000Z' }] }),
     // No address or name to show ("you"), and a passkey provider (the "add a passkey" button).
-    accountAnonymous: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', passkeys: 0, passkeyProvider: 'passkey', factors: false, providers: [], devices: [] }),
+    accountAnonymous: renderAccountPage({ ...common, authUrl: `${origin}/auth`, csrfToken: 'c', passkeys: [], managePasskeys: false, passkeyProvider: 'passkey', factors: false, providers: [], devices: [], sessionControl: 'othersLater' }),
     codes: renderBackupCodesPage({ ...common, codes: ['ABCD-EFGH'], continueUrl: `${origin}/account` }),
     // The e-mail code page and the authenticator-app enrolment page, with the ids their machines use.
     emailCode: renderFormPage({ ...common, actionUrl: `${origin}/auth/callback/email`, hiddenFields: { csrfToken: 'c' }, page: {
@@ -51,7 +52,8 @@ function pages(i18n: Translator): Record<string, string> {
       alternative: { action: `${origin}/auth/signin/email`, label: { message: 'emailCode.resend' }, fields: { email: 'ada@example.com' } },
       leave: { href: `${origin}/auth/signin`, text: { message: 'emailCode.otherAddress' } } } }),
     enrol: renderFormPage({ ...common, actionUrl: `${origin}/auth/second-factor`, hiddenFields: { csrfToken: 'c' }, page: {
-      title: { message: 'factor.enrol.title' }, message: { message: 'factor.enrol.message', values: { key: 'ABCD EFGH' } },
+      title: { message: 'factor.enrol.title' }, message: { message: 'manage.enrolMessage' }, copyable: { label: { message: 'manage.setupKey' }, value: 'ABCD EFGH' },
+      leave: { href: 'factors', text: { message: 'manage.cancel' } },
       image: { src: 'data:image/svg+xml;base64,PHN2Zy8+', alt: { message: 'factor.enrol.qrAlt', values: { account: 'otpauth://totp/x' } } },
       link: { href: 'otpauth://totp/x', text: { message: 'factor.enrol.openApp' } }, error: { message: 'factor.enrol.wrongCode' },
       fields: [{ name: 'code', label: { message: 'factor.code' } }], submit: { message: 'factor.enrol.submit' } } }),
@@ -84,7 +86,7 @@ describe.each(shippedLocales)('in %s', (locale) => {
     expect(text(all.factors)).toContain(i18n.t('factors.added', { date: i18n.date('2026-11-25T10:00:00.000Z') }));
     expect(text(all.codes)).toContain(i18n.t('codes.note'));
     expect(text(all.account)).toContain(i18n.t('account.error.AccessDenied'));
-    expect(text(all.account)).toContain(i18n.t('account.thisDevice', { device: 'Firefox' }));
+    expect(text(all.account)).toContain('Firefox');
     expect(text(all.account)).toContain(i18n.t('account.lastSeen', { date: i18n.date('2026-11-24T10:00:00.000Z') }));
     expect(text(all.check)).toContain(i18n.t('factor.check.titleConfirm'));
     expect(text(all.emailCode)).toContain(i18n.t('emailCode.wrong', { count: 4 }));
@@ -92,7 +94,14 @@ describe.each(shippedLocales)('in %s', (locale) => {
     expect(text(all.emailCode)).toContain(i18n.t('emailCode.otherAddress'));
     expect(text(all.accountAnonymous)).toContain(i18n.t('account.signedInAs', { who: i18n.t('account.you') }));
     expect(text(all.accountAnonymous)).toContain(i18n.t('account.addPasskey'));
-    expect(text(all.enrol)).toContain(i18n.t('factor.enrol.message', { key: 'ABCD EFGH' }));
+    expect(text(all.enrol)).toContain(i18n.t('manage.enrolMessage'));
+    expect(text(all.enrol)).toContain(i18n.t('manage.setupKey'));
+    expect(text(all.enrol)).toContain(i18n.t('manage.cancel'));
+    expect(text(all.account)).toContain(i18n.t('manage.passkeyAdded'));
+    expect(text(all.account)).toContain(i18n.t('manage.passkeyUnnamed'));
+    expect(text(all.account)).toContain(i18n.t('manage.thisDevice'));
+    expect(text(all.account)).toContain(i18n.t('manage.signOutOthers'));
+    expect(text(all.accountAnonymous)).toContain(i18n.t('manage.jwtControl'));
     expect(text(all.check)).toContain(i18n.t('factor.check.wrongCode'));
     if (locale !== 'en') {
       // Not English: the English sentences are gone.
