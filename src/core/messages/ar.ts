@@ -161,4 +161,10 @@ export const ar: Messages = {
   'mail.codeIntro': 'أو أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.codeIntroOnly': 'أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.ignore': 'إذا لم تطلب تسجيل الدخول، يمكنك تجاهل هذه الرسالة.',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'كلمة المرور',
+  'signin.field.missing': 'يُرجى ملء هذا الحقل.',
+  'signin.field.invalid': 'تحقّق من هذه القيمة وحاول مرة أخرى.',
+  'signin.field.badAddress': 'أدخل عنوان بريد إلكتروني مثل name@example.com.',
 };

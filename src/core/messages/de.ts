@@ -161,4 +161,10 @@ export const de: Messages = {
   'mail.codeIntro': 'Oder geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.codeIntroOnly': 'Geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.ignore': 'Wenn Sie keine Anmeldung angefordert haben, können Sie diese E-Mail ignorieren.',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Passwort',
+  'signin.field.missing': 'Bitte füllen Sie dieses Feld aus.',
+  'signin.field.invalid': 'Bitte prüfen Sie diese Angabe und versuchen Sie es erneut.',
+  'signin.field.badAddress': 'Geben Sie eine E-Mail-Adresse wie name@beispiel.de ein.',
 };

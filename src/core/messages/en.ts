@@ -172,6 +172,12 @@ export const en = {
   'mail.codeIntro': 'Or enter this code on the page where you asked for it:',
   'mail.codeIntroOnly': 'Enter this code on the page where you asked for it:',
   'mail.ignore': 'If you did not ask to sign in, you can ignore this e-mail.',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Password',
+  'signin.field.missing': 'Fill in this field.',
+  'signin.field.invalid': 'Check this and try again.',
+  'signin.field.badAddress': 'Enter an e-mail address such as name@example.com.',
 } as const;
 
 /** The id of a built-in message. */

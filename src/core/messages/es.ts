@@ -161,4 +161,10 @@ export const es: Messages = {
   'mail.codeIntro': 'O introduce este código en la página donde lo pediste:',
   'mail.codeIntroOnly': 'Introduce este código en la página donde lo pediste:',
   'mail.ignore': 'Si no has pedido iniciar sesión, puedes ignorar este correo.',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Contraseña',
+  'signin.field.missing': 'Rellena este campo.',
+  'signin.field.invalid': 'Revisa este dato e inténtalo de nuevo.',
+  'signin.field.badAddress': 'Introduce una dirección de correo como nombre@ejemplo.es.',
 };

@@ -161,4 +161,10 @@ export const fr: Messages = {
   'mail.codeIntro': 'Ou saisissez ce code sur la page où vous l’avez demandé :',
   'mail.codeIntroOnly': 'Saisissez ce code sur la page où vous l’avez demandé :',
   'mail.ignore': 'Si vous n’avez pas demandé à vous connecter, ignorez cet e-mail.',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Mot de passe',
+  'signin.field.missing': 'Veuillez remplir ce champ.',
+  'signin.field.invalid': 'Vérifiez cette valeur et réessayez.',
+  'signin.field.badAddress': 'Saisissez une adresse e-mail comme nom@exemple.fr.',
 };

@@ -161,4 +161,10 @@ export const ja: Messages = {
   'mail.codeIntro': 'または、請求したページで次のコードを入力してください:',
   'mail.codeIntroOnly': '請求したページで次のコードを入力してください:',
   'mail.ignore': 'ログインを求めていない場合は、このメールを無視してください。',
+
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'パスワード',
+  'signin.field.missing': 'この項目を入力してください。',
+  'signin.field.invalid': '入力内容を確認して、もう一度お試しください。',
+  'signin.field.badAddress': 'name@example.jp のようなメールアドレスを入力してください。',
 };
