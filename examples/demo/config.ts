@@ -65,7 +65,8 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
       OIDC({ id: 'demo-idp', name: 'Demo IdP', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, checks: ['pkce', 'state', 'nonce'], style: { brandColor: '#4f46e5' } }),
       Credentials({
         name: 'Demo account',
-        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        // Unlabelled, the fields are named by the sign-in page in the reader's language.
+        credentials: { email: { type: 'email' }, password: { type: 'password' } },
         authorize: async (c) => (c.email === DEMO_EMAIL && c.password === DEMO_PASSWORD ? { id: 'demo', email: DEMO_EMAIL, name: 'Demo User' } : null),
       }),
       ...realProviders,

@@ -89,8 +89,9 @@ export async function openDemoDatabase(env: NodeJS.ProcessEnv = process.env): Pr
     const db = await PGlite.create(owned ? dataDir : undefined);
     q = toQueryable(db);
     where = owned
-      ? `embedded PGlite in ${dataDir} (set DATABASE_URL to use a PostgreSQL server)`
-      : env.DEMO_DATABASE === 'memory' ? 'embedded PGlite in memory (DEMO_DATABASE=memory)' : `embedded PGlite in memory: another demo process holds ${dataDir}`;
+      ? // The folder is named relative to the project, not as this machine's path: the home page shows it to anyone.
+        `embedded PGlite in .data/demo-pglite (set DATABASE_URL to use a PostgreSQL server)`
+      : env.DEMO_DATABASE === 'memory' ? 'embedded PGlite in memory (DEMO_DATABASE=memory)' : 'embedded PGlite in memory: another demo process holds .data/demo-pglite';
     close = async () => {
       await db.close();
       if (owned) await rm(lockFile, { force: true });

@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import { defineHandler } from 'h3';
 import { SMTPServer } from 'smtp-server';
-import type { AuthConfig } from '../../src/index.js';
+import { getSession, type AuthConfig } from '../../src/index.js';
 import { escapeHtml } from '../../src/core/html-escape.js';
 import { Email } from '../../src/providers/email.js';
 import type { DemoServices } from './config.js';
@@ -131,8 +131,8 @@ setInterval(async () => {
 }, 3000);
 </script>`;
 
-/** The /dev/mailbox page: every caught mail, newest first, with its links. */
-export function mailboxPage(mails: readonly CaughtMail[], now = new Date()): string {
+/** The /dev/mailbox page: every caught mail, newest first, with its links; `signedIn` picks the nav's sign-in or sign-out. */
+export function mailboxPage(mails: readonly CaughtMail[], now = new Date(), signedIn = false): string {
   const items = mails.length
     ? mails
         .map((m) => {
@@ -144,7 +144,7 @@ export function mailboxPage(mails: readonly CaughtMail[], now = new Date()): str
     : '<p class="card">No mail yet. <a href="/auth/signin">Sign in with an e-mail link</a>, then come back here.</p>';
   const body = `<h1>Demo mailbox</h1><p>Mails authchart sent while the demo runs (the newest ${KEEP}, kept in memory).</p>
 <p id="new-mail" class="card" role="status" hidden>New mail arrived. <a href="/dev/mailbox">Show it</a></p>${items}${mailboxScript}`;
-  return layout('Demo mailbox', body, { mailbox: true }).replace('<body>', `<body data-mails="${mails.length}">`);
+  return layout('Demo mailbox', body, { mailbox: true, signedIn }).replace('<body>', `<body data-mails="${mails.length}">`);
 }
 
 /**
@@ -173,7 +173,7 @@ export async function addEmailSignIn(config: AuthConfig, services: DemoServices,
   // Each mail carries a link and a one-time code; the page after sending asks for the code.
   config.providers.push(Email({ server: catcher.server, code: true }));
   const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
-  services.routes.push({ path: '/dev/mailbox', handler: defineHandler(() => html(mailboxPage(catcher.mails))) });
+  services.routes.push({ path: '/dev/mailbox', handler: defineHandler(async (event) => html(mailboxPage(catcher.mails, new Date(), Boolean((await getSession(event, config))?.user)))) });
   services.routes.push({ path: '/dev/mailbox/count', handler: defineHandler(() => new Response(String(catcher.mails.length), { headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } })) });
   services.notes.push(`E-mail sign-in: no mail server needed; links and codes sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`);
   return catcher.close;

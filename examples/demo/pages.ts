@@ -5,17 +5,20 @@ import { escapeHtml } from '../../src/core/html-escape.js';
 import type { DemoServices } from './config.js';
 import { demoCss, faviconLink, humanDate } from './style.js';
 
-/** The demo's page frame; `nav` links the demo's pages (the mailbox only when the demo has one). */
-export function layout(title: string, body: string, options: { mailbox?: boolean } = {}): string {
+/**
+ * The demo's page frame; `nav` links the demo's pages (the mailbox only when the demo has one), and "Sign out" for a
+ * signed-in visitor or "Sign in" for anyone else, never both.
+ */
+export function layout(title: string, body: string, options: { mailbox?: boolean; signedIn?: boolean } = {}): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">${faviconLink}
 <title>${escapeHtml(title)}</title>
-<style>${demoCss}</style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a>${options.mailbox ? '<a href="/dev/mailbox">Mailbox</a>' : ''}<a href="/auth/signin">Sign in</a><a href="/auth/signout">Sign out</a></nav>${body}</body></html>`;
+<style>${demoCss}</style></head><body><nav><a href="/">Home</a><a href="/protected">Protected page</a>${options.mailbox ? '<a href="/dev/mailbox">Mailbox</a>' : ''}${options.signedIn ? '<a href="/auth/signout">Sign out</a>' : '<a href="/auth/signin">Sign in</a>'}</nav>${body}</body></html>`;
 }
 
-/** The notes' URLs and demo paths as links (the inspector, the mailbox, the IdP). */
-function linkify(escaped: string): string {
-  return escaped.replace(/(https?:\/\/[^\s<]+?|\/dev\/mailbox|\/auth\/_inspect)(?=[.,)]?(?:\s|$))/g, (url) => `<a href="${url}">${url}</a>`);
+/** The notes' URLs and demo paths as links (the inspector, the mailbox, the IdP); a sentence's `.,):;` stays outside. */
+export function linkify(escaped: string): string {
+  return escaped.replace(/(https?:\/\/[^\s<]+?|\/dev\/mailbox|\/auth\/_inspect)(?=[.,):;]?(?:\s|$))/g, (url) => `<a href="${url}">${url}</a>`);
 }
 
 /** How this user's latest sign-in went, in the words a person uses. */
@@ -75,7 +78,7 @@ form?.addEventListener('submit', async (event) => {
 </script>`;
 
 const quickSignIn = `<form id="quick-signin"><p>Or, without leaving this page (the demo account):</p>
-<p class="actions"><input name="email" type="email" aria-label="Email" autocomplete="username" inputmode="email" required> <input name="password" type="password" aria-label="Password" autocomplete="current-password" required> <button>Sign in</button></p>
+<p class="actions"><label>Email <input name="email" type="email" autocomplete="username" inputmode="email" required></label> <label>Password <input name="password" type="password" autocomplete="current-password" required></label> <button>Sign in</button></p>
 <p role="alert"></p></form>`;
 
 /** The home page; `devices` is the "Your devices" card (devices.ts), shown under who is signed in. */
@@ -90,7 +93,7 @@ export async function homePage(session: Session | null, services: DemoServices, 
   const notes = services.notes.map((n) => `<li>${linkify(escapeHtml(n))}</li>`).join('');
   const user = escapeHtml(String(session?.user?.email ?? ''));
   const mailbox = services.routes.some((r) => r.path === '/dev/mailbox');
-  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div>${devices}<div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}${session?.user ? passkeyScript : ''}`, { mailbox });
+  return layout('authchart demo', `<h1>authchart demo</h1><div class="card" id="who" data-user="${user}">${who}</div>${devices}<div class="card"><h2>What runs here</h2><ul>${notes}</ul></div>${homeScript}${session?.user ? passkeyScript : ''}`, { mailbox, signedIn: Boolean(session?.user) });
 }
 
 /**
@@ -121,11 +124,11 @@ export function protectedPage(session: Session | null, services?: DemoServices):
   return layout(
     'Protected page',
     `<h1>Protected page</h1><div class="card"><p>Hello, ${who}. You see this page because you are signed in; signed out, this address sends you to the sign-in page, which says why.</p><p><a href="/">Back to the home page</a></p></div>`,
-    { mailbox },
+    { mailbox, signedIn: Boolean(session?.user) },
   );
 }
 
 /** Behind requireRecentSignIn: reached only within 5 minutes of a sign-in or a factor check. */
 export function securityPage(session: Session): string {
-  return layout('Security settings', `<h1>Security settings</h1><p>${escapeHtml(String(session.user?.email ?? ''))} passed a sign-in or a factor check in the last 5 minutes, so this page opens. Change what matters here.</p><p><a href="/auth/factors?callbackUrl=/auth/factors">Manage two-step verification</a></p>`);
+  return layout('Security settings', `<h1>Security settings</h1><p>${escapeHtml(String(session.user?.email ?? ''))} passed a sign-in or a factor check in the last 5 minutes, so this page opens. Change what matters here.</p><p><a href="/auth/factors?callbackUrl=/auth/factors">Manage two-step verification</a></p>`, { signedIn: true });
 }

@@ -21,6 +21,7 @@ import { errorRedirect, html, json, redirect, redirectsAsData, wantsJson } from 
 
 export { wantsJson };
 import { forgetReturnAddress, rememberSentTo, rememberTypedIdentifier } from './signin-memory.js';
+import { signInPageResponse, typedValue, wantsPage } from './signin-page.js';
 import { sweepIfDue } from './sweep.js';
 
 // The throttle loads on the first sign-in request of a configuration that throttles.
@@ -49,7 +50,19 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'), answer.status === 'failed' ? answer.error : undefined);
   if (answer.status === 'failed' && answer.typed) rememberTypedIdentifier(req, provider);
   if (answer.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
+  if (answer.status === 'failed' && provider.type === 'email' && route === 'signin' && failedIn(answer.error, 'invalidAddress') && wantsPage(req)) {
+    // A browser's form with something that is not an address: the page again, the error under the field, the typing kept.
+    req.config.logger.debug('email: not an address', { provider: provider.id });
+    if (answer.record) rememberFailedFlow(req, answer.record);
+    return signInPageResponse(req, { fieldErrors: { email: 'signin.field.badAddress' }, email: typedValue(req.body.email) });
+  }
   return respond(req, answer, { providerId: provider.id, notTaken: route === 'signin' ? 'signInPage' : 'unknownAction' });
+}
+
+/** Whether a flow failed in the final state named `state` (the evidence the runtime puts on every failure). */
+function failedIn(error: AuthError, state: string): boolean {
+  const at = (error.cause as { state?: unknown } | undefined)?.state;
+  return typeof at === 'string' && at.split('.').at(-1) === state;
 }
 
 /**

@@ -199,4 +199,9 @@ export const ar: Messages = {
   'manage.download': 'تنزيل (.txt)',
   'manage.print': 'طباعة',
   'manage.codesFileTitle': 'الرموز الاحتياطية لـ {host}',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'كلمة المرور',
+  'signin.field.missing': 'يُرجى ملء هذا الحقل.',
+  'signin.field.invalid': 'تحقّق من هذه القيمة وحاول مرة أخرى.',
+  'signin.field.badAddress': 'أدخل عنوان بريد إلكتروني مثل name@example.com.',
 };

@@ -199,4 +199,9 @@ export const de: Messages = {
   'manage.download': 'Herunterladen (.txt)',
   'manage.print': 'Drucken',
   'manage.codesFileTitle': 'Backup-Codes für {host}',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Passwort',
+  'signin.field.missing': 'Bitte füllen Sie dieses Feld aus.',
+  'signin.field.invalid': 'Bitte prüfen Sie diese Angabe und versuchen Sie es erneut.',
+  'signin.field.badAddress': 'Geben Sie eine E-Mail-Adresse wie name@beispiel.de ein.',
 };

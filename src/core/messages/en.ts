@@ -210,6 +210,11 @@ export const en = {
   'manage.download': 'Download (.txt)',
   'manage.print': 'Print',
   'manage.codesFileTitle': 'Backup codes for {host}',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Password',
+  'signin.field.missing': 'Fill in this field.',
+  'signin.field.invalid': 'Check this and try again.',
+  'signin.field.badAddress': 'Enter an e-mail address such as name@example.com.',
 } as const;
 
 /** The id of a built-in message. */

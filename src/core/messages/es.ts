@@ -199,4 +199,9 @@ export const es: Messages = {
   'manage.download': 'Descargar (.txt)',
   'manage.print': 'Imprimir',
   'manage.codesFileTitle': 'Códigos de respaldo para {host}',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Contraseña',
+  'signin.field.missing': 'Rellena este campo.',
+  'signin.field.invalid': 'Revisa este dato e inténtalo de nuevo.',
+  'signin.field.badAddress': 'Introduce una dirección de correo como nombre@ejemplo.es.',
 };

@@ -199,4 +199,9 @@ export const fr: Messages = {
   'manage.download': 'Télécharger (.txt)',
   'manage.print': 'Imprimer',
   'manage.codesFileTitle': 'Codes de secours pour {host}',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'Mot de passe',
+  'signin.field.missing': 'Veuillez remplir ce champ.',
+  'signin.field.invalid': 'Vérifiez cette valeur et réessayez.',
+  'signin.field.badAddress': 'Saisissez une adresse e-mail comme nom@exemple.fr.',
 };

@@ -199,4 +199,9 @@ export const ja: Messages = {
   'manage.download': 'ダウンロード（.txt）',
   'manage.print': '印刷',
   'manage.codesFileTitle': '{host} のバックアップコード',
+  // The sign-in page's fields: labels the app did not set, and errors shown under the field they are about
+  'signin.passwordLabel': 'パスワード',
+  'signin.field.missing': 'この項目を入力してください。',
+  'signin.field.invalid': '入力内容を確認して、もう一度お試しください。',
+  'signin.field.badAddress': 'name@example.jp のようなメールアドレスを入力してください。',
 };

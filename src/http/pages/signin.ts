@@ -1,6 +1,7 @@
-// The built-in sign-in page: provider buttons first, then the password form(s) with the one primary button, then the
-// ways without a password (an e-mail link and passkeys share one address field), and a friendly message when a
-// previous attempt failed or the visitor is already signed in.
+// The built-in sign-in page: provider buttons first, then the password form with the one primary button, then the
+// ways without a password, all on one address field (an e-mail link, an e-mail code and passkeys share it, and so
+// does a password form that asks for an address), and a friendly message when a previous attempt failed or the
+// visitor is already signed in. An error about one field stands under that field, with what was typed kept.
 
 import type { ProviderType } from '../../core/types.js';
 import { readableTextOn, safeColor } from '../../core/color.js';
@@ -61,6 +62,11 @@ export interface SignInPageParams {
   requestedPage?: string;
   /** The page's language; English when absent. */
   i18n?: Translator;
+  /**
+   * Errors about single fields of a form the server refused (field name -> sentence), each shown under its field;
+   * `email` and `typedIdentifier` put back what was typed.
+   */
+  fieldErrors?: Readonly<Record<string, string>>;
 }
 
 /** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
@@ -113,14 +119,13 @@ function hiddenFields(csrfToken: string, callbackUrl: string): SafeHtml {
   return html`<input type="hidden" name="csrfToken" value="${csrfToken}"><input type="hidden" name="callbackUrl" value="${callbackUrl}">`;
 }
 
-/** Per-provider button colours go in the page's <style> (keyed by index) so no inline style attribute is needed. */
+/**
+ * A provider's brand colour goes in the page's <style> (keyed by index) so no inline style attribute is needed. It
+ * marks the button's leading edge; a light brand colour, which would vanish into a light card, keeps the neutral one.
+ */
 function providerCss(provider: PageProvider, index: number): string {
-  const bg = safeColor(provider.style?.bg) ?? safeColor(provider.style?.brandColor);
-  const text = safeColor(provider.style?.text) ?? (bg ? readableTextOn(bg) : undefined);
-  // A light button keeps the neutral border, or it would vanish into a light card.
-  const border = bg && readableTextOn(bg) === '#ffffff' ? bg : undefined;
-  const decls = [bg && `--p-bg:${bg}`, border && `--p-border:${border}`, text && `--p-text:${text}`].filter(Boolean);
-  return decls.length ? `.p-${index}{${decls.join(';')}}` : '';
+  const brand = safeColor(provider.style?.brandColor) ?? safeColor(provider.style?.bg);
+  return brand && readableTextOn(brand) === '#ffffff' ? `.p-${index}{--p-brand:${brand}}` : '';
 }
 
 interface Ctx {
@@ -135,6 +140,22 @@ interface Ctx {
   /** Someone is signed in: a passkey created here is added to their account. */
   signedIn: boolean;
   i18n: Translator;
+  fieldErrors: Readonly<Record<string, string>>;
+}
+
+/** The sentence under a field the server refused, tied to the input by `aria-describedby`. */
+function fieldError(name: string, id: string, ctx: Ctx): { attrs: SafeHtml | string; note: SafeHtml | string } {
+  const message = Object.hasOwn(ctx.fieldErrors, name) ? ctx.fieldErrors[name] : undefined;
+  if (message === undefined) return { attrs: '', note: '' };
+  return { attrs: html` aria-invalid="true" aria-describedby="${id}-error" autofocus`, note: html`<p class="field-error" id="${id}-error">${message}</p>` };
+}
+
+/** The label of a field the app did not name: the address and password in the page's language, else the field's name. */
+function fieldLabel(name: string, field: PageFormField, ctx: Ctx): string {
+  if (field.label !== undefined) return field.label;
+  if (field.type === 'password') return ctx.i18n.t('signin.passwordLabel');
+  if (field.type === 'email' || name === 'email') return ctx.i18n.t('signin.emailLabel');
+  return name;
 }
 
 /** The first password form's button is the page's one primary action; every other form's is outlined. */
@@ -144,6 +165,7 @@ function buttonClass(ctx: Ctx): string {
   return cls;
 }
 
+/** A provider button is outlined: the brand colour marks its edge, so the page keeps one solid (primary) button. */
 function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
   const action = safeUrl(p.signinUrl);
   if (!action) return undefined;
@@ -153,7 +175,8 @@ function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undef
 
 /** The address field the e-mail link and passkeys share; `webauthn` in autocomplete offers passkeys in autofill. */
 function addressField(id: string, ctx: Ctx, options: { webauthn: boolean; required: boolean }): SafeHtml {
-  return html`<div><label for="${id}">${ctx.i18n.t('signin.emailLabel')}</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false"${options.required ? html` required` : ''} placeholder="${ctx.i18n.t('signin.emailPlaceholder')}"${attr('value', ctx.email)}></div>`;
+  const error = fieldError('email', id, ctx);
+  return html`<div class="field"><label for="${id}">${ctx.i18n.t('signin.emailLabel')}</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false" autocapitalize="none"${options.required ? html` required` : ''} placeholder="${ctx.i18n.t('signin.emailPlaceholder')}"${attr('value', ctx.email)}${error.attrs}>${error.note}</div>`;
 }
 
 function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
@@ -178,6 +201,7 @@ function inputFields(fields: Record<string, PageFormField>, prefix: string, inde
   const entries = Object.entries(fields);
   const identifier = identify ? entries.findIndex(([, f]) => f.type !== 'password') : -1;
   const refill = identifier >= 0 && ctx.typedIdentifier !== undefined;
+  const anyError = entries.some(([name]) => Object.hasOwn(ctx.fieldErrors, name));
   return entries.map(([name, field], i) => {
     const id = `${prefix}-${index}-${i}`;
     const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
@@ -185,19 +209,64 @@ function inputFields(fields: Record<string, PageFormField>, prefix: string, inde
     // An e-mail input is prefilled (`?email=`), as on the e-mail provider's form; a failed form's identifier comes back.
     const value = refill && i === identifier ? ctx.typedIdentifier : type === 'email' ? ctx.email : undefined;
     const required = identify ? field.required !== false : field.required;
-    const focus = refill && i === identifier + 1;
-    return html`<div><label for="${id}">${field.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${attr('inputmode', inputModes[type])}${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}${type === 'email' || i === identifier ? html` spellcheck="false" autocapitalize="none"` : ''}${required ? html` required` : ''}${focus ? html` autofocus` : ''}${attr('value', value)}></div>`;
+    // Focus goes to the field an error is about, else (after a wrong password) to the one after the identifier.
+    const focus = !anyError && refill && i === identifier + 1;
+    const error = fieldError(name, id, ctx);
+    return html`<div class="field"><label for="${id}">${fieldLabel(name, field, ctx)}</label><input id="${id}" name="${name}" type="${type}"${attr('inputmode', inputModes[type])}${attr('placeholder', field.placeholder)}${attr('autocomplete', autocomplete)}${type === 'email' || i === identifier ? html` spellcheck="false" autocapitalize="none"` : ''}${required ? html` required` : ''}${focus ? html` autofocus` : ''}${attr('value', value)}${error.attrs}>${error.note}</div>`;
   });
 }
 
-function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
+/** The ways without a password that a form holding the address field offers under its own button. */
+interface Passwordless {
+  email?: PageProvider;
+  passkey?: PageProvider;
+}
+
+/** The first field a person types who they are into (not a password): a password form's identifier. */
+function identifierOf(p: PageProvider): [string, PageFormField] | undefined {
+  return Object.entries(p.credentials ?? {}).find(([, f]) => f.type !== 'password');
+}
+
+/** A password form asks for an address the e-mail link and passkeys can share: its identifier is `email`, typed as one. */
+function asksForAddress(p: PageProvider): boolean {
+  const identifier = identifierOf(p);
+  return identifier !== undefined && identifier[0] === 'email' && identifier[1].type === 'email';
+}
+
+/**
+ * A password form. With `passwordless`, it holds the page's one address field and offers, under its primary button,
+ * the e-mail link (a submit to the e-mail provider, checked by the server so a bad address comes back beside its
+ * field) and the passkey buttons.
+ */
+function credentialsForm(p: PageProvider, index: number, ctx: Ctx, passwordless?: Passwordless): SafeHtml | undefined {
   // Credentials are checked by the callback route, so the form posts there, not to signinUrl.
   const action = safeUrl(p.callbackUrl);
   if (!action) return undefined;
-  const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined }, true);
-  return html`<form method="post" data-credentials${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
+  let credentials = p.credentials ?? {};
+  if (passwordless?.passkey?.enableConditionalUI) credentials = { ...credentials, email: { ...credentials.email, autocomplete: 'username webauthn' } };
+  const fields = inputFields(credentials, 'cred', index, passwordless ? ctx : { ...ctx, email: undefined }, true);
+  // Links of this password form ("Forgot your password?", "Create an account") go in `links`: under its button,
+  // stacked with room to tap, before the ways without a password.
+  const links: SafeHtml[] = [];
+  const hook = passwordless?.passkey ? passkeyHook(passwordless.passkey, ctx) : undefined;
+  return html`<form method="post" data-credentials${attr('action', action)}${hook ? html` ${hook}` : ''}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
-<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button>
+${links.length ? html`<p class="links">${links}</p>` : ''}
+${passwordless ? passwordlessChoices(passwordless, ctx) : ''}
+</form>`;
+}
+
+/**
+ * The e-mail link and passkey buttons inside the password form. The e-mail link is an `<input type="submit">` posting
+ * the same form to the e-mail provider (`formaction`), unchecked by the browser (`formnovalidate`: the password
+ * field's `required` is not for it); the password form's own submit stays its one `<button type="submit">`.
+ */
+function passwordlessChoices(passwordless: Passwordless, ctx: Ctx): SafeHtml {
+  const emailAction = passwordless.email ? safeUrl(passwordless.email.signinUrl) : undefined;
+  return html`<h2 class="section-title">${ctx.i18n.t('signin.withoutPassword')}</h2>
+${emailAction ? html`<input type="submit" class="button secondary" data-email-link${attr('formaction', emailAction)} formnovalidate${attr('value', ctx.i18n.t('signin.emailLink'))}>` : ''}
+${passwordless.passkey ? passkeyButtons(ctx) : ''}`;
 }
 
 /** A custom provider: its flow starts at POST signin/:id, with the CSRF token and whatever fields it declares. */
@@ -209,38 +278,48 @@ ${inputFields(p.formFields ?? {}, 'custom', index, ctx)}
 <button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
 }
 
-/**
- * A passkey provider's section. With an e-mail provider (`email`) it is that provider's form too: one address field,
- * "Email me a sign-in link" submitting it, and the passkey buttons beside it.
- */
-function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageProvider): SafeHtml | undefined {
+/** The attributes the passkey script reads from the element around a passkey section's address and buttons. */
+function passkeyHook(p: PageProvider, ctx: Ctx): SafeHtml | undefined {
   const callback = safeUrl(p.callbackUrl);
   const options = safeUrl(`${ctx.basePath}/webauthn-options/${encodeURIComponent(p.id)}`);
   if (!callback || !options) return undefined;
-  const emailAction = email ? safeUrl(email.signinUrl) : undefined;
-  const hook = html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}${passkeyTexts(ctx.i18n)}`;
-  const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
+  return html`data-webauthn${attr('data-provider-id', p.id)}${attr('data-options-url', options)}${attr('data-callback-url', callback)}${attr('data-csrf-token', ctx.csrfToken)}${attr('data-callback-url-after', ctx.callbackUrl)}${passkeyTexts(ctx.i18n)}`;
+}
+
+/** "Sign in with a passkey", and the note offering to create one (or add one to the account signed in). */
+function passkeyButtons(ctx: Ctx): SafeHtml {
   // Passkey buttons are type="button": the ceremony needs the script, and without it they must submit nothing.
   const { i18n } = ctx;
   const register = (id: MessageId) => html`<button type="button" class="link" data-action="register">${i18n.t(id)}</button>`;
-  const passkeys = html`<button type="button" class="button secondary" data-action="authenticate">${i18n.t('signin.passkey')}</button>
+  return html`<button type="button" class="button secondary" data-action="authenticate">${i18n.t('signin.passkey')}</button>
 ${
     ctx.signedIn
       ? html`<p class="muted small center">${rich(i18n, 'signin.passkeyAddNote', { button: register('signin.passkeyAdd') })}</p>`
       : html`<p class="muted small center">${rich(i18n, 'signin.passkeyCreateNote', { button: register('signin.passkeyCreate') })}</p>`
   }
 <noscript><p class="muted center">${i18n.t('common.passkeysNeedScript')}</p></noscript>`;
+}
+
+/**
+ * A passkey provider's section. With an e-mail provider (`email`) it is that provider's form too: one address field,
+ * "Email me a sign-in link" submitting it, and the passkey buttons beside it.
+ */
+function webauthnSection(p: PageProvider, index: number, ctx: Ctx, email?: PageProvider): SafeHtml | undefined {
+  const hook = passkeyHook(p, ctx);
+  if (!hook) return undefined;
+  const emailAction = email ? safeUrl(email.signinUrl) : undefined;
+  const field = addressField(`passkey-${index}`, ctx, { webauthn: p.enableConditionalUI === true, required: Boolean(emailAction) });
   if (emailAction) {
     return html`<form method="post" class="section"${attr('action', emailAction)} ${hook}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
-<h2 class="section-title">${i18n.t('signin.withoutPassword')}</h2>
+<h2 class="section-title">${ctx.i18n.t('signin.withoutPassword')}</h2>
 ${field}
 <button type="submit" class="button secondary">${ctx.i18n.t('signin.emailLink')}</button>
-${passkeys}
+${passkeyButtons(ctx)}
 </form>`;
   }
   return html`<div class="section" ${hook}>
 ${field}
-${passkeys}
+${passkeyButtons(ctx)}
 </div>`;
 }
 
@@ -255,9 +334,10 @@ function signedInBox(who: string, callbackUrl: string, i18n: Translator): SafeHt
 }
 
 /**
- * Renders the sign-in page. All OAuth/OIDC buttons come first, in one group; then the password and custom forms (the
- * first one's button is the page's primary action); then the ways without a password: the first e-mail provider and
- * the first passkey provider share one address field. Sections are separated by an "or" divider.
+ * Renders the sign-in page. All OAuth/OIDC buttons come first, in one group; then one "or"; then the password and
+ * custom forms (the first one's button is the page's primary action); then the ways without a password: the first
+ * e-mail provider and the first passkey provider share one address field, the password form's when it asks for an
+ * address.
  *
  * @example
  * renderSignIn({ providers, csrfToken, callbackUrl: '/', theme: {}, basePath: '/auth', error: 'CredentialsSignin' })
@@ -270,18 +350,21 @@ export function renderSignIn(params: SignInPageParams): string {
     callbackUrl: params.callbackUrl,
     basePath: params.basePath,
     email: params.email,
-    typedIdentifier: params.error === 'CredentialsSignin' ? params.typedIdentifier : undefined,
+    typedIdentifier: params.error === 'CredentialsSignin' || params.fieldErrors ? params.typedIdentifier : undefined,
     primary: !params.signedInAs,
     signedIn: Boolean(params.signedInAs),
+    fieldErrors: params.fieldErrors ?? {},
   };
   let css = '';
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
   const passwordless: SafeHtml[] = [];
   const email = params.providers.find((p) => p.type === 'email' && safeUrl(p.signinUrl));
-  const passkey = params.providers.find((p) => p.type === 'webauthn');
-  // The e-mail form joins the passkey section when both are there (and the section can be drawn).
-  const joined = email && passkey && webauthnSection(passkey, params.providers.indexOf(passkey), { ...ctx }, email) ? email : undefined;
+  const passkey = params.providers.find((p) => p.type === 'webauthn' && passkeyHook(p, ctx));
+  // One address field on the page: a password form that asks for an address holds it for the e-mail link and
+  // passkeys too; else the e-mail form joins the passkey section.
+  const host = email || passkey ? params.providers.find((p) => p.type === 'credentials' && asksForAddress(p) && safeUrl(p.callbackUrl)) : undefined;
+  const joined = !host && email && passkey ? email : undefined;
   params.providers.forEach((p, i) => {
     if (p.type === 'oauth' || p.type === 'oidc') {
       const button = oauthButton(p, i, ctx);
@@ -292,19 +375,24 @@ export function renderSignIn(params: SignInPageParams): string {
       return;
     }
     if (p.type === 'email') {
-      const section = p === joined ? undefined : emailForm(p, i, ctx);
+      const section = p === joined || (host && p === email) ? undefined : emailForm(p, i, ctx);
       if (section) passwordless.push(section);
       return;
     }
     if (p.type === 'webauthn') {
-      const section = webauthnSection(p, i, ctx, p === passkey ? joined : undefined);
+      const section = host && p === passkey ? undefined : webauthnSection(p, i, ctx, p === passkey ? joined : undefined);
       if (section) passwordless.push(section);
       return;
     }
-    const section = p.type === 'credentials' ? credentialsForm(p, i, ctx) : customForm(p, i, ctx);
+    const section = p.type === 'credentials' ? credentialsForm(p, i, ctx, p === host ? { email, passkey } : undefined) : customForm(p, i, ctx);
     if (section) forms.push(section);
   });
-  const sections = [...(buttons.length ? [html`<div class="providers">${buttons}</div>`] : []), ...forms, ...passwordless];
+  // At most one "or": between the provider buttons and the forms, which follow one another without another.
+  const rest = [...forms, ...passwordless];
+  const sections = [
+    ...(buttons.length ? [html`<div class="providers">${buttons}</div>`] : []),
+    ...(rest.length ? [html`<div class="forms">${rest}</div>`] : []),
+  ];
 
   const script = params.providers.some((p) => p.type === 'webauthn') ? safeUrl(`${params.basePath}/webauthn-script.js`) : undefined;
   const why = params.requestedPage && !params.signedInAs && !params.error ? html`<p class="notice" role="status">${rich(i18n, 'signin.why', { page: breakable(params.requestedPage) })}</p>` : '';

@@ -82,10 +82,14 @@ export function themeCss(theme: Theme): string {
   );
 }
 
-// Deliberately small: system fonts, one card, buttons that work for links and form submits alike.
+// Deliberately small: system fonts, one card, buttons that work for links and form submits alike. Japanese breaks
+// between phrases (`word-break: auto-phrase`; strict line breaking where a browser lacks it), and small links and
+// inline buttons keep targets of at least 24 px (WCAG 2.5.8).
 const baseCss = `
 *,*::before,*::after{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+html:lang(ja){word-break:auto-phrase;line-break:strict}
+@supports not (word-break:auto-phrase){html:lang(ja){overflow-wrap:anywhere}}
 .page{min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:2rem 1rem;gap:1.5rem}
 .brand-logo{max-height:3.5rem;max-width:12rem}
 .card{width:100%;max-width:23rem;background:var(--surface);border:1px solid var(--border);border-radius:14px;padding:2rem 1.75rem;box-shadow:0 1px 2px rgb(0 0 0/.05),0 8px 24px rgb(0 0 0/.06)}
@@ -93,19 +97,26 @@ h1{font-size:1.3rem;line-height:1.3;margin:0 0 .75rem;text-align:center}
 p{margin:0 0 1rem}
 .muted{color:var(--muted)}
 .center{text-align:center}
-form,.section{display:grid;gap:.75rem;margin:0}
+form,.section{display:grid;gap:.75rem;margin:0;min-width:0}
+.forms{display:grid;gap:1.75rem}
+.field-error{color:var(--error-text);font-size:.85rem;font-weight:600;margin:.35rem 0 0}
+input[aria-invalid=true]{border-color:var(--error-text);border-width:2px}
+.links{display:flex;flex-direction:column;align-items:center;gap:.5rem;margin:0}
+.links a,.links button{display:inline-block;min-height:24px;padding:.25rem .5rem}
 .providers{display:grid;gap:.625rem}
 label{display:block;font-size:.85rem;font-weight:600;margin-bottom:.3rem}
 input{width:100%;font:inherit;color:var(--text);background:var(--input);border:1px solid var(--input-border);border-radius:8px;padding:.6rem .75rem}
 input::placeholder{color:var(--muted);font-style:italic;opacity:1}
-.button{display:flex;align-items:center;justify-content:center;gap:.6rem;width:100%;font:inherit;font-weight:600;text-decoration:none;cursor:pointer;border:1px solid transparent;border-radius:8px;padding:.65rem 1rem;background:var(--accent);color:var(--accent-text)}
+.button{display:flex;align-items:center;justify-content:center;gap:.6rem;width:100%;min-width:0;text-align:center;overflow-wrap:anywhere;font:inherit;font-weight:600;text-decoration:none;cursor:pointer;border:1px solid transparent;border-radius:8px;padding:.65rem 1rem;background:var(--accent);color:var(--accent-text)}
 .button:hover{box-shadow:inset 0 0 0 100vmax rgb(0 0 0/.08)}
-.button.provider{background:var(--p-bg,var(--surface));color:var(--p-text,var(--text));border-color:var(--p-border,var(--border))}
+.button.provider{background:var(--surface);color:var(--text);border-color:var(--input-border);border-inline-start:5px solid var(--p-brand,var(--input-border))}
+.button span{min-width:0}
 .button.secondary{background:transparent;color:var(--text);border-color:var(--input-border)}
-.button.link,button.link{display:inline;width:auto;padding:0;border:0;background:none;color:var(--link);font:inherit;font-weight:600;text-decoration:underline;cursor:pointer}
+.button.link,button.link{display:inline-block;width:auto;min-height:24px;padding:.125rem .25rem;border:0;background:none;color:var(--link);font:inherit;font-weight:600;text-decoration:underline;cursor:pointer}
 .notice{background:var(--notice-bg);border:1px solid var(--notice-border);border-radius:8px;padding:.7rem .9rem;margin:0 0 1.25rem;font-size:.9rem;display:grid;gap:.6rem}
 .notice p{margin:0}
 .section-title{font-size:.95rem;margin:0;font-weight:600}
+[data-credentials] .section-title{margin-top:.75rem}
 .small{font-size:.85rem;margin:0}
 .address{overflow-wrap:break-word}
 .button img{width:1.25rem;height:1.25rem;object-fit:contain}

@@ -1,10 +1,13 @@
 // GET|POST {basePath}/callback/:provider: where providers (and the credentials form) come back to. On the
 // deployment a redirect proxy names, a provider's answer to a sign-in started elsewhere is forwarded there first.
-import { InvalidProvider, InvalidRequest } from '../../core/errors.js';
+import { identifierField } from '../../core/credentials-identifier.js';
+import { InvalidPassword, InvalidProvider, InvalidRequest } from '../../core/errors.js';
 import type { ResolvedProvider } from '../../core/provider.js';
 import { lazy } from '../../core/lazy.js';
+import { requireCsrf } from '../csrf.js';
 import type { AuthRequest } from '../request.js';
 import { errorRedirect, json, redirect } from '../response.js';
+import { signInPageResponse, typedValue, wantsPage, type RefusedForm } from '../signin-page.js';
 
 // The flow routes (and the door behind them) load with the first sign-in request.
 const flowRoutes = lazy(() => import('../flow.js'));
@@ -38,17 +41,62 @@ async function forwardedByProxy(req: AuthRequest, provider: ResolvedProvider): P
   return redirect(req, target);
 }
 
+type Fields = Record<string, { type?: string; required?: boolean } | undefined>;
+
+/** The declared fields of a credentials provider (its `credentials`), as the page draws them. */
+function fieldsOf(provider: ResolvedProvider): Fields {
+  const fields = (provider as { credentials?: unknown }).credentials;
+  return fields && typeof fields === 'object' ? (fields as Fields) : {};
+}
+
+/** The page's answer to a credentials form: the error under `field`, the identifier typed kept (never a password). */
+function refusedCredentials(req: AuthRequest, provider: ResolvedProvider, field: string, error: RefusedForm['fieldErrors'][string]): Promise<Response> {
+  const identifier = identifierField(provider as Parameters<typeof identifierField>[0]);
+  const typed = identifier ? typedValue(req.body[identifier]) : undefined;
+  return signInPageResponse(req, { fieldErrors: { [field]: error }, identifier: typed });
+}
+
+/**
+ * A browser's credentials form with a field the page marks required left empty: the page again, the error under that
+ * field. Checked after CSRF and before anything is counted or `authorize` runs: an empty form is no attempt.
+ */
+function missingField(req: AuthRequest, provider: ResolvedProvider): string | undefined {
+  for (const [name, field] of Object.entries(fieldsOf(provider))) {
+    if (field?.required === false) continue;
+    const value = Object.hasOwn(req.body, name) ? req.body[name] : undefined;
+    if (typeof value !== 'string' || (field?.type === 'password' ? value === '' : value.trim() === '')) return name;
+  }
+  return undefined;
+}
+
 export async function callbackRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
   const forwarded = await forwardedByProxy(req, provider);
   if (forwarded) return forwarded;
+  const page = provider.type === 'credentials' && req.method === 'POST' && wantsPage(req);
+  if (page) {
+    requireCsrf(req);
+    const missing = missingField(req, provider);
+    if (missing) return refusedCredentials(req, provider, missing, 'signin.field.missing');
+  }
   try {
     return await (await flowRoutes()).handleFlow(req, provider, 'callback');
   } catch (err) {
-    // A credentials form without one usable identifier (see core/credentials-identifier.ts), refused after the
-    // CSRF check and before anything is counted or `authorize` runs: a 400, not the error page.
-    if (provider.type === 'credentials' && err instanceof InvalidRequest) return json(req, { error: InvalidRequest.type, message: err.message }, 400, { noCache: true });
+    // A credentials form without one usable identifier (see core/credentials-identifier.ts) or with a password no
+    // one could have (InvalidPassword), refused after the CSRF check and before anything is counted or `authorize`
+    // runs: a 400, as the page again for a browser (the error under the field), else as JSON.
+    if (provider.type === 'credentials' && err instanceof InvalidRequest) {
+      if (page) {
+        const password = Object.entries(fieldsOf(provider)).find(([, f]) => f?.type === 'password')?.[0];
+        const field = err instanceof InvalidPassword && password ? password : identifierField(provider as Parameters<typeof identifierField>[0]);
+        if (field) {
+          req.config.logger.debug('credentials: a form refused', { provider: provider.id, field });
+          return refusedCredentials(req, provider, field, 'signin.field.invalid');
+        }
+      }
+      return json(req, { error: InvalidRequest.type, message: err.message }, 400, { noCache: true });
+    }
     throw err;
   }
 }

@@ -6,7 +6,7 @@ import { loadPages } from '../pages/load.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
-import { readVisitor } from './signin.js';
+import { readVisitor } from '../visitor.js';
 import { lazy } from '../../core/lazy.js';
 
 export async function signOutPage(req: AuthRequest): Promise<Response> {

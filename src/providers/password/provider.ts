@@ -50,8 +50,9 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
     name: options.name ?? 'Password',
     type: 'credentials',
     credentials: {
-      email: { label: 'Email', type: 'email', autocomplete: 'username' },
-      password: { label: 'Password', type: 'password', autocomplete: 'current-password' },
+      // No labels: the sign-in page names the address and password fields in the reader's language.
+      email: { type: 'email', autocomplete: 'username' },
+      password: { type: 'password', autocomplete: 'current-password' },
     },
     identifier: 'email',
     password: { hasher: options.hasher ?? defaultPasswordHasher(), ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}) },

@@ -40,11 +40,14 @@ describe('renderSignIn', () => {
     expect(text(page)).toContain('Sign in with Keycloak');
   });
 
-  it('styles the provider button with its brand colour and logo', () => {
+  it('marks the provider button with its brand colour (an outlined button, never a second solid one) and logo', () => {
     const page = render();
     const button = tags(formFor(page, `${origin}/auth/signin/github`)!.inner, 'button')[0];
     const cls = button.attrs.class.split(' ').find((c) => /^p-\d+$/.test(c))!;
-    expect(page).toMatch(new RegExp(`\\.${cls}\\{--p-bg:#24292f;--p-border:#24292f;--p-text:#ffffff\\}`));
+    expect(button.attrs.class.split(' ')).not.toContain('primary');
+    expect(page).toMatch(new RegExp(`\\.${cls}\\{--p-brand:#24292f\\}`));
+    // A light brand colour would vanish into a light card: the neutral edge stays.
+    expect(render({ providers: [provider('pale', 'oauth', { style: { brandColor: '#fafafa' } })] })).not.toMatch(/\.p-0\{/);
     expect(tags(formFor(page, `${origin}/auth/signin/github`)!.inner, 'img')[0].attrs.src).toBe('/logos/github.svg');
   });
 
@@ -176,10 +179,60 @@ describe('renderSignIn', () => {
     expect(tags(render({ providers: all.slice(0, 2) }), 'script')).toHaveLength(0);
   });
 
-  it('puts a divider between sections but groups oauth buttons together', () => {
-    // github+keycloak | credentials | email joined with passkey: three sections, two dividers.
-    expect(render().match(/class="divider"/g)).toHaveLength(2);
+  it('has at most one "or": after the oauth buttons, grouped together, and none between the forms', () => {
+    // github+keycloak | credentials, then email joined with passkey: one divider.
+    expect(render().match(/class="divider"/g)).toHaveLength(1);
+    expect(render({ providers: all.slice(2) })).not.toContain('class="divider"');
     expect(render({ providers: all.slice(0, 2) })).not.toContain('class="divider"');
+  });
+
+  const passwordWithAddress = provider('password', 'credentials', { name: 'Password', credentials: { email: { type: 'email' }, password: { type: 'password' } } });
+  const oneAddress = [all[0], passwordWithAddress, provider('email', 'email'), all[4]];
+
+  it('one address field: a password form that asks for an address holds it for the e-mail link and passkeys', () => {
+    const page = render({ providers: oneAddress, email: 'ada@example.com' });
+    expect(tags(page, 'input').filter((t) => t.attrs.type === 'email')).toHaveLength(1);
+    const f = formFor(page, `${origin}/auth/callback/password`)!;
+    expect(f.form.attrs).toHaveProperty('data-webauthn');
+    expect(tags(f.inner, 'input').find((t) => t.attrs.type === 'email')!.attrs).toMatchObject({ name: 'email', autocomplete: 'username webauthn', value: 'ada@example.com' });
+    // One solid button; the e-mail link posts the same form to the e-mail provider, unchecked by the browser.
+    expect(tags(page, 'button').filter((b) => b.attrs.class?.split(' ').includes('primary'))).toHaveLength(1);
+    expect(tags(f.inner, 'button').filter((b) => b.attrs.type === 'submit')).toHaveLength(1);
+    const link = tags(f.inner, 'input').find((t) => t.attrs.type === 'submit')!;
+    expect(link.attrs).toMatchObject({ formaction: `${origin}/auth/signin/email`, value: 'Email me a sign-in link', class: 'button secondary' });
+    expect('formnovalidate' in link.attrs).toBe(true);
+    expect(formFor(page, `${origin}/auth/signin/email`)).toBeUndefined();
+    expect(page.match(/class="divider"/g)).toHaveLength(1);
+  });
+
+  it('names unlabelled address and password fields in the reader\'s language; an app\'s own label stays', async () => {
+    const { translatorFor } = await import('../../../src/core/messages/request.js');
+    for (const locale of ['ar', 'ja', 'de']) {
+      const i18n = await translatorFor(locale, {});
+      const labels = [...render({ providers: [passwordWithAddress], i18n }).matchAll(/<label [^>]*>([^<]*)<\/label>/g)].map((m) => m[1]);
+      expect(labels).toEqual([i18n.t('signin.emailLabel'), i18n.t('signin.passwordLabel')]);
+      expect(labels).not.toContain('Password');
+    }
+    const own = render({ providers: [provider('c', 'credentials', { credentials: { email: { label: 'Work e-mail', type: 'email' } } })] });
+    expect(own).toContain('>Work e-mail</label>');
+  });
+
+  it('shows an error under the field it is about, with the typed value kept and focus on it', () => {
+    const page = render({ providers: oneAddress, email: 'not an address', fieldErrors: { email: 'Enter an address & try <again>' } });
+    const input = tags(page, 'input').find((t) => t.attrs.type === 'email')!;
+    expect(input.attrs).toMatchObject({ value: 'not an address', 'aria-invalid': 'true', 'aria-describedby': `${input.attrs.id}-error` });
+    expect('autofocus' in input.attrs).toBe(true);
+    expect(page).toMatch(new RegExp(`<p class="field-error" id="${input.attrs.id}-error">Enter an address &amp; try &lt;again&gt;</p>`));
+    // Right after its input, not in a box at the top.
+    expect(page.indexOf(`id="${input.attrs.id}-error"`) - page.indexOf(`id="${input.attrs.id}"`)).toBeLessThan(700);
+    expect(page).not.toContain('role="alert"');
+    // A password form's missing password: the identifier typed comes back, focus on the password.
+    const missing = render({ providers: [passwordWithAddress], typedIdentifier: 'ada@example.com', fieldErrors: { password: 'Fill in this field.' } });
+    const [email, password] = tags(missing, 'input').filter((t) => t.attrs.type !== 'hidden');
+    expect(email.attrs.value).toBe('ada@example.com');
+    expect('autofocus' in email.attrs).toBe(false);
+    expect(password.attrs).toMatchObject({ 'aria-invalid': 'true' });
+    expect(password.attrs.value).toBeUndefined();
   });
 
   it('shows a friendly sentence per error type', () => {
