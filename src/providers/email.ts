@@ -203,15 +203,15 @@ ${button}${codeRows}<tr><td style="padding:16px 24px 24px;text-align:center;font
   return { subject, text, html };
 }
 
-/** The part of a nodemailer transport this module uses. */
-interface MailTransport {
+/** The part of a nodemailer transport this module (and the password mails) use. */
+export interface MailTransport {
   sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
 }
 
 // One transport per server, so `pool: true` reuses its connections across sign-ins.
 const transports = new Map<string, Promise<MailTransport>>();
 
-async function transportFor(server: EmailServer): Promise<MailTransport> {
+export async function transportFor(server: EmailServer): Promise<MailTransport> {
   const key = typeof server === 'string' ? server : JSON.stringify(server);
   let transport = transports.get(key);
   if (!transport) {

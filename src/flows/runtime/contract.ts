@@ -96,6 +96,10 @@ export interface FlowFormField {
   maxlength?: number;
   /** Defaults to `true`. */
   required?: boolean;
+  /** What the field shows filled in (the value a person typed, kept after an error); never for a password. */
+  value?: string;
+  /** What is wrong with this field, shown beside it. */
+  error?: FlowText;
 }
 
 /**

@@ -5,3 +5,4 @@ export { hashNewPassword, type NewPasswordOptions } from './new-password.js';
 export { breachedRange, type BreachedLookup, type BreachedRangeOptions } from './breached.js';
 export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './rules.js';
 export type { VerifyImported } from './imported.js';
+export type { PasswordMail, PasswordMailOptions } from './mail.js';

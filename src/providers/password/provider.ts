@@ -4,13 +4,21 @@
 import type { CredentialInput } from '../../core/options.js';
 import type { CommonProviderOptions } from '../../core/provider.js';
 import type { PasswordHasher } from './hash.js';
+import type { BreachedLookup } from './breached.js';
 import type { VerifyImported } from './imported.js';
+import type { PasswordMailOptions } from './mail.js';
 import { defaultPasswordHasher } from './new-password.js';
 
 /** What the password flow reads of its provider ({@link PasswordConfig.password}). */
 export interface PasswordSettings {
   hasher: PasswordHasher;
   verifyImported?: VerifyImported;
+  /** The shortest new password (recovery, sign-up, change); default 8. */
+  minLength?: number;
+  /** Refuses new passwords known from breaches. */
+  breached?: BreachedLookup;
+  /** How recovery mails are sent. */
+  mail?: PasswordMailOptions;
 }
 
 export interface PasswordConfig extends CommonProviderOptions {
@@ -33,6 +41,12 @@ export interface PasswordOptions {
   hasher?: PasswordHasher;
   /** Checks hashes of formats other than the hasher's and bcrypt (imported from an earlier system). */
   verifyImported?: VerifyImported;
+  /** The shortest new password a person may choose (NIST: at least 8, the default). */
+  minLength?: number;
+  /** Refuses new passwords known from breaches: `breachedRange()` or the app's own lookup. */
+  breached?: BreachedLookup;
+  /** How the recovery mails (reset link and code, "your password was changed") are sent. */
+  mail?: PasswordMailOptions;
 }
 
 /**
@@ -54,6 +68,12 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
       password: { label: 'Password', type: 'password', autocomplete: 'current-password' },
     },
     identifier: 'email',
-    password: { hasher: options.hasher ?? defaultPasswordHasher(), ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}) },
+    password: {
+      hasher: options.hasher ?? defaultPasswordHasher(),
+      ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}),
+      ...(options.minLength !== undefined ? { minLength: options.minLength } : {}),
+      ...(options.breached ? { breached: options.breached } : {}),
+      ...(options.mail ? { mail: options.mail } : {}),
+    },
   };
 }
