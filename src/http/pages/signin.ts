@@ -31,6 +31,8 @@ export interface PageProvider {
   style?: { brandColor?: string; logo?: string; bg?: string; text?: string };
   credentials?: Record<string, { label?: string; type?: string; placeholder?: string; autocomplete?: string; required?: boolean }>;
   enableConditionalUI?: boolean;
+  /** A Password provider's recovery page: its form links there ("Forgot your password?"). */
+  recoverUrl?: string;
   /** A custom provider's inputs, in order. */
   formFields?: Record<string, PageFormField>;
 }
@@ -61,6 +63,8 @@ export interface SignInPageParams {
   requestedPage?: string;
   /** The page's language; English when absent. */
   i18n?: Translator;
+  /** A notice from `?notice=` that a flow sent the visitor here with (`passwordReset`), said in words, never as given. */
+  notice?: string;
 }
 
 /** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
@@ -195,8 +199,10 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | u
   const action = safeUrl(p.callbackUrl);
   if (!action) return undefined;
   const fields = inputFields(p.credentials ?? {}, 'cred', index, { ...ctx, email: undefined }, true);
+  const recover = p.recoverUrl ? safeUrl(p.recoverUrl) : undefined;
   return html`<form method="post" data-credentials${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
+${recover ? html`<p class="small"><a${attr('href', recover)} data-recover>${ctx.i18n.t('recovery.forgot')}</a></p>` : ''}
 <button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
 }
 
@@ -311,6 +317,7 @@ export function renderSignIn(params: SignInPageParams): string {
   const body = html`<h1>${i18n.t('signin.title')}</h1>
 ${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl, i18n) : ''}
 ${why}
+${params.notice === 'passwordReset' && !params.error ? html`<p class="notice" role="status" data-notice="passwordReset">${i18n.t('recovery.done')}</p>` : ''}
 ${params.error ? errorBox(params.error, params, i18n) : ''}
 ${sections.length ? sections.map((s, i) => (i ? html`${divider(i18n)}${s}` : s)) : html`<p class="muted center">${i18n.t('signin.none')}</p>`}
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;

@@ -42,6 +42,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     const url = new URL(req.config.pages.signIn, req.origin);
     url.searchParams.set('callbackUrl', callbackUrl);
     if (error) url.searchParams.set('error', error);
+    if (req.query.notice === 'passwordReset') url.searchParams.set('notice', 'passwordReset');
     return redirect(req, url.href);
   }
   const { token } = csrf(req);
@@ -59,6 +60,7 @@ export async function signInPage(req: AuthRequest): Promise<Response> {
     typedIdentifier: takeTypedIdentifier(req),
     signedInAs: (await readVisitor(req)).who,
     requestedPage: requestedPage(req, callbackUrl),
+    notice: req.query.notice,
   });
   return html(req, page);
 }
