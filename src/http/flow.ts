@@ -7,7 +7,7 @@ import { messagesFor } from '../core/messages/request.js';
 import { InvalidProvider, publicErrorType, UnknownAction, type AuthError } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
-import { flowFor, step, type DoorAnswer } from '../flows/registry.js';
+import { accountFlow, flowFor, step, type AccountRoute, type DoorAnswer } from '../flows/registry.js';
 import type { FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
@@ -75,6 +75,25 @@ export async function signedInFlowRoute(req: AuthRequest, id: string, route: Sig
   return respond(req, await step(req, { kind: 'signedIn', flow, route, callbackUrl }, undefined, { browser: inspectorBrowser(req) }));
 }
 
+/**
+ * An account flow of a provider (sign-up): `POST {basePath}/{id}/:provider` (CSRF-checked) and `GET` the same path
+ * (a link from a mail, any browser). A request the flow does not take (a GET without a link's query) shows `page`.
+ */
+export async function accountFlowRoute(req: AuthRequest, id: string, providerId: string, page?: (provider: ResolvedProvider) => Promise<Response>): Promise<Response> {
+  const provider = req.config.providersById.get(providerId);
+  const flow = provider ? await accountFlow(id, provider) : undefined;
+  if (!provider || !flow) throw new InvalidProvider(`Provider "${providerId}" has no ${id} flow.`, { actual: providerId });
+  if (req.method === 'POST') requireCsrf(req);
+  void sweepIfDue(req.config);
+  const route: AccountRoute = req.method === 'POST' ? 'submit' : 'link';
+  const gate = req.config.throttle ? await (await loadThrottle()).throttleAccountFlow(req, provider, route) : undefined;
+  if (gate instanceof Response) return gate;
+  const callbackUrl = await resolveCallbackUrl(req);
+  const answer = await step(req, { kind: 'account', flow, provider, route, callbackUrl }, undefined, { browser: inspectorBrowser(req) });
+  await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'), answer.status === 'failed' ? answer.error : undefined);
+  if (answer.status === 'notTaken' && page) return page(provider);
+  return respond(req, answer, { providerId: provider.id });
+}
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {
