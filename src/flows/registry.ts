@@ -108,7 +108,11 @@ export type { RpLogoutArgs } from './logout/jobs.js';
 // routes carry (`{basePath}/{id}/:provider`), each the flow of a provider that has it, or undefined. Loaded on first
 // use, and only for a Password provider: an app without one never loads them. http/app.ts routes these ids.
 type AccountLoader = (provider: ResolvedProvider) => Promise<AccountFlowDefinition | undefined>;
-const accountFlows: Readonly<Record<string, AccountLoader>> = {};
+const recovery = lazy(() => import('./password/recovery-machine.js').then((m) => m.recoveryFlow as unknown as AccountFlowDefinition));
+const accountFlows: Readonly<Record<string, AccountLoader>> = {
+  // Password recovery ("forgot your password?"): every Password provider has it.
+  recover: async (provider) => (provider.type === 'credentials' && typeof provider.password === 'object' && provider.password !== null ? recovery() : undefined),
+};
 
 /**
  * The account flow `id` of `provider`, or undefined when it has none (not a Password provider, or the flow is off).

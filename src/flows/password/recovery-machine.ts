@@ -11,7 +11,8 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../providers/passwo
 import type { PasswordConfig } from '../../providers/password/provider.js';
 import { AWAITING, type FlowFormField, type FlowFormPage, type FlowInput, type FlowResponse, type FlowText, finalOutput } from '../runtime/contract.js';
 import { baseContext, doneOutput, recordFailure, type FlowContextBase } from '../runtime/context.js';
-import { afterReset, checkCode, issueReset, openLink, resetPassword, type CodeCheck, type IssueResult, type LinkCheck, type ResetResult } from './recovery-steps.js';
+import { defineAccountFlow } from '../runtime/account.js';
+import { afterReset, checkCode, issueReset, MAX_RESET_TOKEN, openLink, resetPassword, type CodeCheck, type IssueResult, type LinkCheck, type ResetResult } from './recovery-steps.js';
 
 export interface RecoveryContext extends FlowContextBase {
   /** The address asked for, as typed until normalised: shown back on the page, never a clue to an account. */
@@ -265,5 +266,33 @@ export const recoveryMachine = /* @__PURE__ */ setup({
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },
     },
+  },
+});
+
+const MAX_TYPED_ADDRESS = 320;
+const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
+
+/**
+ * A Password provider's recovery: `GET {basePath}/recover/:id` shows the request form (or, with `?token=`, opens a
+ * mail's link in any browser); `POST` the same path (CSRF-checked) takes the address, a code, a new password, or a
+ * request for a new code. A code or a password goes to this browser's paused request; an address always starts anew.
+ */
+export const recoveryFlow = /* @__PURE__ */ defineAccountFlow({
+  id: 'recover',
+  machine: recoveryMachine,
+  version: 1,
+  entry: (route, deps, paused) => {
+    const { query, body } = deps.req;
+    if (route === 'link') {
+      if (typeof query.token === 'string') return { resume: false, event: { type: 'OPEN_LINK', token: query.token.length <= MAX_RESET_TOKEN ? query.token : '' } };
+      const email = text(query.email, MAX_TYPED_ADDRESS);
+      return { resume: false, event: { type: 'START', ...(email ? { email } : {}) } };
+    }
+    if (typeof body.email === 'string') return { resume: false, event: { type: 'REQUEST', email: body.email.slice(0, MAX_TYPED_ADDRESS) } };
+    if (typeof body.code === 'string') return { resume: paused, event: { type: 'SUBMIT_CODE', code: body.code.slice(0, 64) } };
+    // The password goes in as it came: the rules refuse what is too long or not text, beside the field.
+    if (typeof body.password === 'string') return { resume: paused, event: { type: 'SET_PASSWORD', password: body.password } };
+    if (typeof body.resend === 'string') return paused ? { resume: true, event: { type: 'RESEND' } } : { resume: false, event: { type: 'START' } };
+    return null;
   },
 });
