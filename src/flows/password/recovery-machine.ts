@@ -183,6 +183,8 @@ export const recoveryMachine = /* @__PURE__ */ setup({
       tags: [AWAITING],
       entry: 'presentCode',
       on: {
+        // Another address (or the same again): a new request, which ends this one.
+        REQUEST: { target: 'issuing', actions: assign({ email: ({ event }) => event.email, notice: undefined }) },
         SUBMIT_CODE: [
           { guard: 'hasRequest', target: 'checkingCode' },
           // Cooling: no request of this browser's own; the code in the earlier mail works where it was asked for.
@@ -226,7 +228,10 @@ export const recoveryMachine = /* @__PURE__ */ setup({
     choosing: {
       tags: [AWAITING],
       entry: ['forgetSecrets', 'presentPassword'],
-      on: { SET_PASSWORD: { target: 'resetting', actions: assign({ password: ({ event }) => event.password }) } },
+      on: {
+        SET_PASSWORD: { target: 'resetting', actions: assign({ password: ({ event }) => event.password }) },
+        REQUEST: { target: 'issuing', actions: assign({ email: ({ event }) => event.email, notice: undefined }) },
+      },
     },
     resetting: {
       invoke: {
@@ -275,7 +280,8 @@ const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, ma
 /**
  * A Password provider's recovery: `GET {basePath}/recover/:id` shows the request form (or, with `?token=`, opens a
  * mail's link in any browser); `POST` the same path (CSRF-checked) takes the address, a code, a new password, or a
- * request for a new code. A code or a password goes to this browser's paused request; an address always starts anew.
+ * request for a new code, each to this browser's paused request when it has one (an address starts a new request,
+ * ending the one it held).
  */
 export const recoveryFlow = /* @__PURE__ */ defineAccountFlow({
   id: 'recover',
@@ -288,7 +294,7 @@ export const recoveryFlow = /* @__PURE__ */ defineAccountFlow({
       const email = text(query.email, MAX_TYPED_ADDRESS);
       return { resume: false, event: { type: 'START', ...(email ? { email } : {}) } };
     }
-    if (typeof body.email === 'string') return { resume: false, event: { type: 'REQUEST', email: body.email.slice(0, MAX_TYPED_ADDRESS) } };
+    if (typeof body.email === 'string') return { resume: paused, event: { type: 'REQUEST', email: body.email.slice(0, MAX_TYPED_ADDRESS) } };
     if (typeof body.code === 'string') return { resume: paused, event: { type: 'SUBMIT_CODE', code: body.code.slice(0, 64) } };
     // The password goes in as it came: the rules refuse what is too long or not text, beside the field.
     if (typeof body.password === 'string') return { resume: paused, event: { type: 'SET_PASSWORD', password: body.password } };
