@@ -130,7 +130,6 @@ async function form(client: TestClient, page: ClientResponse | undefined, fields
 /** Plays one path: each request set up so the real flow takes the branches its segment names. */
 async function play(path: ModelPath) {
   const t = testAuth({ providers: [Password({ hasher, mail: { send: (m) => void outbox.push(m) } })], adapter: faultyAdapter(), flowStore, session: { strategy: 'database' }, throttle: { enabled: false } });
-  t.logger.debugEnabled = true;
   const email = `kim-${randomUUID()}@example.test`;
   const { id } = await pg.adapter.createUser({ id: randomUUID(), email, emailVerified: null });
   await pg.adapter.setPasswordHash(id, await hashNewPassword('old horse battery staple', { hasher }));
@@ -186,7 +185,7 @@ async function play(path: ModelPath) {
     forget = false;
     faults.clear();
     if (has('a known account')) mail = await resetMailAfter(outboxBefore);
-    if (last.status === 200 || last.status === 400) page = last;
+    if (last!.status === 200 || last!.status === 400) page = last;
     const logged = t.logger.debugs.slice(before).filter((d) => d.message.startsWith('flow password-recovery '));
     expect(logged, `one trace for ${event!.type}`).toHaveLength(1);
     traces.push(((logged[0]!.metadata as { trace: TraceEntry[] }).trace).filter((e) => e.machine === undefined));
