@@ -157,7 +157,12 @@ export const recoveryMachine = /* @__PURE__ */ setup({
     asking: {
       tags: [AWAITING],
       entry: ['forgetSecrets', 'presentRequest'],
-      on: { REQUEST: { target: 'issuing', actions: assign({ email: ({ event }) => event.email, notice: undefined }) } },
+      on: {
+        REQUEST: { target: 'issuing', actions: assign({ email: ({ event }) => event.email, notice: undefined }) },
+        // A code or a password for a request this browser no longer holds (a used link, another request since).
+        SUBMIT_CODE: { target: 'asking', reenter: true, actions: assign({ notice: 'noRequest' as const }) },
+        SET_PASSWORD: { target: 'asking', reenter: true, actions: assign({ notice: 'noRequest' as const }) },
+      },
     },
     // Every address goes the same way here; only a known account's owner gets the mail.
     issuing: {
