@@ -33,9 +33,9 @@ export class SignUpBrowser {
   }
 
   /** POSTs a form (values sent as they are, JSON when one is not a string) with the CSRF token. */
-  async post(path: string, fields: Record<string, unknown>): Promise<Response> {
+  async post(path: string, fields: Record<string, unknown>, options: { json?: boolean } = {}): Promise<Response> {
     const csrfToken = await this.csrfToken();
-    const json = Object.values(fields).some((v) => typeof v !== 'string');
+    const json = options.json === true || Object.values(fields).some((v) => typeof v !== 'string');
     return this.keep(
       await this.app.fetch(path, {
         method: 'POST',

@@ -151,10 +151,11 @@ export async function startSignUp({ input }: { input: { deps: FlowDeps; email: s
  */
 export async function createAtOnce({ input }: { input: { deps: FlowDeps; email: string; hash: string; name?: string } }): Promise<SentSignUp & { user: AdapterUser | null }> {
   const { deps, email, hash, name } = input;
-  const { user: owner } = await ownerOf(deps, email);
-  // An address with any account (an unproven one too: only a proof of the address takes that over) gets the notice.
+  const { user: owner, claimable } = await ownerOf(deps, email);
+  // An address with an account gets the notice; one with an unproven account gets a proof (its owner takes it over
+  // by proving the address), never a second unproven account.
   if (owner) {
-    return { ...(await keepAndMail(deps, { email, hash, existing: true })), user: null };
+    return { ...(await keepAndMail(deps, { email, hash, ...(name ? { name } : {}), ...(claimable ? {} : { existing: true as const }) })), user: null };
   }
   const { adapter, setPasswordHash } = adapterOf(deps);
   const user = (await adapter.createUser({ id: randomUUID(), email, emailVerified: null, ...(name ? { name } : {}) } as AdapterUser)) as AdapterUser;
