@@ -207,7 +207,12 @@ export async function respond(req: AuthRequest, answer: DoorAnswer, options: Res
     case 'paused':
       // A client that reads redirects as data (next-auth's and authchart's browser clients) cannot show a page: it
       // gets `{ url }` of the route that shows the sealed page from the flow cookie.
-      if (answer.response.kind === 'page' && redirectsAsData(req)) return redirect(req, `${req.authUrl}/flow/${encodeURIComponent(answer.slot)}`);
+      if (answer.response.kind === 'page' && redirectsAsData(req)) {
+        const url = `${req.authUrl}/flow/${encodeURIComponent(answer.slot)}`;
+        // A page that answers a refused form (the sign-up form with a problem beside a field) is no success.
+        if ((answer.response.status ?? 200) >= 400) return json(req, { url, error: 'InvalidRequest' }, answer.response.status ?? 400, { noCache: true });
+        return redirect(req, url);
+      }
       return pausedResponse(req, `${req.authUrl}/${answer.action}`, answer.response);
     case 'signedIn': {
       forgetReturnAddress(req);
