@@ -7,3 +7,4 @@ export {
 export { createSessionStore, type SessionState, type SessionStatus, type SessionStore, type SessionStoreOptions } from './store.js';
 export { passkeysSupported, registerPasskey, signInWithPasskey, type PasskeyOptions } from './passkey.js';
 export { requestPasswordReset, resetPassword, type PasswordResetOptions } from './recovery.js';
+export { signUp, type SignUpOptions } from './signup.js';

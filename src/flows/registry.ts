@@ -108,11 +108,20 @@ export type { RpLogoutArgs } from './logout/jobs.js';
 // routes carry (`{basePath}/{id}/:provider`), each the flow of a provider that has it, or undefined. Loaded on first
 // use, and only for a Password provider: an app without one never loads them. http/app.ts routes these ids.
 type AccountLoader = (provider: ResolvedProvider) => Promise<AccountFlowDefinition | undefined>;
+const signUp = lazy(() => import('./password/signup-machine.js').then((m) => m.signUpFlow as unknown as AccountFlowDefinition));
 const recovery = lazy(() => import('./password/recovery-machine.js').then((m) => m.recoveryFlow as unknown as AccountFlowDefinition));
 const accountFlows: Readonly<Record<string, AccountLoader>> = {
+  // A Password provider's, unless it turned sign-up off.
+  signup: async (provider) => (isPasswordWith(provider, 'signUp') ? signUp() : undefined),
   // Password recovery ("forgot your password?"): every Password provider has it.
   recover: async (provider) => (provider.type === 'credentials' && typeof provider.password === 'object' && provider.password !== null ? recovery() : undefined),
 };
+
+/** Whether `provider` is a Password provider whose settings turn `flow` on (told by its field, as flowFor does). */
+function isPasswordWith(provider: ResolvedProvider, flow: string): boolean {
+  const settings = provider.type === 'credentials' ? (provider.password as Record<string, unknown> | null | undefined) : undefined;
+  return typeof settings === 'object' && settings !== null && settings[flow] !== false && settings[flow] !== undefined;
+}
 
 /**
  * The account flow `id` of `provider`, or undefined when it has none (not a Password provider, or the flow is off).

@@ -21,7 +21,7 @@ import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js'
 import { AuthResponse } from '../core/fast-response.js';
 
 /** The registry's account flows (flows/registry.ts `accountFlowIds`, checked by a test), routed without loading it. */
-export const ACCOUNT_FLOWS: readonly string[] = ['recover'];
+export const ACCOUNT_FLOWS: readonly string[] = ['signup', 'recover'];
 
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 

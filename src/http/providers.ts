@@ -31,6 +31,7 @@ export function publicProviders(req: AuthRequest): PageProvider[] {
     enableConditionalUI: p.type === 'webauthn' ? Boolean(p.enableConditionalUI) : undefined,
     // A custom provider's inputs; built-in types render their own (WebAuthn's formFields are its passkey section's).
     formFields: BUILT_IN_TYPES.has(p.type) || !isFieldMap(p.formFields) ? undefined : p.formFields,
+    ...(isPasswordProvider(p) && (p.password as { signUp?: unknown }).signUp !== false ? { signUpUrl: `${req.authUrl}/signup/${p.id}` } : {}),
   }));
 }
 

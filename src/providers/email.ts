@@ -236,6 +236,20 @@ export async function transportFor(server: EmailServer): Promise<MailTransport> 
 }
 
 /**
+ * Sends one mail through `server` with nodemailer (the pooled transport the sign-in mails use). Rejects when the
+ * server refuses the recipient.
+ *
+ * @example
+ * await sendMailThrough('smtp://127.0.0.1:2525', { to, from, subject, text, html })
+ */
+export async function sendMailThrough(server: EmailServer, message: { to: string; from: string; subject: string; text: string; html: string }): Promise<void> {
+  const transport = await transportFor(server);
+  const result = await transport.sendMail(message);
+  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+  if (failed.length > 0) throw new Error(`The mail server did not accept the mail for ${failed.map(String).join(', ')}.`);
+}
+
+/**
  * The default `sendVerificationRequest`: the {@link magicLinkMessage} sent with nodemailer to `identifier`.
  * Rejects when no server is configured or when the server refuses the recipient.
  *

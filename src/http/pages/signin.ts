@@ -35,6 +35,8 @@ export interface PageProvider {
   recoverUrl?: string;
   /** A custom provider's inputs, in order. */
   formFields?: Record<string, PageFormField>;
+  /** A Password provider that allows sign-up: its sign-up page, linked under its form. */
+  signUpUrl?: string;
 }
 
 /** Input of {@link renderSignIn}. */
@@ -203,7 +205,13 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | u
   return html`<form method="post" data-credentials${attr('action', action)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
 ${recover ? html`<p class="small"><a${attr('href', recover)} data-recover>${ctx.i18n.t('recovery.forgot')}</a></p>` : ''}
-<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>`;
+<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button></form>${signUpLink(p, ctx)}`;
+}
+
+/** "Create an account" under a Password provider's form, when it allows sign-up. */
+function signUpLink(p: PageProvider, ctx: Ctx): SafeHtml | '' {
+  const href = p.signUpUrl && safeUrl(p.signUpUrl);
+  return href ? html`<p class="center"><a${attr('href', href)} data-signup>${ctx.i18n.t('signup.link')}</a></p>` : '';
 }
 
 /** A custom provider: its flow starts at POST signin/:id, with the CSRF token and whatever fields it declares. */
