@@ -40,5 +40,5 @@ export async function resetPassword(token: string, password: string, options: Pa
   await opened.body?.cancel();
   const { result, to } = await postForm(url, { password });
   const done = to !== null && new URL(to).searchParams.get('notice') === 'passwordReset';
-  return done ? { ...result, ok: true, url: to } : { ...result, ok: false, error: result.error ?? 'PasswordNotReset', url: to };
+  return done ? { ...result, ok: true, error: null, url: to } : { ...result, ok: false, error: 'PasswordNotReset', url: to };
 }
