@@ -6,3 +6,5 @@ export {
 } from './core.js';
 export { createSessionStore, type SessionState, type SessionStatus, type SessionStore, type SessionStoreOptions } from './store.js';
 export { passkeysSupported, registerPasskey, signInWithPasskey, type PasskeyOptions } from './passkey.js';
+export { requestPasswordReset, resetPassword, type PasswordResetOptions } from './recovery.js';
+export { signUp, type SignUpOptions } from './signup.js';

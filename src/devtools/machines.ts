@@ -13,11 +13,15 @@ import { rpLogoutMachine } from '../flows/logout/rp-machine.js';
 import { webauthnMachine } from '../flows/webauthn/machine.js';
 import { linkMachine } from '../flows/account/link-machine.js';
 import { passwordSignInMachine } from '../flows/password/signin-machine.js';
+import { recoveryMachine } from '../flows/password/recovery-machine.js';
+import { signUpMachine } from '../flows/password/signup-machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
   signin: signInMachine,
   credentials: credentialsMachine,
   'password-signin': passwordSignInMachine,
+  'password-recovery': recoveryMachine,
+  'password-signup': signUpMachine,
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,

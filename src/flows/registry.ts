@@ -8,6 +8,7 @@ import type { InternalConfig } from '../core/config.js';
 import { isDefinedFlow, type FlowDefinition } from './runtime/contract.js';
 import type { SignInStages } from './runtime/flow.js';
 import type { StageDefinition } from './runtime/stage.js';
+import type { AccountFlowDefinition } from './runtime/account.js';
 import type { DoorAnswer } from './runtime/door.js';
 
 type Loader = () => Promise<FlowDefinition>;
@@ -103,8 +104,41 @@ export type { TokenRefreshArgs } from './tokens/refresh-job.js';
 export type { FactorSummary } from './second-factor/account.js';
 export type { RpLogoutArgs } from './logout/jobs.js';
 
+// The account flows (an anonymous visitor's flows that end in no provider's callback: sign-up), by the id their
+// routes carry (`{basePath}/{id}/:provider`), each the flow of a provider that has it, or undefined. Loaded on first
+// use, and only for a Password provider: an app without one never loads them. http/app.ts routes these ids.
+type AccountLoader = (provider: ResolvedProvider) => Promise<AccountFlowDefinition | undefined>;
+const signUp = lazy(() => import('./password/signup-machine.js').then((m) => m.signUpFlow as unknown as AccountFlowDefinition));
+const recovery = lazy(() => import('./password/recovery-machine.js').then((m) => m.recoveryFlow as unknown as AccountFlowDefinition));
+const accountFlows: Readonly<Record<string, AccountLoader>> = {
+  // A Password provider's, unless it turned sign-up off.
+  signup: async (provider) => (isPasswordWith(provider, 'signUp') ? signUp() : undefined),
+  // Password recovery ("forgot your password?"): every Password provider has it.
+  recover: async (provider) => (provider.type === 'credentials' && typeof provider.password === 'object' && provider.password !== null ? recovery() : undefined),
+};
+
+/** Whether `provider` is a Password provider whose settings turn `flow` on (told by its field, as flowFor does). */
+function isPasswordWith(provider: ResolvedProvider, flow: string): boolean {
+  const settings = provider.type === 'credentials' ? (provider.password as Record<string, unknown> | null | undefined) : undefined;
+  return typeof settings === 'object' && settings !== null && settings[flow] !== false && settings[flow] !== undefined;
+}
+
+/**
+ * The account flow `id` of `provider`, or undefined when it has none (not a Password provider, or the flow is off).
+ *
+ * @example
+ * const flow = await accountFlow('signup', config.providersById.get('password')!)
+ */
+export async function accountFlow(id: string, provider: ResolvedProvider): Promise<AccountFlowDefinition | undefined> {
+  const load = Object.hasOwn(accountFlows, id) ? accountFlows[id] : undefined;
+  return load ? load(provider) : undefined;
+}
+
+/** The ids of the account flows the registry knows (the routes http/app.ts adds for a Password provider). */
+export const accountFlowIds: readonly string[] = Object.keys(accountFlows);
+
 const door = lazy(() => import('./runtime/door.js'));
-const catalog = { flowFor, signInStages, linkStages, secondFactorStage };
+const catalog = { flowFor, signInStages, linkStages, secondFactorStage, accountFlow };
 
 /**
  * The runtime's one door (runtime/door.ts) with the machines this registry names: what the HTTP layer calls to run
@@ -119,3 +153,4 @@ export async function step(...args: StepArgs): Promise<DoorAnswer> {
 
 type StepArgs = Parameters<typeof import('./runtime/door.js').step> extends [unknown, ...infer Rest] ? Rest : never;
 export type { Door, DoorAnswer } from './runtime/door.js';
+export type { AccountFlowDefinition, AccountRoute } from './runtime/account.js';

@@ -3,6 +3,7 @@
 import { H3, getRouterParam, type H3Event } from 'h3';
 import type { InternalConfig } from '../core/config.js';
 import { UnknownAction } from '../core/errors.js';
+import { isPasswordProvider } from '../core/provider.js';
 import { lazy } from '../core/lazy.js';
 import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
@@ -18,6 +19,9 @@ import { signInAction, signInPage } from './routes/signin.js';
 import { signOutAction, signOutPage } from './routes/signout.js';
 import { webauthnOptionsRoute, webauthnScriptRoute } from './routes/webauthn.js';
 import { AuthResponse } from '../core/fast-response.js';
+
+/** The registry's account flows (flows/registry.ts `accountFlowIds`, checked by a test), routed without loading it. */
+export const ACCOUNT_FLOWS: readonly string[] = ['signup', 'recover'];
 
 type RouteHandler = (req: AuthRequest, event: H3Event) => Promise<Response> | Response;
 
@@ -97,6 +101,16 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.post(`${base}/flows/:id/start`, start);
     app.get(`${base}/flows/:id`, resume);
     app.post(`${base}/flows/:id`, resume);
+  }
+
+  // A Password provider's account flows (flows/registry.ts accountFlows: sign-up): the form or a mail's link (GET),
+  // the form's answers (POST). Not routed at all without a Password provider; loaded on first use.
+  if (config.providers.some(isPasswordProvider)) {
+    for (const id of ACCOUNT_FLOWS) {
+      const run = route(config, 'browser', async (req, event) => (await flows()).accountFlowRoute(req, id, param(event, 'provider')));
+      app.get(`${base}/${id}/:provider`, run);
+      app.post(`${base}/${id}/:provider`, run);
+    }
   }
 
   // A signed-in user's accounts: the page, link and unlink. Loaded on first use.

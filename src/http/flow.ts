@@ -7,7 +7,7 @@ import { messagesFor } from '../core/messages/request.js';
 import { InvalidProvider, publicErrorType, UnknownAction, type AuthError } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
-import { flowFor, step, type DoorAnswer } from '../flows/registry.js';
+import { accountFlow, flowFor, step, type AccountRoute, type DoorAnswer } from '../flows/registry.js';
 import type { FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
@@ -88,6 +88,28 @@ export async function signedInFlowRoute(req: AuthRequest, id: string, route: Sig
   return respond(req, await step(req, { kind: 'signedIn', flow, route, callbackUrl }, undefined, { browser: inspectorBrowser(req) }));
 }
 
+/**
+ * An account flow of a provider (sign-up): `POST {basePath}/{id}/:provider` (CSRF-checked) and `GET` the same path
+ * (a link from a mail, any browser). A request the flow does not take (a GET without a link's query) shows `page`.
+ */
+export async function accountFlowRoute(req: AuthRequest, id: string, providerId: string): Promise<Response> {
+  const provider = req.config.providersById.get(providerId);
+  const flow = provider ? await accountFlow(id, provider) : undefined;
+  if (!provider || !flow) throw new InvalidProvider(`Provider "${providerId}" has no ${id} flow.`, { actual: providerId });
+  if (req.method === 'POST') requireCsrf(req);
+  void sweepIfDue(req.config);
+  const route: AccountRoute = req.method === 'POST' ? 'submit' : 'link';
+  const gate = req.config.throttle ? await (await loadThrottle()).throttleAccountFlow(req, provider, route) : undefined;
+  if (gate instanceof Response) return gate;
+  const callbackUrl = await resolveCallbackUrl(req);
+  const answer = await step(req, { kind: 'account', flow, provider, route, callbackUrl }, undefined, { browser: inspectorBrowser(req) });
+  await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'), answer.status === 'failed' ? answer.error : undefined);
+  // A GET the flow does not take (no link's query): its form, empty (sign-up is the one account flow with a page).
+  if (answer.status === 'notTaken' && route === 'link' && id === 'signup') {
+    return pausedResponse(req, `${req.authUrl}/${id}/${encodeURIComponent(provider.id)}`, { kind: 'page', page: 'signUp', data: { provider: provider.id, email: '', name: '', errors: {} } });
+  }
+  return respond(req, answer, { providerId: provider.id, jsonFailures: true });
+}
 
 /** Drops any session cookie a failed flow may have queued: a failure never grants a session. */
 function withoutSessionCookies(req: AuthRequest): void {
@@ -121,7 +143,21 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
       return html(req, response.body, response.status ?? 200);
     case 'page': {
       // The pages (and their theme) load with the first flow that shows one: a credentials or OAuth sign-in never does.
-      const { renderConfirmEmail, renderFormPage } = await loadPages();
+      const { renderConfirmEmail, renderFormPage, renderSignUp } = await loadPages();
+      if (response.page === 'signUp') {
+        const provider = req.config.providersById.get(response.data.provider) as { password?: { signUp?: { minLength?: number } | false } } | undefined;
+        const signUp = provider?.password?.signUp;
+        const page = renderSignUp({
+          theme: req.config.theme,
+          authUrl: req.authUrl,
+          csrfToken: csrf(req).token,
+          page: response.data,
+          ...(signUp ? { minLength: signUp.minLength } : {}),
+          nonce: pageNonce(req),
+          i18n: await messagesFor(req),
+        });
+        return html(req, page, response.status ?? 200);
+      }
       if (response.page === 'form') {
         const page = renderFormPage({
           theme: req.config.theme,
@@ -184,7 +220,12 @@ export async function respond(req: AuthRequest, answer: DoorAnswer, options: Res
     case 'paused':
       // A client that reads redirects as data (next-auth's and authchart's browser clients) cannot show a page: it
       // gets `{ url }` of the route that shows the sealed page from the flow cookie.
-      if (answer.response.kind === 'page' && redirectsAsData(req)) return redirect(req, `${req.authUrl}/flow/${encodeURIComponent(answer.slot)}`);
+      if (answer.response.kind === 'page' && redirectsAsData(req)) {
+        const url = `${req.authUrl}/flow/${encodeURIComponent(answer.slot)}`;
+        // A page that answers a refused form (the sign-up form with a problem beside a field) is no success.
+        if ((answer.response.status ?? 200) >= 400) return json(req, { url, error: 'InvalidRequest' }, answer.response.status ?? 400, { noCache: true });
+        return redirect(req, url);
+      }
       return pausedResponse(req, `${req.authUrl}/${answer.action}`, answer.response);
     case 'signedIn': {
       forgetReturnAddress(req);

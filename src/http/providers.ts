@@ -1,5 +1,6 @@
 // The public view of the configured providers: ids, names, types and their URLs on this origin.
 import { BUILT_IN_TYPES } from '../core/config.js';
+import { isPasswordProvider } from '../core/provider.js';
 import type { PageFormField, PageProvider } from './pages/signin.js';
 import type { AuthRequest } from './request.js';
 
@@ -25,9 +26,12 @@ export function publicProviders(req: AuthRequest): PageProvider[] {
     callbackUrl: `${req.authUrl}/callback/${p.id}`,
     style: p.style as PageProvider['style'],
     credentials: p.type === 'credentials' ? (p.credentials as PageProvider['credentials']) : undefined,
+    // A Password provider's form links to its recovery ("forgot your password?").
+    ...(isPasswordProvider(p) ? { recoverUrl: `${req.authUrl}/recover/${encodeURIComponent(p.id)}` } : {}),
     enableConditionalUI: p.type === 'webauthn' ? Boolean(p.enableConditionalUI) : undefined,
     // A custom provider's inputs; built-in types render their own (WebAuthn's formFields are its passkey section's).
     formFields: BUILT_IN_TYPES.has(p.type) || !isFieldMap(p.formFields) ? undefined : p.formFields,
+    ...(isPasswordProvider(p) && (p.password as { signUp?: unknown }).signUp !== false ? { signUpUrl: `${req.authUrl}/signup/${p.id}` } : {}),
   }));
 }
 

@@ -41,6 +41,7 @@ function customSignInUrl(req: AuthRequest, callbackUrl: string, error: string | 
   const url = new URL(req.config.pages.signIn, req.origin);
   url.searchParams.set('callbackUrl', callbackUrl);
   if (error) url.searchParams.set('error', error);
+  if (req.query.notice === 'passwordReset') url.searchParams.set('notice', 'passwordReset');
   return url.href;
 }
 
@@ -80,6 +81,7 @@ export async function signInPageResponse(req: AuthRequest, refused?: RefusedForm
     typedIdentifier: refused ? refused.identifier : takeTypedIdentifier(req),
     signedInAs: (await readVisitor(req)).who,
     requestedPage: refused ? undefined : requestedPage(req, callbackUrl),
+    notice: refused ? undefined : req.query.notice,
     fieldErrors: refused ? Object.fromEntries(Object.entries(refused.fieldErrors).map(([field, id]) => [field, i18n.t(id)])) : undefined,
   });
   return html(req, page, refused ? 400 : 200);

@@ -149,6 +149,36 @@ export async function throttleSecondFactor(req: AuthRequest, providerId: string,
  * if (gate instanceof Response) return gate
  */
 export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): Promise<Response | ThrottleGate | undefined> {
+  const normalizeAddress = isMagicLinkRequest(req, provider, route) ? (await loadEmailSteps()).normalizeAddress : undefined;
+  return throttleHits(req, provider, route, (client) => hitsFor(req, provider, route, client, normalizeAddress));
+}
+
+/**
+ * Counts a request of an account flow (sign-up): every one against the client's sign-in requests; a form that names
+ * an address (each sends a mail) as a magic-link request is counted, per client and per address; any other answer (a
+ * typed code) as a credentials attempt of the client. A link from a mail counts as a sign-in request only.
+ *
+ * @example
+ * const gate = await throttleAccountFlow(req, provider, 'submit')
+ */
+export async function throttleAccountFlow(req: AuthRequest, provider: ResolvedProvider, route: 'submit' | 'link'): Promise<Response | ThrottleGate | undefined> {
+  const { normalizeAddress } = await loadEmailSteps();
+  return throttleHits(req, provider, 'callback', (client) => {
+    const hits: [ThrottleLimit, string][] = client ? [['signIn', client]] : [];
+    if (route !== 'submit') return hits;
+    if (typeof req.body.email === 'string') {
+      if (client) hits.push(['emailClient', client]);
+      const address = emailAddress(req, provider, normalizeAddress);
+      if (address !== undefined) hits.push(['emailAddress', address]);
+    } else if (client) {
+      hits.push(['credentialsClient', client]);
+    }
+    return hits;
+  });
+}
+
+/** Counts the request against `hitsOf(client)`, in order: the refusal response of the first over its limit, else the gate. */
+async function throttleHits(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, hitsOf: (client: string | undefined) => [ThrottleLimit, string][]): Promise<Response | ThrottleGate | undefined> {
   const throttle = throttleOf(req.config);
   const settings = req.config.throttle;
   if (!throttle || !settings) return undefined;
@@ -158,8 +188,7 @@ export async function throttleSignIn(req: AuthRequest, provider: ResolvedProvide
     unknownClientWarned.add(req.config);
     req.config.logger.warn('throttle-no-client-address', 'A sign-in request carries no client address (no socket address, no trusted X-Forwarded-For): only the per-account and per-address limits apply. Give `throttle.clientAddress(request)`.');
   }
-  const normalizeAddress = isMagicLinkRequest(req, provider, route) ? (await loadEmailSteps()).normalizeAddress : undefined;
-  const hits = hitsFor(req, provider, route, client, normalizeAddress);
+  const hits = hitsOf(client);
   for (const [limit, key] of hits) {
     const refusal = await throttle.hit(limit, key, limit === 'signIn' ? undefined : provider.id);
     if (refusal) {

@@ -203,15 +203,15 @@ ${button}${codeRows}<tr><td style="padding:16px 24px 24px;text-align:center;font
   return { subject, text, html };
 }
 
-/** The part of a nodemailer transport this module uses. */
-interface MailTransport {
+/** The part of a nodemailer transport this module (and the password mails) use. */
+export interface MailTransport {
   sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
 }
 
 // One transport per server, so `pool: true` reuses its connections across sign-ins.
 const transports = new Map<string, Promise<MailTransport>>();
 
-async function transportFor(server: EmailServer): Promise<MailTransport> {
+export async function transportFor(server: EmailServer): Promise<MailTransport> {
   const key = typeof server === 'string' ? server : JSON.stringify(server);
   let transport = transports.get(key);
   if (!transport) {
@@ -233,6 +233,20 @@ async function transportFor(server: EmailServer): Promise<MailTransport> {
     transport.catch(() => transports.delete(key));
   }
   return transport;
+}
+
+/**
+ * Sends one mail through `server` with nodemailer (the pooled transport the sign-in mails use). Rejects when the
+ * server refuses the recipient.
+ *
+ * @example
+ * await sendMailThrough('smtp://127.0.0.1:2525', { to, from, subject, text, html })
+ */
+export async function sendMailThrough(server: EmailServer, message: { to: string; from: string; subject: string; text: string; html: string }): Promise<void> {
+  const transport = await transportFor(server);
+  const result = await transport.sendMail(message);
+  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+  if (failed.length > 0) throw new Error(`The mail server did not accept the mail for ${failed.map(String).join(', ')}.`);
 }
 
 /**

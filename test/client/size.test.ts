@@ -39,6 +39,7 @@ async function bundle(names: string[]) {
 
 const CORE = ['configure', 'getSession', 'getProviders', 'getCsrfToken', 'signIn', 'signOut', 'updateSession', 'createSessionStore', 'AuthClientError'];
 const PASSKEY = ['registerPasskey', 'signInWithPasskey', 'passkeysSupported'];
+const RECOVERY = ['requestPasswordReset', 'resetPassword'];
 
 describe('authchart/client bundle', () => {
   it(`stays under ${BUDGET} bytes gzipped without the passkey helpers`, async () => {
@@ -49,10 +50,13 @@ describe('authchart/client bundle', () => {
     // The passkey module is left out when unused, and in when used.
     expect(core.shipped).not.toContain('src/client/passkey.ts');
     expect(full.shipped).toContain('src/client/passkey.ts');
+    // So is password recovery.
+    expect(core.shipped).not.toContain('src/client/recovery.ts');
+    expect((await bundle([...CORE, ...RECOVERY])).shipped).toContain('src/client/recovery.ts');
   });
 
   it('takes in nothing but its own files: no server code, no package', async () => {
-    const { inputs } = await bundle([...CORE, ...PASSKEY]);
-    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/passkey.ts', 'src/client/store.ts']);
+    const { inputs } = await bundle([...CORE, ...PASSKEY, ...RECOVERY]);
+    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/passkey.ts', 'src/client/recovery.ts', 'src/client/signup.ts', 'src/client/store.ts']);
   });
 });

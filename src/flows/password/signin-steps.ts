@@ -8,6 +8,7 @@ import { verifyImportedHash } from '../../providers/password/imported.js';
 import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
 import { passwordForHashing } from '../../providers/password/rules.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import { DROPPED_PASSWORD } from './unverified.js';
 
 /** The account a sign-in names: its user and stored hash, or nulls. */
 export interface FoundAccount {
@@ -48,7 +49,8 @@ export async function findAccount({ input }: { input: { deps: FlowDeps; identifi
   const user = (await adapter.getUserByEmail(address)) as StoredUser | null;
   // A random id (valid in a uuid column too) for nobody: an error here would tell unknown accounts apart.
   const hash = await getPasswordHash(user ? String(user.id) : randomUUID());
-  return { user, hash: user ? hash : null };
+  // A password dropped when the real owner proved the address (unverified.ts) is no password at all.
+  return { user, hash: user && hash !== DROPPED_PASSWORD ? hash : null };
 }
 
 /**

@@ -75,7 +75,18 @@ export type FlowResponse =
    * A themed form that POSTs to this provider's callback with the browser's CSRF token: what a flow that asks the
    * user for something (a code, an answer) shows instead of hand-written HTML.
    */
-  | { kind: 'page'; page: 'form'; data: FlowFormPage; status?: number };
+  | { kind: 'page'; page: 'form'; data: FlowFormPage; status?: number }
+  /** A Password provider's sign-up form: each problem beside its field, the values kept (never the password). */
+  | { kind: 'page'; page: 'signUp'; data: SignUpPage; status?: number };
+
+/** The content of the built-in sign-up page. */
+export interface SignUpPage {
+  /** The Password provider's id (the form posts to `signup/<provider>`). */
+  provider: string;
+  email: string;
+  name: string;
+  errors: { email?: FlowText; password?: FlowText };
+}
 
 /**
  * Text on a built-in form page: as written (a custom flow's own words), or a built-in message id, shown in the
@@ -96,6 +107,10 @@ export interface FlowFormField {
   maxlength?: number;
   /** Defaults to `true`. */
   required?: boolean;
+  /** What the field shows filled in (the value a person typed, kept after an error); never for a password. */
+  value?: string;
+  /** What is wrong with this field, shown beside it. */
+  error?: FlowText;
 }
 
 /**

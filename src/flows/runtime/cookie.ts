@@ -4,7 +4,8 @@
 // provider's flow never replaces or clears another's paused flow (a WebAuthn conditional-UI options request on every
 // sign-in page view must not spoil an OAuth flow in another tab); the second-factor stage has one per browser
 // (`<flow cookie name>-second-factor`, a name no provider id can produce), each signed-in flow one
-// (`<flow cookie name>-signed-in.<flow id>`), and a provider logout one. The name is also the key-derivation salt, so
+// (`<flow cookie name>-signed-in.<flow id>`), each account flow (sign-up) one per provider
+// (`<flow cookie name>-account.<flow id>.<provider id>`), and a provider logout one. The name is also the key-derivation salt, so
 // a value sealed for one slot cannot be opened as another's.
 // A browser holds only a few of them (MAX_STARTED_FLOWS): sign-in starts at many providers must not outgrow the
 // servers' header limits (a 16 KB Cookie header is answered 431 until the cookies expire).
@@ -91,7 +92,13 @@ interface FlowClaims {
  * Where a paused machine is sealed: a provider's flow, the second-factor stage, a signed-in flow (by its id), or a
  * provider's RP-initiated logout (by provider id).
  */
-export type FlowSlot = { provider: string } | { stage: 'second-factor' } | { signedIn: string } | { logout: string };
+export type FlowSlot = { provider: string } | { stage: 'second-factor' } | { signedIn: string } | { account: AccountSlot } | { logout: string };
+
+/** An account flow's slot: the flow (`signup`) and the provider it runs for, each `[A-Za-z0-9_-]+`. */
+export interface AccountSlot {
+  flow: string;
+  provider: string;
+}
 
 /** How long a provider logout waits for the browser to come back: as long as the logout machine itself waits. */
 export const LOGOUT_MAX_AGE = 15 * 60;
@@ -123,6 +130,10 @@ function slotCookie(req: AuthRequest, slot: FlowSlot): { name: string; options: 
   if ('provider' in slot) return { name: flowCookieName(req, slot.provider), options: flowCookieOf(req, slot.provider).options, bind: slot.provider, maxAge: FLOW_MAX_AGE };
   if ('stage' in slot) return { name: `${flow.name}-${slot.stage}`, options: flow.options, bind: slot.stage, maxAge: FLOW_MAX_AGE };
   if ('signedIn' in slot) return { name: `${flow.name}-signed-in.${slot.signedIn}`, options: flow.options, bind: `signed-in:${slot.signedIn}`, maxAge: FLOW_MAX_AGE };
+  if ('account' in slot) {
+    const { flow: id, provider } = slot.account;
+    return { name: `${flow.name}-account.${id}.${provider}`, options: flow.options, bind: `account:${id}:${provider}`, maxAge: FLOW_MAX_AGE };
+  }
   // One provider logout per browser, under the name it always had; the provider it is for is the bind claim.
   const name = req.cookieOptions.callbackUrl.name.replace(/callback-url$/, 'provider-logout');
   return { name, options: req.cookieOptions.callbackUrl.options, bind: `logout:${slot.logout}`, maxAge: LOGOUT_MAX_AGE };
@@ -271,6 +282,7 @@ export function slotNames(slot: FlowSlot): { slot: string; action: string } {
   if ('provider' in slot) return { slot: slot.provider, action: `callback/${encodeURIComponent(slot.provider)}` };
   if ('stage' in slot) return { slot: slot.stage, action: slot.stage };
   if ('signedIn' in slot) return { slot: `signed-in.${slot.signedIn}`, action: `flows/${encodeURIComponent(slot.signedIn)}` };
+  if ('account' in slot) return { slot: `account.${slot.account.flow}.${slot.account.provider}`, action: `${slot.account.flow}/${encodeURIComponent(slot.account.provider)}` };
   return { slot: '', action: '' };
 }
 

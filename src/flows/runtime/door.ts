@@ -15,6 +15,8 @@ import type { JobDefinition } from './job.js';
 import { recordRejectedFlow } from './log.js';
 import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
 import { runSignedInFlow } from './signed-in-run.js';
+import type { AccountFlowDefinition, AccountRoute } from './account.js';
+import { runAccountFlow } from './account-run.js';
 import type { SignedInFlowDefinition, SignedInRoute } from './signed-in.js';
 import type { DoorAnswer, StepOptions } from './answer.js';
 
@@ -33,6 +35,8 @@ export interface DoorCatalog {
   signInStages(config: RequestContext['config']): Promise<SignInStages>;
   linkStages(userId: string): Promise<SignInStages>;
   secondFactorStage(): Promise<StageDefinition>;
+  /** The account flow `id` (`signup`) of a provider that has it, else undefined. */
+  accountFlow(id: string, provider: ResolvedProvider): Promise<AccountFlowDefinition | undefined>;
 }
 
 /** A throttle (or any limit) the door consults once it knows whose request this is, and settles after the run. */
@@ -46,6 +50,11 @@ export type Door =
   | { kind: 'secondFactor'; start?: { purpose: Exclude<StagePurpose, 'signIn'>; factorId?: string; maxAge?: number }; callbackUrl?: string; admit?: Admit }
   /** An app's signed-in flow from `POST {basePath}/flows/:id/start` or `GET|POST {basePath}/flows/:id`. */
   | { kind: 'signedIn'; flow: SignedInFlowDefinition; route: SignedInRoute; callbackUrl: string }
+  /**
+   * An account flow an anonymous visitor runs for a provider, ending in no callback of the provider's (sign-up): from
+   * `POST {basePath}/{flow id}/:provider` (`submit`) or a link in a mail (`link`).
+   */
+  | { kind: 'account'; flow: AccountFlowDefinition; provider: ResolvedProvider; route: AccountRoute; callbackUrl: string }
   /** The page a paused flow shows, read from its slot (`GET {basePath}/flow/:slot`): nothing runs, nothing is spent. */
   | { kind: 'page'; slot: string }
   /** A job for a provider: fresh, or (`resume`) the paused one from the provider's logout slot. */
@@ -68,6 +77,8 @@ export async function step(catalog: DoorCatalog, req: RequestContext, door: Door
       return door.start ? secondFactorStart(catalog, req, door, door.start, options) : secondFactorAnswer(catalog, req, door, options);
     case 'signedIn':
       return runSignedInFlow(req, door.flow, door.route, door.callbackUrl, options);
+    case 'account':
+      return runAccountFlow(catalog, req, door, options);
     case 'page':
       return pageStep(catalog, req, door.slot);
     case 'job':
@@ -195,6 +206,13 @@ async function pageStep(catalog: DoorCatalog, req: RequestContext, name: string)
     const found = req.config.flowsById.get(id) as SignedInFlowDefinition | undefined;
     if (!found) return { status: 'failed', error: new InvalidCheck(`No signed-in flow with id "${id}".`, { actual: id }) };
     slot = { signedIn: id };
+    flow = found;
+  } else if (name.startsWith('account.')) {
+    const [id = '', providerId = ''] = name.slice('account.'.length).split('.');
+    const provider = req.config.providersById.get(providerId);
+    const found = provider ? await catalog.accountFlow(id, provider) : undefined;
+    if (!provider || !found) return { status: 'failed', error: new InvalidCheck(`No account flow "${name}".`, { actual: name }) };
+    slot = { account: { flow: found.id, provider: provider.id } };
     flow = found;
   } else {
     const provider = req.config.providersById.get(name);

@@ -91,8 +91,11 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
   return proven;
 }
 
-/** The stages after a flow proved who someone is: the tail, the second-factor check, the session. */
-async function afterProof(
+/**
+ * The stages after a flow proved who someone is: the tail, the second-factor check, the session. `created`: the flow
+ * made the user itself (an account flow's sign-up), so the sign-in is a new user's.
+ */
+export async function afterProof(
   deps: FlowDeps,
   context: FlowContextBase | undefined,
   identity: Omit<Extract<FlowOutput, { outcome: 'authenticated' }>, 'outcome' | 'amr' | 'spend'>,
@@ -101,6 +104,7 @@ async function afterProof(
   stages: SignInStages,
   trace: TraceEntry[],
   options: RunOptions,
+  created = false,
 ): Promise<SettledFlow> {
   // The destination chosen when the flow started, sealed with it: a callback that comes back cross-site (OAuth
   // form_post) carries no callback-url cookie, so this request's own would be the default.
@@ -119,7 +123,7 @@ async function afterProof(
     user: resolved.user,
     account: resolved.account,
     ...(resolved.profile ? { profile: resolved.profile } : {}),
-    isNewUser: resolved.isNewUser === true,
+    isNewUser: created || resolved.isNewUser === true,
     redirect: resolved.redirect,
     ...(amr ? { amr } : {}),
   };
@@ -259,12 +263,12 @@ export async function runOwn(
   });
 }
 
-function withSpan<T extends RunOptions>(options: T, span: MachineSpan | undefined): T {
+export function withSpan<T extends RunOptions>(options: T, span: MachineSpan | undefined): T {
   return span ? { ...options, span } : options;
 }
 
 /** Runs `run` (in a span, when one records) and logs its record; the runs of one sign-in share the flow id carried in the paused context. */
-async function recorded(
+export async function recorded(
   req: FlowDeps['req'],
   provider: string,
   flow: Pick<FlowDefinition, 'machine' | 'version'>,

@@ -131,6 +131,7 @@ function isFlowResponse(value: unknown): value is FlowResponse {
       return typeof r.body === 'string';
     case 'page':
       if (r.page === 'form') return isFlowText(r.data?.title) && Array.isArray(r.data.fields);
+      if (r.page === 'signUp') return typeof r.data?.provider === 'string' && typeof r.data.email === 'string';
       return r.page === 'confirmEmail' && typeof r.data?.provider === 'string';
     default:
       return false;

@@ -1,5 +1,6 @@
 // Who a provider sign-in is, in storage terms: the rules that link a provider account to a user.
 // Without an adapter nothing is stored and the provider's user is used as it is.
+import { isUnverifiedPasswordAccount } from '../password/unverified.js';
 import { randomUUID } from 'node:crypto';
 import { storedEmailOf } from '../../core/email-address.js';
 import { OAuthAccountNotLinked } from '../../core/errors.js';
@@ -60,7 +61,8 @@ export async function linkAccount(s: FlowServices, input: { user: User; account:
   if (email) {
     const sameEmail = await adapter.getUserByEmail(email);
     if (sameEmail) {
-      if (!input.allowEmailLinking) {
+      // An account a sign-up made at once holds an address nobody proved: never linked to by it, whatever the option.
+      if (!input.allowEmailLinking || (await isUnverifiedPasswordAccount(s.req, sameEmail as AdapterUser))) {
         throw new OAuthAccountNotLinked('Another account already uses this e-mail address.', { expected: 'an account linked to this user', actual: account.provider });
       }
       await adapter.linkAccount({ ...account, userId: sameEmail.id } as AdapterAccount);

@@ -2,6 +2,7 @@
 // WebAuthn ceremony resolves to, and what is written on the way (OAuth and credentials rules: linking.ts,
 // credentials-user.ts).
 import { randomUUID } from 'node:crypto';
+import { claimUnverifiedAccount, isUnverifiedPasswordAccount } from '../password/unverified.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import { AccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../core/types.js';
@@ -43,6 +44,9 @@ export async function currentUserId(deps: FlowDeps): Promise<string | undefined>
 export async function resolveEmailUser(deps: FlowDeps, email: string, owner: AdapterUser | null): Promise<Resolution> {
   const adapter = adapterOf(deps);
   if (owner) {
+    // An account a sign-up made at once, its address never proven: its owner proves it now, so the password it was
+    // made with (perhaps a squatter's) is dropped and its sessions end.
+    if (await isUnverifiedPasswordAccount(deps.req, owner)) await claimUnverifiedAccount(deps.req, String(owner.id));
     const user = (await adapter.updateUser({ id: owner.id, emailVerified: new Date() })) as AdapterUser;
     return { user, isNewUser: false, created: false, linked: false, updated: true };
   }

@@ -47,7 +47,10 @@ const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number']);
 function input(field: FlowFormField, i: number, autofocus: boolean, i18n: Translator) {
   const id = `field-${i}`;
   const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
-  return html`<div><label for="${id}">${say(field.label, i18n)}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
+  // A password is never sent back to the browser, whatever the flow asks.
+  const value = type === 'password' ? undefined : field.value;
+  const error = field.error === undefined ? undefined : say(field.error, i18n);
+  return html`<div><label for="${id}">${say(field.label, i18n)}</label><input id="${id}" name="${field.name}" type="${type}"${attr('value', value)}${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${error === undefined ? '' : html` aria-invalid="true" aria-describedby="${id}-error"`}${autofocus || error !== undefined ? html` autofocus` : ''}>${error === undefined ? '' : html`<p class="field-error" id="${id}-error" role="alert">${error}</p>`}</div>`;
 }
 
 /** A passkey button driven by the built-in passkey script: options from, and the assertion posted to, `action`. */
@@ -100,5 +103,5 @@ ${Object.entries(page.alternative!.fields ?? {}).map(([name, value]) => html`<in
 </form>` : ''}
 ${leave ? html`<p class="center"><a${attr('href', leave)} data-form-leave>${say(page.leave!.text, i18n)}</a></p>` : ''}
 ${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}.copyable{display:grid;gap:.5rem;margin:0 0 1rem;padding:.75rem;border:1px solid var(--border);border-radius:8px;background:var(--input)}.copy-label{margin:0;font-size:.85rem;font-weight:600}.copy-value{font:1.05rem/1.6 ui-monospace,monospace;letter-spacing:.05em;user-select:all;overflow-wrap:anywhere;text-align:center}.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: '.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}.copyable{display:grid;gap:.5rem;margin:0 0 1rem;padding:.75rem;border:1px solid var(--border);border-radius:8px;background:var(--input)}.copy-label{margin:0;font-size:.85rem;font-weight:600}.copy-value{font:1.05rem/1.6 ui-monospace,monospace;letter-spacing:.05em;user-select:all;overflow-wrap:anywhere;text-align:center}.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.field-error{color:#c62828;margin:.25rem 0 0;font-size:.9rem}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

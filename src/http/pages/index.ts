@@ -7,6 +7,7 @@ export { renderError, errorPageStatus, type ErrorPageParams } from './error.js';
 export { renderVerifyRequest, type VerifyRequestPageParams } from './verify-request.js';
 export { renderConfirmEmail, type ConfirmEmailPageParams } from './confirm-email.js';
 export { renderFormPage, type FormPageParams } from './form.js';
+export { renderSignUp, type SignUpPageParams } from './signup.js';
 export { layout, themeCss, type Theme, type LayoutParams } from './theme.js';
 export { escapeHtml, safeUrl, html, raw, attr, SafeHtml, type HtmlValue, type SafeUrlOptions } from '../../core/html-escape.js';
 export { safeColor } from '../../core/color.js';

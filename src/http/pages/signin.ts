@@ -32,8 +32,12 @@ export interface PageProvider {
   style?: { brandColor?: string; logo?: string; bg?: string; text?: string };
   credentials?: Record<string, { label?: string; type?: string; placeholder?: string; autocomplete?: string; required?: boolean }>;
   enableConditionalUI?: boolean;
+  /** A Password provider's recovery page: its form links there ("Forgot your password?"). */
+  recoverUrl?: string;
   /** A custom provider's inputs, in order. */
   formFields?: Record<string, PageFormField>;
+  /** A Password provider that allows sign-up: its sign-up page, linked under its form. */
+  signUpUrl?: string;
 }
 
 /** Input of {@link renderSignIn}. */
@@ -67,6 +71,8 @@ export interface SignInPageParams {
    * `email` and `typedIdentifier` put back what was typed.
    */
   fieldErrors?: Readonly<Record<string, string>>;
+  /** A notice from `?notice=` that a flow sent the visitor here with (`passwordReset`), said in words, never as given. */
+  notice?: string;
 }
 
 /** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
@@ -248,6 +254,10 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx, passwordless?
   // Links of this password form ("Forgot your password?", "Create an account") go in `links`: under its button,
   // stacked with room to tap, before the ways without a password.
   const links: SafeHtml[] = [];
+  const recover = p.recoverUrl ? safeUrl(p.recoverUrl) : undefined;
+  if (recover) links.push(html`<a${attr('href', recover)} data-recover>${ctx.i18n.t('recovery.forgot')}</a>`);
+  const signUp = p.signUpUrl ? safeUrl(p.signUpUrl) : undefined;
+  if (signUp) links.push(html`<a${attr('href', signUp)} data-signup>${ctx.i18n.t('signup.link')}</a>`);
   const hook = passwordless?.passkey ? passkeyHook(passwordless.passkey, ctx) : undefined;
   return html`<form method="post" data-credentials${attr('action', action)}${hook ? html` ${hook}` : ''}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
@@ -399,6 +409,7 @@ export function renderSignIn(params: SignInPageParams): string {
   const body = html`<h1>${i18n.t('signin.title')}</h1>
 ${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl, i18n) : ''}
 ${why}
+${params.notice === 'passwordReset' && !params.error ? html`<p class="notice" role="status" data-notice="passwordReset">${i18n.t('recovery.done')}</p>` : ''}
 ${params.error ? errorBox(params.error, params, i18n) : ''}
 ${sections.length ? sections.map((s, i) => (i ? html`${divider(i18n)}${s}` : s)) : html`<p class="muted center">${i18n.t('signin.none')}</p>`}
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;

@@ -5,12 +5,89 @@ import type { CredentialInput } from '../../core/options.js';
 import type { CommonProviderOptions } from '../../core/provider.js';
 import type { PasswordHasher } from './hash.js';
 import type { VerifyImported } from './imported.js';
+import type { BreachedLookup } from './breached.js';
+import type { PasswordMailOptions } from './mail.js';
+import type { Awaitable } from '../../core/types.js';
+import type { Theme } from '../../core/theme.js';
+import type { Translator } from '../../core/messages/translator.js';
 import { defaultPasswordHasher } from './new-password.js';
 
 /** What the password flow reads of its provider ({@link PasswordConfig.password}). */
 export interface PasswordSettings {
   hasher: PasswordHasher;
   verifyImported?: VerifyImported;
+  /** Sign-up (`POST {basePath}/signup/:id`), or false when the app creates accounts itself. */
+  signUp: SignUpSettings | false;
+  /** The shortest new password at recovery; default 8. */
+  minLength?: number;
+  /** Refuses new passwords known from breaches, at recovery. */
+  breached?: BreachedLookup;
+  /** How recovery mails are sent. */
+  mail?: PasswordMailOptions;
+}
+
+/** A mail the sign-up sends: the address's proof (a link and a code), or a notice to an address that has an account. */
+export type SignUpMail =
+  | { kind: 'verify'; to: string; url: string; code: string; expires: Date }
+  | { kind: 'existing'; to: string; signInUrl: string };
+
+/** What a sign-up mail sender gets beside the mail: the request's language and the theme, for a mail of your own. */
+export interface SignUpMailContext {
+  request: Request;
+  locale: string;
+  messages: Translator;
+  theme: Theme;
+}
+
+/** Options of the Password provider's sign-up ({@link PasswordOptions.signUp}). */
+export interface SignUpOptions {
+  /**
+   * When the account is made. `'after-verification'` (default): nothing is stored as a user until someone proves the
+   * address by the mailed link or code, so nobody can take an address they do not own. `'at-once'`: the account is
+   * made and signed in at once, its address unverified until the mailed link is opened; the real owner of the
+   * address takes it over by proving the address (its password dropped, its sessions ended). With `'at-once'` the
+   * answer to a sign-up tells whether the address had an account.
+   */
+  createAccount?: 'after-verification' | 'at-once';
+  /** Seconds the mailed link and code stay valid (default 900, at most 3600). */
+  maxAge?: number;
+  /** Tries at the mailed code before it is spent (default 5). */
+  maxAttempts?: number;
+  /** Seconds before another mail may be asked for (default 60). */
+  resendCooldown?: number;
+  /** Refuse passwords known from breaches (`breachedRange()`, or the app's own lookup). */
+  breached?: BreachedLookup;
+  /** At least 8 (NIST's minimum), at most 64; default 8. */
+  minLength?: number;
+  /**
+   * Sends the sign-up mails. Default: through the configuration's e-mail provider (its `server` and `from`), in the
+   * reader's language.
+   */
+  send?: (mail: SignUpMail, context: SignUpMailContext) => Awaitable<void>;
+}
+
+/** The sign-up options with their defaults in. */
+export type SignUpSettings = Required<Omit<SignUpOptions, 'breached' | 'send'>> & Pick<SignUpOptions, 'breached' | 'send'>;
+
+/** The sign-up settings of `options` (defaults in; checked). */
+function signUpSettings(options: SignUpOptions | false | undefined): SignUpSettings | false {
+  if (options === false) return false;
+  const o = options ?? {};
+  const settings: SignUpSettings = {
+    createAccount: o.createAccount ?? 'after-verification',
+    maxAge: o.maxAge ?? 900,
+    maxAttempts: o.maxAttempts ?? 5,
+    resendCooldown: o.resendCooldown ?? 60,
+    minLength: o.minLength ?? 8,
+    ...(o.breached ? { breached: o.breached } : {}),
+    ...(o.send ? { send: o.send } : {}),
+  };
+  if (settings.createAccount !== 'after-verification' && settings.createAccount !== 'at-once') throw new TypeError(`signUp.createAccount must be 'after-verification' or 'at-once'.`);
+  if (!Number.isInteger(settings.maxAge) || settings.maxAge < 60 || settings.maxAge > 3600) throw new TypeError('signUp.maxAge must be an integer from 60 to 3600 seconds.');
+  if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1 || settings.maxAttempts > 10) throw new TypeError('signUp.maxAttempts must be an integer from 1 to 10.');
+  if (!Number.isInteger(settings.resendCooldown) || settings.resendCooldown < 0 || settings.resendCooldown > 3600) throw new TypeError('signUp.resendCooldown must be an integer from 0 to 3600 seconds.');
+  if (!Number.isInteger(settings.minLength) || settings.minLength < 8 || settings.minLength > 64) throw new TypeError('signUp.minLength must be an integer from 8 to 64.');
+  return settings;
 }
 
 export interface PasswordConfig extends CommonProviderOptions {
@@ -33,6 +110,17 @@ export interface PasswordOptions {
   hasher?: PasswordHasher;
   /** Checks hashes of formats other than the hasher's and bcrypt (imported from an earlier system). */
   verifyImported?: VerifyImported;
+  /**
+   * Sign-up at `{basePath}/signup/:id` (on by default: the address proven before the account exists), or `false`
+   * when the app creates accounts itself.
+   */
+  signUp?: SignUpOptions | false;
+  /** The shortest new password a person may choose at recovery (NIST: at least 8, the default). */
+  minLength?: number;
+  /** Refuses new passwords known from breaches at recovery: `breachedRange()` or the app's own lookup. */
+  breached?: BreachedLookup;
+  /** How the recovery mails (reset link and code, "your password was changed") are sent. */
+  mail?: PasswordMailOptions;
 }
 
 /**
@@ -55,6 +143,13 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
       password: { type: 'password', autocomplete: 'current-password' },
     },
     identifier: 'email',
-    password: { hasher: options.hasher ?? defaultPasswordHasher(), ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}) },
+    password: {
+      hasher: options.hasher ?? defaultPasswordHasher(),
+      ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}),
+      signUp: signUpSettings(options.signUp),
+      ...(options.minLength !== undefined ? { minLength: options.minLength } : {}),
+      ...(options.breached ? { breached: options.breached } : {}),
+      ...(options.mail ? { mail: options.mail } : {}),
+    },
   };
 }
