@@ -59,6 +59,7 @@ export {
   Password, argon2id, OWASP_ARGON2ID, hashNewPassword, breachedRange, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, type PasswordConfig, type PasswordOptions,
   type PasswordSettings, type PasswordHasher, type Argon2idParameters, type NewPasswordOptions, type BreachedLookup, type BreachedRangeOptions, type VerifyImported,
   type PasswordMail, type PasswordMailOptions,
+  type SignUpMail, type SignUpMailContext, type SignUpOptions, type SignUpSettings,
 } from './providers/password/index.js';
 export type { Adapter } from './core/adapter.js';
 export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKind } from './core/factors.js';

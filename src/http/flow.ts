@@ -12,6 +12,7 @@ import type { FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
 import { accountErrorUrl } from './account-url.js';
+import { signUpOpen } from './providers.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
@@ -94,7 +95,7 @@ export async function signedInFlowRoute(req: AuthRequest, id: string, route: Sig
  */
 export async function accountFlowRoute(req: AuthRequest, id: string, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
-  const flow = provider ? await accountFlow(id, provider) : undefined;
+  const flow = provider && (id !== 'signup' || signUpOpen(req, provider)) ? await accountFlow(id, provider) : undefined;
   if (!provider || !flow) throw new InvalidProvider(`Provider "${providerId}" has no ${id} flow.`, { actual: providerId });
   if (req.method === 'POST') requireCsrf(req);
   void sweepIfDue(req.config);

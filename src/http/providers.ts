@@ -16,6 +16,17 @@ function isFieldMap(value: unknown): value is Record<string, PageFormField> {
   return typeof value === 'object' && value !== null && Object.values(value).every((f) => typeof f === 'object' && f !== null);
 }
 
+/**
+ * Whether `provider` is a Password provider whose sign-up can run: turned on, and its mails have a way out (its own
+ * `signUp.send`, or an e-mail provider of the configuration). Otherwise it is neither linked nor routed.
+ */
+export function signUpOpen(req: AuthRequest, provider: AuthRequest['config']['providers'][number]): boolean {
+  if (!isPasswordProvider(provider)) return false;
+  const signUp = (provider.password as { signUp?: false | { send?: unknown } }).signUp;
+  if (!signUp) return false;
+  return typeof signUp.send === 'function' || req.config.providers.some((p) => p.type === 'email');
+}
+
 /** `GET {basePath}/providers` body and the sign-in page's list share this shape. */
 export function publicProviders(req: AuthRequest): PageProvider[] {
   return req.config.providers.map((p) => ({
@@ -31,7 +42,7 @@ export function publicProviders(req: AuthRequest): PageProvider[] {
     enableConditionalUI: p.type === 'webauthn' ? Boolean(p.enableConditionalUI) : undefined,
     // A custom provider's inputs; built-in types render their own (WebAuthn's formFields are its passkey section's).
     formFields: BUILT_IN_TYPES.has(p.type) || !isFieldMap(p.formFields) ? undefined : p.formFields,
-    ...(isPasswordProvider(p) && (p.password as { signUp?: unknown }).signUp !== false ? { signUpUrl: `${req.authUrl}/signup/${p.id}` } : {}),
+    ...(signUpOpen(req, p) ? { signUpUrl: `${req.authUrl}/signup/${p.id}` } : {}),
   }));
 }
 

@@ -50,4 +50,11 @@ describe('the sign-in page', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toMatch(/\/auth\/error\?error=/);
   });
+
+  it('a Password provider whose sign-up mails have no way out (no e-mail provider, no `signUp.send`) neither links nor routes it', async () => {
+    const mute = testAuth({ adapter: pg.adapter, session: { strategy: 'jwt' }, providers: [Password()] });
+    expect(await (await mute.client.get('/auth/signin')).text()).not.toContain('data-signup');
+    const res = await mute.client.get('/auth/signup/password');
+    expect(res.headers.get('location')).toMatch(/\/auth\/error\?error=/);
+  });
 });

@@ -1,5 +1,5 @@
 // The one door: every machine a request runs goes through `step(req, door, event?)`, whatever it is (a provider's
-// sign-in flow, the second-factor stage, a signed-in flow, a job). It opens the door's cookie slot, restores, runs
+// sign-in flow, the second-factor stage, a signed-in flow, an account flow, a job). It opens the door's cookie slot, restores, runs
 // and settles, then seals, clears or keeps the slot by one rule (slot-rule.ts), and answers in one typed shape that
 // the HTTP layer turns into a response. Nothing else drives a machine or touches a flow cookie.
 import type { EventObject } from 'xstate';
