@@ -161,4 +161,12 @@ export const ar: Messages = {
   'mail.codeIntro': 'أو أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.codeIntroOnly': 'أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.ignore': 'إذا لم تطلب تسجيل الدخول، يمكنك تجاهل هذه الرسالة.',
+
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'الرمز غير مطابق. تبقّت {count} محاولات.',
+  'factor.check.wrongCodeLast': 'الرمز غير مطابق. تبقّت محاولة واحدة: بعد رمز خاطئ آخر يتوقف تسجيل الدخول هذا.',
+  'error.SecondFactorFailed.heading': 'رموز خاطئة كثيرة',
+  'error.SecondFactorFailed.message': 'أُوقف تسجيل الدخول هذا بعد رموز خاطئة كثيرة. سجّل الدخول مرة أخرى، ثم أدخل رمزًا من تطبيق المصادقة، أو استخدم أحد رموزك الاحتياطية، أو مفتاح مرور.',
+  'error.fallback.next': 'حاول تسجيل الدخول مرة أخرى. إذا تكرر ذلك، فتواصل مع دعم الموقع.',
+  'error.reference': 'مرجع للدعم: {code}',
 };

@@ -161,4 +161,12 @@ export const de: Messages = {
   'mail.codeIntro': 'Oder geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.codeIntroOnly': 'Geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.ignore': 'Wenn Sie keine Anmeldung angefordert haben, können Sie diese E-Mail ignorieren.',
+
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'Der Code stimmt nicht. Noch {count} Versuche.',
+  'factor.check.wrongCodeLast': 'Der Code stimmt nicht. Noch 1 Versuch: Nach einem weiteren falschen Code wird diese Anmeldung beendet.',
+  'error.SecondFactorFailed.heading': 'Zu viele falsche Codes',
+  'error.SecondFactorFailed.message': 'Diese Anmeldung wurde nach zu vielen falschen Codes beendet. Melden Sie sich erneut an und geben Sie dann einen Code aus Ihrer Authenticator-App ein, verwenden Sie einen Ihrer Backup-Codes oder einen Passkey.',
+  'error.fallback.next': 'Versuchen Sie erneut, sich anzumelden. Wenn es wieder passiert, wenden Sie sich an den Support der Website.',
+  'error.reference': 'Referenz für den Support: {code}',
 };

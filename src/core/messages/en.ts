@@ -172,6 +172,14 @@ export const en = {
   'mail.codeIntro': 'Or enter this code on the page where you asked for it:',
   'mail.codeIntroOnly': 'Enter this code on the page where you asked for it:',
   'mail.ignore': 'If you did not ask to sign in, you can ignore this e-mail.',
+
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'That code did not match. {count} tries left.',
+  'factor.check.wrongCodeLast': 'That code did not match. 1 try left: after another wrong code this sign-in stops.',
+  'error.SecondFactorFailed.heading': 'Too many wrong codes',
+  'error.SecondFactorFailed.message': 'This sign-in was stopped after too many wrong codes. Sign in again, then enter a code from your authenticator app, use one of your backup codes, or use a passkey.',
+  'error.fallback.next': 'Try signing in again. If it keeps happening, contact the site’s support.',
+  'error.reference': 'Reference for support: {code}',
 } as const;
 
 /** The id of a built-in message. */

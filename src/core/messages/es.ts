@@ -161,4 +161,12 @@ export const es: Messages = {
   'mail.codeIntro': 'O introduce este código en la página donde lo pediste:',
   'mail.codeIntroOnly': 'Introduce este código en la página donde lo pediste:',
   'mail.ignore': 'Si no has pedido iniciar sesión, puedes ignorar este correo.',
+
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'El código no coincide. Quedan {count} intentos.',
+  'factor.check.wrongCodeLast': 'El código no coincide. Queda 1 intento: tras otro código incorrecto, este inicio de sesión se detiene.',
+  'error.SecondFactorFailed.heading': 'Demasiados códigos incorrectos',
+  'error.SecondFactorFailed.message': 'Este inicio de sesión se detuvo tras demasiados códigos incorrectos. Vuelve a iniciar sesión y después introduce un código de tu aplicación de autenticación, usa uno de tus códigos de respaldo o una llave de acceso.',
+  'error.fallback.next': 'Vuelve a intentar iniciar sesión. Si sigue ocurriendo, contacta con el soporte del sitio.',
+  'error.reference': 'Referencia para soporte: {code}',
 };

@@ -161,4 +161,12 @@ export const fr: Messages = {
   'mail.codeIntro': 'Ou saisissez ce code sur la page où vous l’avez demandé :',
   'mail.codeIntroOnly': 'Saisissez ce code sur la page où vous l’avez demandé :',
   'mail.ignore': 'Si vous n’avez pas demandé à vous connecter, ignorez cet e-mail.',
+
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'Ce code ne correspond pas. Il reste {count} essais.',
+  'factor.check.wrongCodeLast': 'Ce code ne correspond pas. Il reste 1 essai : après un autre code erroné, cette connexion s’arrête.',
+  'error.SecondFactorFailed.heading': 'Trop de codes erronés',
+  'error.SecondFactorFailed.message': 'Cette connexion a été arrêtée après trop de codes erronés. Reconnectez-vous, puis saisissez un code de votre application d’authentification, utilisez l’un de vos codes de secours ou une clé d’accès.',
+  'error.fallback.next': 'Essayez de vous reconnecter. Si cela se reproduit, contactez l’assistance du site.',
+  'error.reference': 'Référence pour l’assistance : {code}',
 };
