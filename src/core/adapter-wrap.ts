@@ -23,6 +23,7 @@ export type WrappedAdapter = {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
+  lockUser?(userId: string): Promise<void>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(): Promise<PruneResult>;
   listSessions?(userId: string): Promise<SessionRecord[]>;
@@ -210,7 +211,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of ['lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

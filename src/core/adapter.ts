@@ -153,6 +153,20 @@ export interface Adapter extends Partial<FactorAdapterMethods> {
    */
   withTransaction?<T>(fn: (tx: Adapter) => Promise<T>, options?: { timeout?: number }): Promise<T>;
   /**
+   * authchart extension, absent from Auth.js adapters: called inside {@link Adapter.withTransaction}, holds the
+   * user's row until the transaction ends (PostgresAdapter: `SELECT … FOR UPDATE`). Unlink takes it before it counts
+   * the user's sign-in methods, so two removals at once cannot each see "one left" and together leave none. Without
+   * it (or without `withTransaction`), removals of one user run one at a time in this process and each re-counts
+   * after its delete, putting the method back when none remain.
+   *
+   * @example
+   * await adapter.withTransaction?.(async (tx) => {
+   *   await tx.lockUser?.(userId);
+   *   // count the user's sign-in methods, then remove one
+   * });
+   */
+  lockUser?(userId: string): Awaitable<void>;
+  /**
    * authchart extension, absent from Auth.js adapters: deletes what can never be used again (expired magic-link
    * tokens and WebAuthn challenge rows, expired sessions, lapsed throttle counters) and says how many of each.
    * authchart calls it now and then from sign-in requests (at most every `pruneInterval`); call it from a job too.
@@ -315,7 +329,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

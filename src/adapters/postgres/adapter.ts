@@ -40,6 +40,8 @@ export interface PostgresAdapterInstance extends Adapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
   unlinkAccount(account: AccountKey): Promise<AdapterAccount | undefined>;
+  /** Inside `withTransaction`: `SELECT … FOR UPDATE` on the user's row, held until the transaction ends. */
+  lockUser(userId: string): Promise<void>;
   createSession(session: { sessionToken: string; userId: string; expires: Date }): Promise<AdapterSession>;
   getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
   updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>;
@@ -249,6 +251,11 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
         [provider, providerAccountId],
       );
       return row ?? undefined;
+    },
+
+    // Removals of a user's sign-in methods queue here, one after another, until the holder commits.
+    async lockUser(userId) {
+      await query(`SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, [userId]);
     },
 
     // Session control's fields (createdAt, userAgent, ipAddress) arrive beside the contract's three.

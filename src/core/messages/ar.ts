@@ -270,4 +270,11 @@ export const ar: Messages = {
   'signupMail.existingSubject': "حاول أحدهم إنشاء حساب على {host} باستخدام عنوانك",
   'signupMail.existingBody': "حاول أحدهم إنشاء حساب على {host} بهذا العنوان، وله حساب بالفعل. إذا كنت أنت، فسجّل الدخول من هنا:",
   'signupMail.existingReset': "إذا نسيت كلمة المرور، فاختر «نسيت كلمة المرور» في صفحة تسجيل الدخول. إذا لم تكن أنت، يمكنك تجاهل هذه الرسالة: لم يتغير شيء.",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'الرمز غير مطابق. تبقّت {count} محاولات.',
+  'factor.check.wrongCodeLast': 'الرمز غير مطابق. تبقّت محاولة واحدة: بعد رمز خاطئ آخر يتوقف تسجيل الدخول هذا.',
+  'error.SecondFactorFailed.heading': 'رموز خاطئة كثيرة',
+  'error.SecondFactorFailed.message': 'أُوقف تسجيل الدخول هذا بعد رموز خاطئة كثيرة. سجّل الدخول مرة أخرى، ثم أدخل رمزًا من تطبيق المصادقة، أو استخدم أحد رموزك الاحتياطية، أو مفتاح مرور.',
+  'error.fallback.next': 'حاول تسجيل الدخول مرة أخرى. إذا تكرر ذلك، فتواصل مع دعم الموقع.',
+  'error.reference': 'مرجع للدعم: {code}',
 };

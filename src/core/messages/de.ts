@@ -270,4 +270,11 @@ export const de: Messages = {
   'signupMail.existingSubject': "Jemand hat versucht, bei {host} ein Konto mit Ihrer Adresse zu erstellen",
   'signupMail.existingBody': "Jemand hat versucht, bei {host} ein Konto mit dieser Adresse zu erstellen, die bereits eines hat. Wenn Sie es waren, melden Sie sich hier an:",
   'signupMail.existingReset': "Wenn Sie Ihr Passwort vergessen haben, wählen Sie auf der Anmeldeseite „Passwort vergessen“. Wenn Sie es nicht waren, können Sie diese E-Mail ignorieren: Es wurde nichts geändert.",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'Der Code stimmt nicht. Noch {count} Versuche.',
+  'factor.check.wrongCodeLast': 'Der Code stimmt nicht. Noch 1 Versuch: Nach einem weiteren falschen Code wird diese Anmeldung beendet.',
+  'error.SecondFactorFailed.heading': 'Zu viele falsche Codes',
+  'error.SecondFactorFailed.message': 'Diese Anmeldung wurde nach zu vielen falschen Codes beendet. Melden Sie sich erneut an und geben Sie dann einen Code aus Ihrer Authenticator-App ein, verwenden Sie einen Ihrer Backup-Codes oder einen Passkey.',
+  'error.fallback.next': 'Versuchen Sie erneut, sich anzumelden. Wenn es wieder passiert, wenden Sie sich an den Support der Website.',
+  'error.reference': 'Referenz für den Support: {code}',
 };

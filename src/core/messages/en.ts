@@ -281,6 +281,13 @@ export const en = {
   'signupMail.existingSubject': "Someone tried to create an account on {host} with your address",
   'signupMail.existingBody': "Someone tried to create an account on {host} with this address, which already has one. If it was you, sign in here:",
   'signupMail.existingReset': "If you forgot your password, choose \"Forgot password\" on the sign-in page. If it was not you, you can ignore this e-mail: nothing was changed.",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'That code did not match. {count} tries left.',
+  'factor.check.wrongCodeLast': 'That code did not match. 1 try left: after another wrong code this sign-in stops.',
+  'error.SecondFactorFailed.heading': 'Too many wrong codes',
+  'error.SecondFactorFailed.message': 'This sign-in was stopped after too many wrong codes. Sign in again, then enter a code from your authenticator app, use one of your backup codes, or use a passkey.',
+  'error.fallback.next': 'Try signing in again. If it keeps happening, contact the site’s support.',
+  'error.reference': 'Reference for support: {code}',
 } as const;
 
 /** The id of a built-in message. */

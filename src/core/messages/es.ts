@@ -270,4 +270,11 @@ export const es: Messages = {
   'signupMail.existingSubject': "Alguien intentó crear una cuenta en {host} con tu dirección",
   'signupMail.existingBody': "Alguien intentó crear una cuenta en {host} con esta dirección, que ya tiene una. Si fuiste tú, inicia sesión aquí:",
   'signupMail.existingReset': "Si olvidaste tu contraseña, elige «¿Olvidaste tu contraseña?» en la página de inicio de sesión. Si no fuiste tú, puedes ignorar este correo: no se cambió nada.",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'El código no coincide. Quedan {count} intentos.',
+  'factor.check.wrongCodeLast': 'El código no coincide. Queda 1 intento: tras otro código incorrecto, este inicio de sesión se detiene.',
+  'error.SecondFactorFailed.heading': 'Demasiados códigos incorrectos',
+  'error.SecondFactorFailed.message': 'Este inicio de sesión se detuvo tras demasiados códigos incorrectos. Vuelve a iniciar sesión y después introduce un código de tu aplicación de autenticación, usa uno de tus códigos de respaldo o una llave de acceso.',
+  'error.fallback.next': 'Vuelve a intentar iniciar sesión. Si sigue ocurriendo, contacta con el soporte del sitio.',
+  'error.reference': 'Referencia para soporte: {code}',
 };

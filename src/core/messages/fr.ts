@@ -270,4 +270,11 @@ export const fr: Messages = {
   'signupMail.existingSubject': "Quelqu’un a essayé de créer un compte sur {host} avec votre adresse",
   'signupMail.existingBody': "Quelqu’un a essayé de créer un compte sur {host} avec cette adresse, qui en a déjà un. Si c’était vous, connectez-vous ici :",
   'signupMail.existingReset': "Si vous avez oublié votre mot de passe, choisissez « Mot de passe oublié » sur la page de connexion. Si ce n’était pas vous, ignorez cet e-mail : rien n’a été modifié.",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'Ce code ne correspond pas. Il reste {count} essais.',
+  'factor.check.wrongCodeLast': 'Ce code ne correspond pas. Il reste 1 essai : après un autre code erroné, cette connexion s’arrête.',
+  'error.SecondFactorFailed.heading': 'Trop de codes erronés',
+  'error.SecondFactorFailed.message': 'Cette connexion a été arrêtée après trop de codes erronés. Reconnectez-vous, puis saisissez un code de votre application d’authentification, utilisez l’un de vos codes de secours ou une clé d’accès.',
+  'error.fallback.next': 'Essayez de vous reconnecter. Si cela se reproduit, contactez l’assistance du site.',
+  'error.reference': 'Référence pour l’assistance : {code}',
 };

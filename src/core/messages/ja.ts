@@ -270,4 +270,11 @@ export const ja: Messages = {
   'signupMail.existingSubject': "誰かがあなたのアドレスで {host} のアカウントを作成しようとしました",
   'signupMail.existingBody': "誰かがこのアドレスで {host} のアカウントを作成しようとしましたが、このアドレスにはすでにアカウントがあります。ご本人の場合は、こちらからログインしてください:",
   'signupMail.existingReset': "パスワードを忘れた場合は、ログインページで「パスワードをお忘れですか」を選んでください。心当たりがない場合は、このメールを無視してください。何も変更されていません。",
+  // Recovery that never dead-ends (issue 46): tries left at the factor check, error pages in words
+  'factor.check.wrongCodeLeft': 'コードが一致しません。残り {count} 回です。',
+  'factor.check.wrongCodeLast': 'コードが一致しません。残り 1 回です。次に間違えるとこのサインインは中止されます。',
+  'error.SecondFactorFailed.heading': '誤ったコードが多すぎます',
+  'error.SecondFactorFailed.message': '誤ったコードが多すぎたため、このサインインは中止されました。もう一度サインインしてから、認証アプリのコードを入力するか、バックアップコードまたはパスキーを使ってください。',
+  'error.fallback.next': 'もう一度サインインしてください。繰り返し起こる場合は、サイトのサポートにお問い合わせください。',
+  'error.reference': 'サポート用の参照番号: {code}',
 };

@@ -76,7 +76,6 @@ type Emitted =
   | { type: 'secondFactorFailed'; user: User; attempts: number; locked: boolean };
 
 // What the pages say, by message id (shown in the reader's language).
-const WRONG_CODE = { message: 'factor.check.wrongCode' } as const;
 const WRONG_PASSKEY = { message: 'factor.check.wrongPasskey' } as const;
 const WRONG_FIRST_CODE = { message: 'factor.enrol.wrongCode' } as const;
 
@@ -168,6 +167,15 @@ export const secondFactorMachine = /* @__PURE__ */ setup({
     }),
     openCheck: assign({
       check: ({ event }) => ({ challengeId: randomUUID(), expiresAt: Date.now() + FACTOR_TTL_MS, ...(stateOf(event)?.passkey ? { passkey: true } : {}) }),
+    }),
+    // A wrong code: the page again, saying how many tries are left before this sign-in stops.
+    askAfterWrongCode: assign({
+      response: ({ context, event }) => {
+        const max = context.deps.req.config.secondFactor?.maxAttempts ?? 5;
+        const left = Math.max(1, max - (output<CodeCheck>(event) as { attempts: number }).attempts);
+        const error: FlowText = left === 1 ? { message: 'factor.check.wrongCodeLast' } : { message: 'factor.check.wrongCodeLeft', values: { count: left } };
+        return { kind: 'page' as const, page: 'form' as const, data: codePage(context.purpose, error, context.check?.passkey) };
+      },
     }),
     askForCode: assign({
       response: ({ context }, params: { error?: FlowText }) => ({ kind: 'page' as const, page: 'form' as const, data: codePage(context.purpose, params?.error, context.check?.passkey) }),
@@ -276,7 +284,7 @@ export const secondFactorMachine = /* @__PURE__ */ setup({
         onDone: [
           { guard: 'codePassed', target: 'choosing', actions: 'recordMethod' },
           { guard: 'codeLocked', target: 'failed.secondFactor', actions: ['emitFailure', 'recordLock'] },
-          { target: 'awaitingCheck', actions: ['emitFailure', { type: 'askForCode', params: { error: WRONG_CODE } }] },
+          { target: 'awaitingCheck', actions: ['emitFailure', 'askAfterWrongCode'] },
         ],
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },

@@ -41,9 +41,12 @@ const pages: Readonly<Record<string, Entry>> = {
   // no server configuration.
   InvalidRequest: { heading: 'error.InvalidRequest.heading', message: 'error.InvalidRequest.message', link: 'home' },
   Verification: { heading: 'error.Verification.heading', message: 'error.Verification.message', link: 'signin' },
+  // The factor check locked after too many wrong codes: say so, and name the ways back in.
+  SecondFactorFailed: { heading: 'error.SecondFactorFailed.heading', message: 'error.SecondFactorFailed.message', link: 'signin' },
 };
 
-const fallback: Entry = { heading: 'error.fallback.heading', message: 'error.fallback.message', link: 'home' };
+// An error with no page of its own still says what to do next, and offers it: signing in again.
+const fallback: Entry = { heading: 'error.fallback.heading', message: 'error.fallback.message', link: 'signin' };
 
 const codeLike = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
@@ -79,20 +82,25 @@ function entryFor(error: string): { entry: Entry; known: boolean } {
 export function renderError(params: ErrorPageParams): { html: string; status: number } {
   const { entry, known } = entryFor(params.error);
   const i18n = params.i18n ?? english;
-  const code = !known && codeLike.test(params.error) ? html`<p class="muted center"><code>${rich(i18n, 'error.code', { code: params.error })}</code></p>` : '';
+  // The type is no sentence for a person: only a reference in small print, for a support request (never "Default").
+  const reference = !known && params.error !== 'Default' && codeLike.test(params.error) ? html`<p class="muted center small">${rich(i18n, 'error.reference', { code: params.error })}</p>` : '';
+  const next = known ? '' : html`<p class="muted center">${i18n.t('error.fallback.next')}</p>`;
   const signin = safeUrl(params.signinUrl);
   const home = safeUrl(params.homeUrl);
   let link: SafeHtml | string = '';
-  if (entry.link === 'signin' && signin) link = html`<a class="button"${attr('href', signin)}>${i18n.t('common.signIn')}</a>`;
-  else if (home) link = html`<p class="center"><a${attr('href', home)}>${homeLinkText(params.homeUrl, i18n)}</a></p>`;
+  if (entry.link === 'signin' && signin) {
+    link = html`<a class="button"${attr('href', signin)}>${i18n.t('common.signIn')}</a>`;
+    if (home) link = html`${link}<p class="center small"><a${attr('href', home)}>${homeLinkText(params.homeUrl, i18n)}</a></p>`;
+  } else if (home) link = html`<p class="center"><a${attr('href', home)}>${homeLinkText(params.homeUrl, i18n)}</a></p>`;
   const trace = params.trace
     ? html`<details><summary>${i18n.t('error.trace')}</summary><pre>${params.trace}</pre></details>`
     : '';
   const heading = i18n.t(entry.heading);
   const body = html`<h1>${heading}</h1>
 <p class="muted center">${i18n.t(entry.message)}</p>
-${code}
+${next}
 ${link}
+${reference}
 ${trace}`;
   return { html: layout({ title: heading, theme: params.theme, body, nonce: params.nonce, i18n }), status: errorPageStatus(params.error) };
 }

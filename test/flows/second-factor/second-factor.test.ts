@@ -102,10 +102,18 @@ describe('the second-factor stage', () => {
     for (let i = 1; i <= 4; i++) {
       const res = await submit(w, csrfToken, wrong);
       expect(res.status).toBe(200);
-      expect(await res.text()).toContain('That code did not match');
+      // Each answer says how many tries are left before the sign-in stops (issue 46).
+      expect(await res.text()).toContain(i < 4 ? `That code did not match. ${5 - i} tries left.` : 'That code did not match. 1 try left: after another wrong code this sign-in stops.');
     }
     const fifth = await submit(w, csrfToken, wrong);
     expect(fifth.headers.get('location')).toMatch(/error=SecondFactorFailed/);
+    // The error page it lands on says what happened in words and offers signing in again, never the bare id.
+    const page = await w.t.client.get(fifth.headers.get('location')!);
+    const html = await page.text();
+    expect(html).toContain('Too many wrong codes');
+    expect(html).toContain('use one of your backup codes, or use a passkey');
+    expect(html).not.toContain('Error code');
+    expect(html).toMatch(/<a class="button" href="[^"]*\/auth\/signin[^"]*">Sign in<\/a>/);
     expect(w.events.map((e) => [e.type, (e.message as { attempts: number }).attempts])).toEqual([1, 2, 3, 4, 5].map((a) => ['secondFactorFailed', a]));
     expect((w.events.at(-1)!.message as { locked: boolean }).locked).toBe(true);
     expect(sessionSet(fifth)).toBe(false);

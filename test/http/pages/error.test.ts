@@ -51,7 +51,18 @@ describe('renderError', () => {
   it('falls back for unknown types without echoing raw input', () => {
     const known = text(render({ error: 'SomeNewError' }).html);
     expect(known).toContain('Something went wrong');
-    expect(known).toContain('Error code: SomeNewError');
+    // Words and the next step, the type only as a support reference in small print (issue 46).
+    expect(known).toContain('Try signing in again.');
+    expect(known).not.toContain('Error code');
+    expect(known).toContain('Reference for support: SomeNewError');
+    expect(render({ error: 'SomeNewError' }).html).toMatch(/<a class="button" href="[^"]*signin[^"]*">Sign in<\/a>/);
+    // "Default" is no reference at all.
+    expect(text(render({ error: 'Default' }).html)).not.toMatch(/Default|Error code|Reference/);
+    // A locked factor check says what happened and how to get back in.
+    const locked = text(render({ error: 'SecondFactorFailed' }).html);
+    expect(locked).toContain('Too many wrong codes');
+    expect(locked).toContain('use one of your backup codes, or use a passkey');
+    expect(locked).not.toContain('SecondFactorFailed');
     const hostile = render({ error: '<img src=x onerror=alert(1)>' }).html;
     expect(text(hostile)).toContain('Something went wrong');
     expect(hostile).not.toContain('onerror');
