@@ -7,10 +7,10 @@ import { messagesFor } from '../core/messages/request.js';
 import { InvalidProvider, publicErrorType, UnknownAction, type AuthError } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
-import { flowFor, step, type DoorAnswer } from '../flows/registry.js';
+import { flowFor, signedInFlowFor, step, type DoorAnswer } from '../flows/registry.js';
 import type { FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { tracesKept } from '../flows/runtime/log.js';
-import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
+import type { SignedInRoute } from '../flows/runtime/signed-in.js';
 import { accountErrorUrl } from './account-url.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
@@ -66,7 +66,7 @@ export async function pausedPageRoute(req: AuthRequest, slot: string): Promise<R
  * (a POST CSRF-checked). Signed out, or below the flow's level: the sign-in page or the factor check, coming back.
  */
 export async function signedInFlowRoute(req: AuthRequest, id: string, route: SignedInRoute): Promise<Response> {
-  const flow = req.config.flowsById.get(id) as SignedInFlowDefinition | undefined;
+  const flow = await signedInFlowFor(req.config, id);
   if (!flow) throw new InvalidProvider(`No signed-in flow with id "${id}".`, { actual: id });
   if (route === 'start' && req.method !== 'POST') throw new UnknownAction(`Signed-in flow "${id}" starts with a POST.`);
   if (req.method === 'POST') requireCsrf(req);

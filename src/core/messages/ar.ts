@@ -161,4 +161,22 @@ export const ar: Messages = {
   'mail.codeIntro': 'أو أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.codeIntroOnly': 'أدخل هذا الرمز في الصفحة التي طلبته منها:',
   'mail.ignore': 'إذا لم تطلب تسجيل الدخول، يمكنك تجاهل هذه الرسالة.',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'تغيير كلمة المرور',
+  'changePassword.titleSet': 'تعيين كلمة مرور',
+  'changePassword.current': 'كلمة المرور الحالية',
+  'changePassword.new': 'كلمة المرور الجديدة',
+  'changePassword.submit': 'تغيير كلمة المرور',
+  'changePassword.wrongCurrent': 'هذه ليست كلمة مرورك الحالية.',
+  'changePassword.tooManyTries': 'محاولات خاطئة كثيرة. حاول مرة أخرى بعد بضع دقائق.',
+  'changePassword.tooShort': 'استخدم {min} أحرف على الأقل.',
+  'changePassword.tooLong': 'استخدم {max} حرفًا على الأكثر.',
+  'changePassword.invalid': 'تحتوي كلمة المرور على أحرف لا يمكن استخدامها.',
+  'changePassword.breached': 'تظهر كلمة المرور هذه في قائمة كلمات مرور مسربة. اختر كلمة أخرى.',
+  'changePassword.changed': 'غيّر شخص ما كلمة المرور في هذه الأثناء. أدخل كلمة مرورك الحالية مرة أخرى.',
+  'changePassword.back': 'العودة إلى حسابك',
+  'changePassword.mailSubject': 'تم تغيير كلمة مرورك على {host}',
+  'changePassword.mailText': 'تم للتو تغيير كلمة مرور حسابك على {host} وتسجيل خروج جلساتك الأخرى. إن لم تكن أنت، فأعد تعيين كلمة المرور الآن وتواصل مع الدعم.',
+  'account.changePassword': 'تغيير كلمة المرور',
 };

@@ -161,4 +161,22 @@ export const de: Messages = {
   'mail.codeIntro': 'Oder geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.codeIntroOnly': 'Geben Sie diesen Code auf der Seite ein, auf der Sie ihn angefordert haben:',
   'mail.ignore': 'Wenn Sie keine Anmeldung angefordert haben, können Sie diese E-Mail ignorieren.',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'Passwort ändern',
+  'changePassword.titleSet': 'Passwort festlegen',
+  'changePassword.current': 'Aktuelles Passwort',
+  'changePassword.new': 'Neues Passwort',
+  'changePassword.submit': 'Passwort ändern',
+  'changePassword.wrongCurrent': 'Das ist nicht Ihr aktuelles Passwort.',
+  'changePassword.tooManyTries': 'Zu viele falsche Passwörter. Versuchen Sie es in einigen Minuten erneut.',
+  'changePassword.tooShort': 'Verwenden Sie mindestens {min} Zeichen.',
+  'changePassword.tooLong': 'Verwenden Sie höchstens {max} Zeichen.',
+  'changePassword.invalid': 'Das Passwort enthält Zeichen, die nicht verwendet werden können.',
+  'changePassword.breached': 'Dieses Passwort steht in einer Liste veröffentlichter Passwörter. Wählen Sie ein anderes.',
+  'changePassword.changed': 'Das Passwort wurde inzwischen geändert. Geben Sie Ihr aktuelles Passwort erneut ein.',
+  'changePassword.back': 'Zurück zu Ihrem Konto',
+  'changePassword.mailSubject': 'Ihr Passwort bei {host} wurde geändert',
+  'changePassword.mailText': 'Das Passwort Ihres Kontos bei {host} wurde soeben geändert, und Ihre anderen Sitzungen wurden abgemeldet. Falls Sie das nicht waren, setzen Sie Ihr Passwort sofort zurück und wenden Sie sich an den Support.',
+  'account.changePassword': 'Passwort ändern',
 };

@@ -172,6 +172,24 @@ export const en = {
   'mail.codeIntro': 'Or enter this code on the page where you asked for it:',
   'mail.codeIntroOnly': 'Enter this code on the page where you asked for it:',
   'mail.ignore': 'If you did not ask to sign in, you can ignore this e-mail.',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'Change your password',
+  'changePassword.titleSet': 'Set a password',
+  'changePassword.current': 'Current password',
+  'changePassword.new': 'New password',
+  'changePassword.submit': 'Change password',
+  'changePassword.wrongCurrent': 'That is not your current password.',
+  'changePassword.tooManyTries': 'Too many wrong passwords. Try again in a few minutes.',
+  'changePassword.tooShort': 'Use at least {min} characters.',
+  'changePassword.tooLong': 'Use at most {max} characters.',
+  'changePassword.invalid': 'The password contains characters that cannot be used.',
+  'changePassword.breached': 'This password appears in a list of leaked passwords. Choose another.',
+  'changePassword.changed': 'Someone changed the password meanwhile. Enter your current password again.',
+  'changePassword.back': 'Back to your account',
+  'changePassword.mailSubject': 'Your password on {host} was changed',
+  'changePassword.mailText': 'The password of your account on {host} was just changed, and your other sessions were signed out. If this was not you, reset your password now and contact support.',
+  'account.changePassword': 'Change password',
 } as const;
 
 /** The id of a built-in message. */

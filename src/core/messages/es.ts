@@ -161,4 +161,22 @@ export const es: Messages = {
   'mail.codeIntro': 'O introduce este código en la página donde lo pediste:',
   'mail.codeIntroOnly': 'Introduce este código en la página donde lo pediste:',
   'mail.ignore': 'Si no has pedido iniciar sesión, puedes ignorar este correo.',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'Cambiar tu contraseña',
+  'changePassword.titleSet': 'Establecer una contraseña',
+  'changePassword.current': 'Contraseña actual',
+  'changePassword.new': 'Contraseña nueva',
+  'changePassword.submit': 'Cambiar contraseña',
+  'changePassword.wrongCurrent': 'Esa no es tu contraseña actual.',
+  'changePassword.tooManyTries': 'Demasiadas contraseñas incorrectas. Inténtalo de nuevo en unos minutos.',
+  'changePassword.tooShort': 'Usa al menos {min} caracteres.',
+  'changePassword.tooLong': 'Usa como máximo {max} caracteres.',
+  'changePassword.invalid': 'La contraseña contiene caracteres que no se pueden usar.',
+  'changePassword.breached': 'Esta contraseña aparece en una lista de contraseñas filtradas. Elige otra.',
+  'changePassword.changed': 'Alguien cambió la contraseña mientras tanto. Vuelve a escribir tu contraseña actual.',
+  'changePassword.back': 'Volver a tu cuenta',
+  'changePassword.mailSubject': 'Se cambió tu contraseña en {host}',
+  'changePassword.mailText': 'Se acaba de cambiar la contraseña de tu cuenta en {host} y se cerraron tus otras sesiones. Si no fuiste tú, restablece tu contraseña ahora y contacta con soporte.',
+  'account.changePassword': 'Cambiar contraseña',
 };

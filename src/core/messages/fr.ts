@@ -161,4 +161,22 @@ export const fr: Messages = {
   'mail.codeIntro': 'Ou saisissez ce code sur la page où vous l’avez demandé :',
   'mail.codeIntroOnly': 'Saisissez ce code sur la page où vous l’avez demandé :',
   'mail.ignore': 'Si vous n’avez pas demandé à vous connecter, ignorez cet e-mail.',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'Changer votre mot de passe',
+  'changePassword.titleSet': 'Définir un mot de passe',
+  'changePassword.current': 'Mot de passe actuel',
+  'changePassword.new': 'Nouveau mot de passe',
+  'changePassword.submit': 'Changer le mot de passe',
+  'changePassword.wrongCurrent': 'Ce n’est pas votre mot de passe actuel.',
+  'changePassword.tooManyTries': 'Trop de mots de passe erronés. Réessayez dans quelques minutes.',
+  'changePassword.tooShort': 'Utilisez au moins {min} caractères.',
+  'changePassword.tooLong': 'Utilisez au plus {max} caractères.',
+  'changePassword.invalid': 'Le mot de passe contient des caractères inutilisables.',
+  'changePassword.breached': 'Ce mot de passe figure dans une liste de mots de passe divulgués. Choisissez-en un autre.',
+  'changePassword.changed': 'Le mot de passe a été modifié entre-temps. Saisissez à nouveau votre mot de passe actuel.',
+  'changePassword.back': 'Retour à votre compte',
+  'changePassword.mailSubject': 'Votre mot de passe sur {host} a été modifié',
+  'changePassword.mailText': 'Le mot de passe de votre compte sur {host} vient d’être modifié et vos autres sessions ont été fermées. Si ce n’était pas vous, réinitialisez votre mot de passe maintenant et contactez le support.',
+  'account.changePassword': 'Changer le mot de passe',
 };

@@ -161,4 +161,22 @@ export const ja: Messages = {
   'mail.codeIntro': 'または、請求したページで次のコードを入力してください:',
   'mail.codeIntroOnly': '請求したページで次のコードを入力してください:',
   'mail.ignore': 'ログインを求めていない場合は、このメールを無視してください。',
+
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'パスワードの変更',
+  'changePassword.titleSet': 'パスワードの設定',
+  'changePassword.current': '現在のパスワード',
+  'changePassword.new': '新しいパスワード',
+  'changePassword.submit': 'パスワードを変更',
+  'changePassword.wrongCurrent': '現在のパスワードが正しくありません。',
+  'changePassword.tooManyTries': '誤ったパスワードが多すぎます。数分後にもう一度お試しください。',
+  'changePassword.tooShort': '{min} 文字以上にしてください。',
+  'changePassword.tooLong': '{max} 文字以内にしてください。',
+  'changePassword.invalid': 'パスワードに使用できない文字が含まれています。',
+  'changePassword.breached': 'このパスワードは漏えいしたパスワードの一覧に含まれています。別のものを選んでください。',
+  'changePassword.changed': 'その間にパスワードが変更されました。現在のパスワードをもう一度入力してください。',
+  'changePassword.back': 'アカウントに戻る',
+  'changePassword.mailSubject': '{host} のパスワードが変更されました',
+  'changePassword.mailText': '{host} のアカウントのパスワードが変更され、他のセッションはサインアウトされました。心当たりがない場合は、すぐにパスワードを再設定し、サポートに連絡してください。',
+  'account.changePassword': 'パスワードを変更',
 };

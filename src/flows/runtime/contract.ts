@@ -96,6 +96,8 @@ export interface FlowFormField {
   maxlength?: number;
   /** Defaults to `true`. */
   required?: boolean;
+  /** What is wrong with the value sent, shown beside the field (and tied to it for screen readers). */
+  error?: FlowText;
 }
 
 /**

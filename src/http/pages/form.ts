@@ -46,7 +46,8 @@ const inputTypes = new Set(['text', 'password', 'email', 'tel', 'number']);
 function input(field: FlowFormField, i: number, autofocus: boolean, i18n: Translator) {
   const id = `field-${i}`;
   const type = field.type && inputTypes.has(field.type) ? field.type : 'text';
-  return html`<div><label for="${id}">${say(field.label, i18n)}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}></div>`;
+  const error = field.error === undefined ? undefined : say(field.error, i18n);
+  return html`<div><label for="${id}">${say(field.label, i18n)}</label><input id="${id}" name="${field.name}" type="${type}"${attr('autocomplete', field.autocomplete)}${attr('inputmode', field.inputmode)}${attr('pattern', field.pattern)}${attr('maxlength', field.maxlength === undefined ? undefined : String(field.maxlength))}${field.required === false ? '' : html` required`}${autofocus ? html` autofocus` : ''}${error === undefined ? '' : html` aria-invalid="true" aria-describedby="${id}-error"`}>${error === undefined ? '' : html`<p id="${id}-error" class="field-error" role="alert">${error}</p>`}</div>`;
 }
 
 /** A passkey button driven by the built-in passkey script: options from, and the assertion posted to, `action`. */
@@ -86,7 +87,7 @@ ${
   action
     ? html`<form method="post"${attr('action', action)}>
 ${hidden}
-${page.fields.map((field, i) => input(field, i, i === 0, i18n))}
+${page.fields.map((field, i) => input(field, i, i === Math.max(0, page.fields.findIndex((f) => f.error !== undefined)), i18n))}
 <button type="submit" class="button">${page.submit === undefined ? i18n.t('common.continue') : say(page.submit, i18n)}</button>
 </form>`
     : ''

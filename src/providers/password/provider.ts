@@ -3,6 +3,8 @@
 // the sign-in tail and the second-factor stage are those of every credentials sign-in.
 import type { CredentialInput } from '../../core/options.js';
 import type { CommonProviderOptions } from '../../core/provider.js';
+import type { AdapterUser } from '../../core/types.js';
+import type { BreachedLookup } from './breached.js';
 import type { PasswordHasher } from './hash.js';
 import type { VerifyImported } from './imported.js';
 import { defaultPasswordHasher } from './new-password.js';
@@ -11,6 +13,23 @@ import { defaultPasswordHasher } from './new-password.js';
 export interface PasswordSettings {
   hasher: PasswordHasher;
   verifyImported?: VerifyImported;
+  /** The change-password flow's settings. */
+  change?: PasswordChangeOptions;
+}
+
+/** What the built-in change-password flow (`{basePath}/flows/change-password`) does beside the defaults. */
+export interface PasswordChangeOptions {
+  /** How recent (seconds) the sign-in must be to change the password; older sessions verify again first. Default 300. */
+  maxAge?: number;
+  /** The shortest new password (8 to 64, default 8). */
+  minLength?: number;
+  /** Refuse new passwords known from breaches (`breachedRange()`, or the app's own lookup). */
+  breached?: BreachedLookup;
+  /**
+   * Tells the user their password changed. Default: a mail through the configured Email provider's `server`
+   * (nothing when there is none). A throw is logged; the change stands.
+   */
+  notify?(params: { user: AdapterUser; subject: string; text: string }): unknown;
 }
 
 export interface PasswordConfig extends CommonProviderOptions {
@@ -33,6 +52,8 @@ export interface PasswordOptions {
   hasher?: PasswordHasher;
   /** Checks hashes of formats other than the hasher's and bcrypt (imported from an earlier system). */
   verifyImported?: VerifyImported;
+  /** The change-password flow: recent sign-in, rules for the new password, the notice. */
+  change?: PasswordChangeOptions;
 }
 
 /**
@@ -54,6 +75,6 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
       password: { label: 'Password', type: 'password', autocomplete: 'current-password' },
     },
     identifier: 'email',
-    password: { hasher: options.hasher ?? defaultPasswordHasher(), ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}) },
+    password: { hasher: options.hasher ?? defaultPasswordHasher(), ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}), ...(options.change ? { change: options.change } : {}) },
   };
 }
