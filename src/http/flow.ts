@@ -182,7 +182,8 @@ export async function respond(req: AuthRequest, answer: DoorAnswer, options: Res
       return redirect(req, url.href);
     }
     case 'redirected':
-      withoutSessionCookies(req);
+      // Only a signed-in flow's outcome may rewrite the user's own session (a JWT reissued to outlive the sessions it ended).
+      if (answer.session !== 'rewritten') withoutSessionCookies(req);
       return redirect(req, answer.url);
     case 'refused':
       return refusedAnswer(req, answer.error, options.providerId);

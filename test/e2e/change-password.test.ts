@@ -91,11 +91,12 @@ describe('a user without a password', () => {
   it('sets one after a recent sign-in, without being asked for a current one', async () => {
     const auth = setup('postgres', 'database');
     const user = await userWith('postgres');
-    // Signed in another way (here: a session made for them, as a magic link or OAuth would).
-    const adapter = peers.adapters.postgres;
-    const sessionToken = randomUUID();
-    await adapter.createSession({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3600_000) });
-    auth.client.cookies.set('authchart.session-token', sessionToken);
+    // Signed in by a magic link (no password yet), which is a recent sign-in.
+    await auth.client.post('/auth/signin/email', { csrfToken: await auth.csrfToken(), email: user.email, callbackUrl: `${ORIGIN}/home` });
+    const link = (await peers.smtp.waitForMessage(user.email)).links.find((l) => l.startsWith(`${ORIGIN}/auth/callback/email?`));
+    const confirm = await auth.client.get(link!);
+    const [button] = readForms(await confirm.text());
+    expect((await auth.client.post(new URL(button!.action, confirm.requestUrl), button!.fields)).location?.href).toBe(`${ORIGIN}/home`);
     const page = await auth.client.post('/auth/flows/change-password/start', { csrfToken: await auth.csrfToken() });
     const html = await page.text();
     expect(html).toContain('Set a password');
