@@ -10,6 +10,8 @@ import type { SignInStages } from './runtime/flow.js';
 import type { StageDefinition } from './runtime/stage.js';
 import type { AccountFlowDefinition } from './runtime/account.js';
 import type { DoorAnswer } from './runtime/door.js';
+import type { SignedInFlowDefinition } from './runtime/signed-in.js';
+import { isPasswordProvider } from '../core/provider.js';
 
 type Loader = () => Promise<FlowDefinition>;
 
@@ -136,6 +138,33 @@ export async function accountFlow(id: string, provider: ResolvedProvider): Promi
 
 /** The ids of the account flows the registry knows (the routes http/app.ts adds for a Password provider). */
 export const accountFlowIds: readonly string[] = Object.keys(accountFlows);
+
+// The built-in signed-in flows, registered by the providers that bring them: a Password provider brings the change
+// of password. Loaded on first use; one definition per configuration (its level comes from the provider's settings).
+const changePassword = lazy(() => import('./password/change-machine.js'));
+const builtInSignedIn = new WeakMap<object, SignedInFlowDefinition>();
+
+/**
+ * The signed-in flow `id` names for this configuration: the app's own (`flows`), else a built-in one its providers
+ * bring (`change-password` with a Password provider), else undefined.
+ *
+ * @example
+ * const flow = await signedInFlowFor(req.config, 'change-password')
+ */
+export async function signedInFlowFor(config: InternalConfig, id: string): Promise<SignedInFlowDefinition | undefined> {
+  const own = config.flowsById.get(id) as SignedInFlowDefinition | undefined;
+  if (own) return own;
+  const password = [...config.providersById.values()].find(isPasswordProvider);
+  if (id !== 'change-password' || !password) return undefined;
+  const settings = password.password as object;
+  let flow = builtInSignedIn.get(settings);
+  if (!flow) {
+    const m = await changePassword();
+    flow = m.changePasswordFlow(m.passwordSettingsOf(config)) as unknown as SignedInFlowDefinition;
+    builtInSignedIn.set(settings, flow);
+  }
+  return flow;
+}
 
 const door = lazy(() => import('./runtime/door.js'));
 const catalog = { flowFor, signInStages, linkStages, secondFactorStage, accountFlow };

@@ -94,8 +94,9 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.post(`${base}/factors/:action`, route(config, 'browser', start));
   }
 
-  // The app's signed-in flows (`flows`): started by a POST, then answered until they end. Loaded on first use.
-  if (config.flowsById.size > 0) {
+  // The signed-in flows (the app's `flows`, and change-password with a Password provider): started by a POST, then
+  // answered until they end. Loaded on first use.
+  if (config.flowsById.size > 0 || [...config.providersById.values()].some(isPasswordProvider)) {
     const start = route(config, 'browser', async (req, event) => (await flows()).signedInFlowRoute(req, param(event, 'id'), 'start'));
     const resume = route(config, 'browser', async (req, event) => (await flows()).signedInFlowRoute(req, param(event, 'id'), 'continue'));
     app.post(`${base}/flows/:id/start`, start);

@@ -7,10 +7,10 @@ import { messagesFor } from '../core/messages/request.js';
 import { InvalidProvider, publicErrorType, UnknownAction, type AuthError } from '../core/errors.js';
 import { lazy } from '../core/lazy.js';
 import type { ResolvedProvider } from '../core/provider.js';
-import { accountFlow, flowFor, step, type AccountRoute, type DoorAnswer } from '../flows/registry.js';
+import { accountFlow, flowFor, signedInFlowFor, step, type AccountRoute, type DoorAnswer } from '../flows/registry.js';
 import type { FlowResponse, FlowRoute } from '../flows/runtime/contract.js';
 import { tracesKept } from '../flows/runtime/log.js';
-import type { SignedInFlowDefinition, SignedInRoute } from '../flows/runtime/signed-in.js';
+import type { SignedInRoute } from '../flows/runtime/signed-in.js';
 import { accountErrorUrl } from './account-url.js';
 import { signUpOpen } from './providers.js';
 import { resolveCallbackUrl } from './callback-url.js';
@@ -80,7 +80,7 @@ export async function pausedPageRoute(req: AuthRequest, slot: string): Promise<R
  * (a POST CSRF-checked). Signed out, or below the flow's level: the sign-in page or the factor check, coming back.
  */
 export async function signedInFlowRoute(req: AuthRequest, id: string, route: SignedInRoute): Promise<Response> {
-  const flow = req.config.flowsById.get(id) as SignedInFlowDefinition | undefined;
+  const flow = await signedInFlowFor(req.config, id);
   if (!flow) throw new InvalidProvider(`No signed-in flow with id "${id}".`, { actual: id });
   if (route === 'start' && req.method !== 'POST') throw new UnknownAction(`Signed-in flow "${id}" starts with a POST.`);
   if (req.method === 'POST') requireCsrf(req);
@@ -237,7 +237,8 @@ export async function respond(req: AuthRequest, answer: DoorAnswer, options: Res
       return redirect(req, url.href);
     }
     case 'redirected':
-      withoutSessionCookies(req);
+      // Only a signed-in flow's outcome may rewrite the user's own session (a JWT reissued to outlive the sessions it ended).
+      if (answer.session !== 'rewritten') withoutSessionCookies(req);
       return redirect(req, answer.url);
     case 'refused':
       return refusedAnswer(req, answer.error, options.providerId);

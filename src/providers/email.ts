@@ -265,3 +265,19 @@ export async function sendMagicLinkMail(params: SendVerificationRequestParams): 
   const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
   if (failed.length > 0) throw new Error(`The mail server did not accept the sign-in mail for ${failed.map(String).join(', ')}.`);
 }
+
+/**
+ * A plain-text notice (a password changed) sent with nodemailer through an e-mail provider's `server`, from its
+ * `from`. Rejects when the provider has no server or the server refuses the recipient.
+ *
+ * @example
+ * await sendNoticeMail({ provider, to: user.email, subject: 'Your password was changed', text })
+ */
+export async function sendNoticeMail(params: { provider: EmailConfig & { from: string }; to: string; subject: string; text: string }): Promise<void> {
+  const { provider, to, subject, text } = params;
+  if (!provider.server) throw new Error(`The e-mail provider "${provider.id}" has no \`server\`; set it or AUTH_EMAIL_SERVER.`);
+  const transport = await transportFor(provider.server);
+  const result = await transport.sendMail({ to, from: provider.from, subject, text });
+  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+  if (failed.length > 0) throw new Error(`The mail server did not accept the notice for ${failed.map(String).join(', ')}.`);
+}

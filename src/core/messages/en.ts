@@ -288,6 +288,23 @@ export const en = {
   'error.SecondFactorFailed.message': 'This sign-in was stopped after too many wrong codes. Sign in again, then enter a code from your authenticator app, use one of your backup codes, or use a passkey.',
   'error.fallback.next': 'Try signing in again. If it keeps happening, contact the site’s support.',
   'error.reference': 'Reference for support: {code}',
+  // Change password (signed-in flow, issue 45)
+  'changePassword.title': 'Change your password',
+  'changePassword.titleSet': 'Set a password',
+  'changePassword.current': 'Current password',
+  'changePassword.new': 'New password',
+  'changePassword.submit': 'Change password',
+  'changePassword.wrongCurrent': 'That is not your current password.',
+  'changePassword.tooManyTries': 'Too many wrong passwords. Try again in a few minutes.',
+  'changePassword.tooShort': 'Use at least {min} characters.',
+  'changePassword.tooLong': 'Use at most {max} characters.',
+  'changePassword.invalid': 'The password contains characters that cannot be used.',
+  'changePassword.breached': 'This password appears in a list of leaked passwords. Choose another.',
+  'changePassword.changed': 'Someone changed the password meanwhile. Enter your current password again.',
+  'changePassword.back': 'Back to your account',
+  'changePassword.mailSubject': 'Your password on {host} was changed',
+  'changePassword.mailText': 'The password of your account on {host} was just changed, and your other sessions were signed out. If this was not you, reset your password now and contact support.',
+  'account.changePassword': 'Change password',
 } as const;
 
 /** The id of a built-in message. */

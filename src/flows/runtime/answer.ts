@@ -11,7 +11,8 @@ export type DoorAnswer =
   /** Paused: `response` is what it shows; `slot` names it for `GET flow/:slot`; the form posts to `{basePath}/{action}`. */
   | { status: 'paused'; response: FlowResponse; slot: string; action: string }
   | { status: 'signedIn'; redirect: string; isNewUser: boolean }
-  | { status: 'redirected'; url: string }
+  /** `session`: a signed-in flow's outcome rewrote the user's own session cookie (a passed check, the other sessions ended), which stands. */
+  | { status: 'redirected'; url: string; session?: 'rewritten' }
   /** A signed-in user's second-factor check ended (already recorded in their session). */
   | { status: 'assured'; output: StageOutput }
   /** The paused machine does not take this request: nothing ran, the paused flow stands. */

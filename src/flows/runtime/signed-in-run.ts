@@ -85,5 +85,5 @@ async function applyOutcome(req: RequestContext, userId: string, value: unknown,
     if (!(await strategyFor(req).reverify(req, out.passed))) throw new AccessDenied('The session ended while the flow ran.');
   }
   if (out.endOtherSessions) await revokeOtherSessions(req);
-  return { status: 'redirected', url: await applyRedirectCallback(req, out.redirect ?? back) };
+  return { status: 'redirected', url: await applyRedirectCallback(req, out.redirect ?? back), session: 'rewritten' };
 }

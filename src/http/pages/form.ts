@@ -91,7 +91,7 @@ ${
   action
     ? html`<form method="post"${attr('action', action)}>
 ${hidden}
-${page.fields.map((field, i) => input(field, i, i === 0, i18n))}
+${page.fields.map((field, i) => input(field, i, i === Math.max(0, page.fields.findIndex((f) => f.error !== undefined)), i18n))}
 <button type="submit" class="button">${page.submit === undefined ? i18n.t('common.continue') : say(page.submit, i18n)}</button>
 </form>`
     : ''

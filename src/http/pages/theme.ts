@@ -125,6 +125,7 @@ a{color:var(--link)}
 .divider{display:flex;align-items:center;gap:.75rem;margin:1.25rem 0;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.06em}
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
 .alert{background:var(--error-bg);color:var(--error-text);border:1px solid var(--error-border);border-radius:8px;padding:.7rem .9rem;margin:0 0 1.25rem;font-size:.9rem}
+.field-error{color:var(--error-text);font-size:.85rem;margin:.3rem 0 0}
 .alert code{font-size:.8rem;opacity:.85}
 details{margin-top:1.25rem;font-size:.85rem}
 summary{cursor:pointer;color:var(--muted)}

@@ -3,9 +3,10 @@
 // the sign-in tail and the second-factor stage are those of every credentials sign-in.
 import type { CredentialInput } from '../../core/options.js';
 import type { CommonProviderOptions } from '../../core/provider.js';
+import type { AdapterUser } from '../../core/types.js';
+import type { BreachedLookup } from './breached.js';
 import type { PasswordHasher } from './hash.js';
 import type { VerifyImported } from './imported.js';
-import type { BreachedLookup } from './breached.js';
 import type { PasswordMailOptions } from './mail.js';
 import type { Awaitable } from '../../core/types.js';
 import type { Theme } from '../../core/theme.js';
@@ -24,6 +25,8 @@ export interface PasswordSettings {
   breached?: BreachedLookup;
   /** How recovery mails are sent. */
   mail?: PasswordMailOptions;
+  /** The change-password flow's settings. */
+  change?: PasswordChangeOptions;
 }
 
 /** A mail the sign-up sends: the address's proof (a link and a code), or a notice to an address that has an account. */
@@ -90,6 +93,21 @@ function signUpSettings(options: SignUpOptions | false | undefined): SignUpSetti
   return settings;
 }
 
+/** What the built-in change-password flow (`{basePath}/flows/change-password`) does beside the defaults. */
+export interface PasswordChangeOptions {
+  /** How recent (seconds) the sign-in must be to change the password; older sessions verify again first. Default 300. */
+  maxAge?: number;
+  /** The shortest new password (8 to 64, default 8). */
+  minLength?: number;
+  /** Refuse new passwords known from breaches (`breachedRange()`, or the app's own lookup). */
+  breached?: BreachedLookup;
+  /**
+   * Tells the user their password changed. Default: a mail through the configured Email provider's `server`
+   * (nothing when there is none). A throw is logged; the change stands.
+   */
+  notify?(params: { user: AdapterUser; subject: string; text: string }): unknown;
+}
+
 export interface PasswordConfig extends CommonProviderOptions {
   type: 'credentials';
   /** The built-in form's fields: the address and the password. */
@@ -121,6 +139,8 @@ export interface PasswordOptions {
   breached?: BreachedLookup;
   /** How the recovery mails (reset link and code, "your password was changed") are sent. */
   mail?: PasswordMailOptions;
+  /** The change-password flow: recent sign-in, rules for the new password, the notice. */
+  change?: PasswordChangeOptions;
 }
 
 /**
@@ -150,6 +170,7 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
       ...(options.minLength !== undefined ? { minLength: options.minLength } : {}),
       ...(options.breached ? { breached: options.breached } : {}),
       ...(options.mail ? { mail: options.mail } : {}),
+      ...(options.change ? { change: options.change } : {}),
     },
   };
 }
