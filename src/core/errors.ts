@@ -259,6 +259,11 @@ export class OrganizationForbidden extends AuthError {
   static override type = 'OrganizationForbidden';
 }
 
+/** A helper that acts for a signed-in user (`requireOrganization` outside h3) found nobody signed in. Answers 401. */
+export class SessionRequired extends AuthError {
+  static override type = 'SessionRequired';
+}
+
 /** A change refused because it would leave the organization without an owner (the last owner leaving or demoted). Answers 409. */
 export class LastOwner extends AuthError {
   static override type = 'LastOwner';
@@ -279,8 +284,6 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   SecondFactorFailed.type,
   InvalidRequest.type,
   ServiceUnavailable.type,
-  OrganizationForbidden.type,
-  LastOwner.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -303,7 +306,7 @@ const allErrorClasses = [
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
-  RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner,
+  RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -21,7 +21,7 @@ export interface AdapterMembership {
  * A role change or removal refused by the adapter because it would leave the organization with no owner. Returned
  * (not thrown) by the methods that can cause it, so the caller tells it from "no such member".
  */
-export type LastOwner = 'lastOwner';
+export type LastOwnerRefusal = 'lastOwner';
 
 /**
  * Adapter methods for organizations. All are required once `organizations` is configured (checked at start). The
@@ -48,9 +48,9 @@ export interface OrganizationAdapterMethods {
    * Atomic: sets the member's role. `'lastOwner'` when the member is the organization's only owner and `role` is
    * not owner; null when there is no such member.
    */
-  setMemberRole(params: { organizationId: string; userId: string; role: string }): Awaitable<AdapterMembership | LastOwner | null>;
+  setMemberRole(params: { organizationId: string; userId: string; role: string }): Awaitable<AdapterMembership | LastOwnerRefusal | null>;
   /** Atomic: removes the member. `'lastOwner'` when the member is the only owner; null when there is no such member. */
-  removeMember(organizationId: string, userId: string): Awaitable<AdapterMembership | LastOwner | null>;
+  removeMember(organizationId: string, userId: string): Awaitable<AdapterMembership | LastOwnerRefusal | null>;
 }
 
 /** Names of {@link OrganizationAdapterMethods}, for the start-up check. */
