@@ -40,7 +40,7 @@ export {
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
   InvalidRequest, InvalidPassword, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
-  type PasswordProblem,
+  type PasswordProblem, OrganizationForbidden, LastOwner, SessionRequired,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
@@ -63,6 +63,13 @@ export {
 } from './providers/password/index.js';
 export type { Adapter } from './core/adapter.js';
 export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKind } from './core/factors.js';
+// Organizations: members with roles as permission sets, the active organization checked on every request.
+export type { OrganizationsOptions, AdapterOrganization, AdapterMembership, OrganizationAdapterMethods, LastOwnerRefusal } from './core/organizations.js';
+export type { OrganizationEventMessage } from './core/options.js';
+export { requireOrganization, type OrganizationAccess } from './http/integrations/organization-helpers.js';
+export type { OrganizationNeed } from './organizations/gate.js';
+export type { MemberAccess } from './organizations/members.js';
+
 export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).
 export type { FlowRecord, FlowErrorEvidence, FlowStatus } from './flows/runtime/record.js';

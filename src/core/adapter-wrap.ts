@@ -7,6 +7,7 @@ import { redactAdapterArgs } from './redact.js';
 import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
+import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -19,6 +20,9 @@ export type WrappedAdapter = {
   [K in AdapterMethod]: (...args: Parameters<MethodOf<K>>) => Promise<Awaited<ReturnType<MethodOf<K>>>>;
 } & {
   [K in keyof FactorAdapterMethods]: (...args: Parameters<FactorAdapterMethods[K]>) => Promise<Awaited<ReturnType<FactorAdapterMethods[K]>>>;
+} & {
+  /** Organizations: present when the adapter has them (required at start once `organizations` is configured). */
+  [K in keyof OrganizationAdapterMethods]?: (...args: Parameters<OrganizationAdapterMethods[K]>) => Promise<Awaited<ReturnType<OrganizationAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -68,10 +72,12 @@ export interface AdapterNeeds {
   sessionControl?: boolean;
   /** At least one Password provider: users found by address, their hashes read and written. */
   password?: boolean;
+  /** The `organizations` option: organizations and memberships kept by the adapter. */
+  organizations?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash')[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods)[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -100,10 +106,13 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   secondFactor: ['getUser', ...factorAdapterMethods],
   sessionControl: ['listSessions', 'deleteSessions'],
   password: ['getUser', 'getUserByEmail', 'getPasswordHash', 'setPasswordHash'],
+  organizations: [...organizationAdapterMethods],
 };
 
 // What to do about a missing method, where the name alone does not say.
 const MISSING_HINT: Partial<Record<keyof AdapterNeeds, string>> = {
+  organizations:
+    ' Organizations keep their data through the adapter: add these methods (PostgresAdapter has them; run `npx authchart migrate` for its organizations and memberships tables), or remove the `organizations` option.',
   password:
     ' A Password provider keeps hashes through getPasswordHash(userId) and setPasswordHash(userId, hash, expected?): add both to your adapter (PostgresAdapter has them; run `npx authchart migrate` for its passwords table).',
 };
@@ -211,7 +220,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of ['lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

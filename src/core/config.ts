@@ -1,6 +1,7 @@
 // Turns the user's configuration into the internal one: defaults, environment, validation.
 // Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
 import type { SecondFactorOptions } from './factors.js';
+import type { OrganizationsOptions } from './organizations.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type AdapterNeeds, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
@@ -71,6 +72,8 @@ export interface InternalConfig {
   storeTimeout: number;
   /** Second factors; undefined when the option is not set (no stage, no factor routes). */
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
+  /** Organizations; undefined when the option is not set (no organization routes, no active organization). */
+  organizations?: OrganizationsOptions;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -140,6 +143,7 @@ export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: s
     secondFactor: config.secondFactor !== undefined,
     sessionControl: strategy === 'database' && config.session?.control === true,
     password: providers.some(isPasswordProvider),
+    organizations: config.organizations !== undefined,
   };
 }
 
@@ -197,6 +201,8 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     throw new MissingAdapter('A Password provider keeps users and their password hashes in the `adapter` (getUserByEmail, getPasswordHash, setPasswordHash): configure one, e.g. PostgresAdapter.');
   } else if (config.secondFactor) {
     throw new MissingAdapter('Second factors are stored by the adapter: `secondFactor` needs an `adapter`.');
+  } else if (config.organizations) {
+    throw new MissingAdapter('Organizations are stored by the adapter: `organizations` needs an `adapter` with the organization methods (PostgresAdapter has them).');
   }
 
   const throttle = resolveThrottle(config.throttle, production);
@@ -267,6 +273,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     storeTimeout,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
+    organizations: config.organizations && { roles: { ...config.organizations.roles } },
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,

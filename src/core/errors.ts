@@ -247,6 +247,28 @@ export class RefreshTokenError extends AuthError {
   static override type = 'RefreshTokenError';
 }
 
+/**
+ * An organization action refused: the user is not a member of the organization (or it does not exist: the two read
+ * alike), their role lacks `cause.permission`, or the role they would hand out or take away grants more than theirs.
+ * Answers 403; a signed-out request answers 401 (`SessionRequired`) before this is asked.
+ *
+ * @example
+ * try { await requireOrganization(event, config, { permission: 'invoice:approve' }) } catch (e) { if (e instanceof OrganizationForbidden) ... }
+ */
+export class OrganizationForbidden extends AuthError {
+  static override type = 'OrganizationForbidden';
+}
+
+/** A helper that acts for a signed-in user (`requireOrganization` outside h3) found nobody signed in. Answers 401. */
+export class SessionRequired extends AuthError {
+  static override type = 'SessionRequired';
+}
+
+/** A change refused because it would leave the organization without an owner (the last owner leaving or demoted). Answers 409. */
+export class LastOwner extends AuthError {
+  static override type = 'LastOwner';
+}
+
 /** Error types that may appear in a URL; every other type is reported as `Configuration`. */
 export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   CredentialsSignin.type,
@@ -284,7 +306,7 @@ const allErrorClasses = [
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
-  RefreshTokenError, ServiceUnavailable, InvalidPassword,
+  RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -1,5 +1,6 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
 import type { SecondFactorOptions } from './factors.js';
+import type { OrganizationsOptions } from './organizations.js';
 import type { Adapter } from './adapter.js';
 import type { CookiesConfig } from './cookies.js';
 import type { Theme } from './theme.js';
@@ -156,6 +157,20 @@ export interface EventsOptions {
   factorRemoved?: (message: { user: User | AdapterUser; factor: { id?: string; kind: string } }) => Awaitable<void>;
   /** A wrong code at the second-factor stage; `locked` when it was the last one allowed (the sign-in is dead). */
   secondFactorFailed?: (message: { user: User | AdapterUser; attempts: number; locked: boolean }) => Awaitable<void>;
+  /** An organization was created; `by` is its first owner. */
+  organizationCreated?: (message: OrganizationEventMessage) => Awaitable<void>;
+  /** A user joined an organization (`by`: who added them; the user themselves for an accepted invitation). */
+  memberAdded?: (message: OrganizationEventMessage & { userId: string; role: string }) => Awaitable<void>;
+  /** A member left or was removed (`by` is the member when they left). */
+  memberRemoved?: (message: OrganizationEventMessage & { userId: string; role: string }) => Awaitable<void>;
+  /** A member's role changed. */
+  memberRoleChanged?: (message: OrganizationEventMessage & { userId: string; from: string; to: string }) => Awaitable<void>;
+}
+
+/** What every organization event says: which organization, and who acted (a user id). */
+export interface OrganizationEventMessage {
+  organizationId: string;
+  by: string;
 }
 
 /** The `rateLimited` event: which limit refused, from which client, and for how long. No account name is included. */
@@ -313,6 +328,14 @@ export interface AuthConfig {
    * secondFactor: { issuer: 'Acme', require: ({ user }) => user.email?.endsWith('@acme.example') ?? false }
    */
   secondFactor?: SecondFactorOptions;
+  /**
+   * Organizations: members with roles (owner, admin, member, and the app's roles as sets of permissions), the active
+   * organization kept in the session and checked on every read. Needs an adapter with the organization methods.
+   *
+   * @example
+   * organizations: { roles: { billing: ['invoice:read', 'invoice:approve'] } }
+   */
+  organizations?: OrganizationsOptions;
   /**
    * The app's signed-in flows, made with `defineSignedInFlow` (authchart/flow): machines a signed-in user runs at
    * `POST {basePath}/flows/:id/start` and `GET|POST {basePath}/flows/:id`, behind the session gate at the level each

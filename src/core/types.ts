@@ -135,6 +135,11 @@ export interface AdapterSession {
   amr?: AuthMethod[] | null;
   /** authchart extension: `'RefreshTokenError'` once a provider refused to refresh the user's tokens. */
   error?: string | null;
+  /**
+   * authchart extension (organizations): the session's active organization, written by `updateSession` (null clears
+   * it) and returned by `getSessionAndUser`. Membership is checked on every read; this only says which one.
+   */
+  organizationId?: string | null;
 }
 
 export interface VerificationToken {

@@ -61,6 +61,15 @@ export function createAuthApp(config: InternalConfig): H3 {
   const sessions = lazy(() => import('./routes/sessions.js'));
   app.get(`${base}/sessions`, route(config, 'json', async (req) => (await sessions()).listSessionsRoute(req)));
   app.post(`${base}/sessions/revoke`, route(config, 'json', async (req) => (await sessions()).revokeSessionsRoute(req)));
+  if (config.organizations) {
+    const orgs = lazy(() => import('./routes/organizations.js'));
+    app.get(`${base}/organizations`, route(config, 'json', async (req) => (await orgs()).listOrganizationsRoute(req)));
+    app.post(`${base}/organizations`, route(config, 'json', async (req) => (await orgs()).createOrganizationRoute(req)));
+    app.post(`${base}/organizations/active`, route(config, 'json', async (req) => (await orgs()).switchOrganizationRoute(req)));
+    app.get(`${base}/organizations/members`, route(config, 'json', async (req) => (await orgs()).listMembersRoute(req)));
+    app.post(`${base}/organizations/members/role`, route(config, 'json', async (req) => (await orgs()).changeRoleRoute(req)));
+    app.post(`${base}/organizations/members/remove`, route(config, 'json', async (req) => (await orgs()).removeMemberRoute(req)));
+  }
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));
   app.get(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));

@@ -7,8 +7,11 @@
 import type { JWT } from '../core/types.js';
 import { PROVIDER_TOKENS_CLAIM } from './provider-token-claim.js';
 
+/** The session's active organization (organizations): switched through its route only; membership is checked on every read. */
+export const ORGANIZATION_CLAIM = 'org_id';
+
 /** The reserved claims (see the module comment). */
-export const RESERVED_CLAIMS = ['sub', 'auth_time', 'amr', 'session_iat', PROVIDER_TOKENS_CLAIM] as const;
+export const RESERVED_CLAIMS = ['sub', 'auth_time', 'amr', 'session_iat', PROVIDER_TOKENS_CLAIM, ORGANIZATION_CLAIM] as const;
 
 /** The reserved claims of a token authchart wrote (absent ones stay absent). */
 export function reservedClaims(token: JWT): Partial<JWT> {

@@ -190,7 +190,7 @@ export const databaseStrategy: SessionStrategyImpl = {
     const loaded = await load(req);
     if (!loaded) return null;
     const { row, user } = loaded;
-    return { userId: String(user.id), verification: verificationOf(req, row) };
+    return { userId: String(user.id), verification: verificationOf(req, row), ...(row.organizationId ? { organizationId: String(row.organizationId) } : {}) };
   },
 
   read: (req) => check(req),
@@ -253,5 +253,12 @@ export const databaseStrategy: SessionStrategyImpl = {
     }
     const updated = await adapter.updateSession({ sessionToken: row.sessionToken, authTime: new Date(), amr: withMethod(row.amr, method) });
     return Boolean(updated);
+  },
+
+  async setOrganization(req, organizationId) {
+    const loaded = await load(req);
+    if (!loaded) return false;
+    // The row keeps it (an adapter with the organization methods stores `organizationId` with the session).
+    return Boolean(await adapterOf(req).updateSession({ sessionToken: loaded.row.sessionToken, organizationId }));
   },
 };

@@ -11,7 +11,7 @@ import { decodeSyncCached, encodeSync, type JWTDecodeParams, type VerifiedTokens
 import type { InternalConfig } from '../core/config.js';
 import type { SessionStrategyImpl, SignInResult } from './types.js';
 import { tokenVerification, verificationClaims, withMethod } from './verification.js';
-import { reservedClaims, withReserved } from './claims.js';
+import { ORGANIZATION_CLAIM, reservedClaims, withReserved } from './claims.js';
 import { PROVIDER_TOKENS_CLAIM, providerTokensFromAccount, providerTokensOf, withoutProviderTokens, type ProviderTokensClaim } from './provider-token-claim.js';
 import { endedElsewhere, keepsValidAfter } from './valid-after.js';
 import { lazy } from '../core/lazy.js';
@@ -247,7 +247,9 @@ async function readCalled(req: AuthRequest, token: JWT): Promise<Session | null>
 export const jwtStrategy: SessionStrategyImpl = {
   async open(req) {
     const token = await open(req);
-    return token && typeof token.sub === 'string' ? { userId: token.sub, verification: tokenVerification(token), token } : null;
+    if (!token || typeof token.sub !== 'string') return null;
+    const organizationId = token[ORGANIZATION_CLAIM];
+    return { userId: token.sub, verification: tokenVerification(token), token, ...(typeof organizationId === 'string' ? { organizationId } : {}) };
   },
 
   read(req) {
@@ -300,6 +302,16 @@ export const jwtStrategy: SessionStrategyImpl = {
     const token = await open(req);
     if (!token) return false;
     await writeToken(req, { ...token, ...verificationClaims({ authTime: new Date(), amr: withMethod(tokenVerification(token)?.amr, method) }) });
+    return true;
+  },
+
+  async setOrganization(req, organizationId) {
+    const token = await open(req);
+    if (!token) return false;
+    const next: JWT = { ...token };
+    if (organizationId === null) delete next[ORGANIZATION_CLAIM];
+    else next[ORGANIZATION_CLAIM] = organizationId;
+    await writeToken(req, next);
     return true;
   },
 };

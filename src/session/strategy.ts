@@ -30,6 +30,7 @@ const databaseOnFirstUse: SessionStrategyImpl = {
   update: async (req, data) => (await loadDatabase()).update(req, data),
   signOut: async (req) => (await loadDatabase()).signOut(req),
   reverify: async (req, method) => (await loadDatabase()).reverify(req, method),
+  setOrganization: async (req, organizationId) => (await loadDatabase()).setOrganization(req, organizationId),
 };
 
 export function strategyFor(req: AuthRequest): SessionStrategyImpl {

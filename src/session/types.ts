@@ -19,6 +19,8 @@ export interface VerifiedSession {
   verification: SessionVerification | null;
   /** JWT sessions: the live token as it was opened, for a caller in the same request that needs its claims. */
   token?: JWT;
+  /** The session's active organization as it was switched to (membership is the organization gate's check), if any. */
+  organizationId?: string;
 }
 
 export interface SessionStrategyImpl {
@@ -45,4 +47,6 @@ export interface SessionStrategyImpl {
   signOut(req: AuthRequest): Promise<void>;
   /** Records a factor check just passed by the session's user (step-up): verified now, `method` added. False: no session. */
   reverify(req: AuthRequest, method: AuthMethod): Promise<boolean>;
+  /** Sets (or with null clears) the session's active organization; the caller checked the membership. False: no session. */
+  setOrganization(req: AuthRequest, organizationId: string | null): Promise<boolean>;
 }

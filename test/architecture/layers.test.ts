@@ -34,13 +34,15 @@ const ALLOWED: Record<string, string[]> = {
   adapters: ['core'],
   session: ['core', 'adapters'],
   providers: ['core', 'adapters'],
-  flows: ['core', 'adapters', 'session', 'providers'],
-  http: ['core', 'adapters', 'session', 'providers', 'flows'],
+  // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
+  organizations: ['core', 'adapters', 'session'],
+  flows: ['core', 'adapters', 'session', 'providers', 'organizations'],
+  http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations'],
   client: [],
-  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
-  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http'],
+  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
+  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
   node: ['http'],
-  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools'],
+  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations'],
   // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools, and the session's TokenSpend that a
   // flow's output names) and authchart/jwt.
   flow: ['core', 'session', 'flows', 'devtools'],

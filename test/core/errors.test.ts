@@ -56,6 +56,9 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['InvalidRequest', 'InvalidRequest', 'error'],
   ['InvalidPassword', 'InvalidPassword', 'error'],
   ['MissingRequestContext', 'MissingRequestContext', 'error'],
+  ['OrganizationForbidden', 'OrganizationForbidden', 'error'],
+  ['LastOwner', 'LastOwner', 'error'],
+  ['SessionRequired', 'SessionRequired', 'error'],
 ];
 
 /**

@@ -14,6 +14,8 @@ import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
+import { organizationMethods } from './organizations.js';
+import type { OrganizationAdapterMethods } from '../../core/organizations.js';
 import { flowStoreMethods } from './flow-store.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
@@ -73,6 +75,19 @@ export interface PostgresAdapterInstance extends Adapter {
   getPasswordHash: NonNullable<Adapter['getPasswordHash']>;
   /** One statement; with `expected`, written only while the stored hash is that one. */
   setPasswordHash: NonNullable<Adapter['setPasswordHash']>;
+  /** Organizations and memberships (migration 12): see {@link OrganizationAdapterMethods}. */
+  createOrganization: NonNullable<Adapter['createOrganization']>;
+  getOrganization: NonNullable<Adapter['getOrganization']>;
+  renameOrganization: NonNullable<Adapter['renameOrganization']>;
+  deleteOrganization: NonNullable<Adapter['deleteOrganization']>;
+  listUserOrganizations: NonNullable<Adapter['listUserOrganizations']>;
+  getMembership: NonNullable<Adapter['getMembership']>;
+  listMembers: NonNullable<Adapter['listMembers']>;
+  addMember: NonNullable<Adapter['addMember']>;
+  /** Locks the organization's row in a transaction: the last owner is never demoted, even by two at once. */
+  setMemberRole: NonNullable<Adapter['setMemberRole']>;
+  /** As setMemberRole: the last owner is never removed. */
+  removeMember: NonNullable<Adapter['removeMember']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -125,6 +140,8 @@ const toSession = (r: Row): AdapterSession => ({
   ...(r.auth_time ? { authTime: r.auth_time as Date, amr: String(r.amr ?? '').split(' ').filter(Boolean) as AuthMethod[] } : {}),
   // A provider refused to refresh the user's tokens (migration 9): the session says so, as `session.error`.
   ...(r.token_error ? { error: r.token_error as string } : {}),
+  // The session's active organization (migration 12).
+  ...(r.organization_id ? { organizationId: r.organization_id as string } : {}),
 });
 
 /** `amr` as stored: the method names separated by spaces. */
@@ -176,7 +193,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -274,19 +291,21 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
     getSessionAndUser: (sessionToken) =>
       one(
         (r) => ({ session: toSession(r), user: toUser(r) }),
-        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, s.token_error, u.id, u.name, u.email, u.email_verified, u.image
+        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, s.token_error, s.organization_id, u.id, u.name, u.email, u.email_verified, u.image
          FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = $1`,
         [sessionToken],
       ),
 
     updateSession: (session) => {
-      const { sessionToken, expires, userId, lastSeenAt, authTime, amr } = session as Partial<SessionRecord> & Pick<SessionRecord, 'sessionToken'>;
+      const { sessionToken, expires, userId, lastSeenAt, authTime, amr, organizationId } = session as Partial<SessionRecord> & Pick<SessionRecord, 'sessionToken'>;
+      // The active organization changes only when the key is there (null clears it).
       return one(
         toSession,
         `UPDATE sessions SET expires = COALESCE($2, expires), user_id = COALESCE($3, user_id),
-           last_seen_at = COALESCE($4, last_seen_at), auth_time = COALESCE($5, auth_time), amr = COALESCE($6, amr)
+           last_seen_at = COALESCE($4, last_seen_at), auth_time = COALESCE($5, auth_time), amr = COALESCE($6, amr),
+           organization_id = CASE WHEN $8 THEN $7 ELSE organization_id END
          WHERE session_token = $1 RETURNING *`,
-        [sessionToken, expires ?? null, userId ?? null, lastSeenAt ?? null, authTime ?? null, storedAmr(amr)],
+        [sessionToken, expires ?? null, userId ?? null, lastSeenAt ?? null, authTime ?? null, storedAmr(amr), organizationId ?? null, organizationId !== undefined],
       );
     },
 
@@ -420,6 +439,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...factorMethods(rows),
     ...passwordMethods(rows),
     ...flowStoreMethods(rows),
+    ...organizationMethods(rows, async (fn) => {
+      await ready();
+      return q.transaction(fn);
+    }),
     ...tokenRefreshMethods(
       rows,
       async (fn) => {

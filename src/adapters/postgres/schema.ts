@@ -220,6 +220,28 @@ export const migrations: readonly Migration[] = [
       `ALTER TABLE authenticators ADD COLUMN last_used_at TIMESTAMPTZ`,
     ],
   },
+  {
+    version: 14,
+    description: 'organizations, memberships with roles, and the active organization of each database session',
+    // memberships.user_id has no foreign key, as sessions_valid_after: JWT users signed in with credentials often
+    // have no users row. The primary key (organization_id, user_id) is the index every gated read uses.
+    statements: [
+      `CREATE TABLE organizations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE memberships (
+        organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (organization_id, user_id)
+      )`,
+      `CREATE INDEX memberships_user_id_idx ON memberships (user_id)`,
+      `ALTER TABLE sessions ADD COLUMN organization_id TEXT`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */
