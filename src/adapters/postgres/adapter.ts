@@ -75,7 +75,7 @@ export interface PostgresAdapterInstance extends Adapter {
   getPasswordHash: NonNullable<Adapter['getPasswordHash']>;
   /** One statement; with `expected`, written only while the stored hash is that one. */
   setPasswordHash: NonNullable<Adapter['setPasswordHash']>;
-  /** Organizations and memberships (migration 12): see {@link OrganizationAdapterMethods}. */
+  /** Organizations and memberships (schema version 14): see {@link OrganizationAdapterMethods}. */
   createOrganization: NonNullable<Adapter['createOrganization']>;
   getOrganization: NonNullable<Adapter['getOrganization']>;
   renameOrganization: NonNullable<Adapter['renameOrganization']>;
@@ -140,7 +140,7 @@ const toSession = (r: Row): AdapterSession => ({
   ...(r.auth_time ? { authTime: r.auth_time as Date, amr: String(r.amr ?? '').split(' ').filter(Boolean) as AuthMethod[] } : {}),
   // A provider refused to refresh the user's tokens (migration 9): the session says so, as `session.error`.
   ...(r.token_error ? { error: r.token_error as string } : {}),
-  // The session's active organization (migration 12).
+  // The session's active organization (schema version 14).
   ...(r.organization_id ? { organizationId: r.organization_id as string } : {}),
 });
 

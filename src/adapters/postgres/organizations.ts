@@ -1,4 +1,4 @@
-// The organization methods of the PostgreSQL adapter (migration 12). A change that could remove an owner locks the
+// The organization methods of the PostgreSQL adapter (schema version 14). A change that could remove an owner locks the
 // organization's row first, in a transaction: the check "another owner remains" then reads what committed before
 // it, so two concurrent demotions or removals of the last two owners leave one owner.
 import type { AdapterMembership, AdapterOrganization, OrganizationAdapterMethods } from '../../core/organizations.js';
