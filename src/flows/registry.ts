@@ -94,6 +94,9 @@ export const jobs = {
 /** A signed-in user's ways to sign in (linked accounts, passkeys, address) and unlinking one: the account page's data. */
 export const accountMethods = lazy(() => import('./account/methods.js'));
 
+/** A signed-in user's passkeys as the account page manages them: listed, renamed, removed. */
+export const accountPasskeys = lazy(() => import('./account/passkeys.js'));
+
 /** The redirect proxy's side of an OAuth callback (it runs no flow: it opens the sealed state and forwards). */
 export const redirectProxy = lazy(() => import('./oauth/redirect-proxy.js'));
 
@@ -104,6 +107,7 @@ export type { TokenRefreshOptions } from './tokens/steps.js';
 export type { TokenRefreshOutput } from './tokens/machine.js';
 export type { TokenRefreshArgs } from './tokens/refresh-job.js';
 export type { FactorSummary } from './second-factor/account.js';
+export type { PasskeyInfo } from './account/passkeys.js';
 export type { RpLogoutArgs } from './logout/jobs.js';
 
 // The account flows (an anonymous visitor's flows that end in no provider's callback: sign-up), by the id their

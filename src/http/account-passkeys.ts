@@ -4,7 +4,7 @@
 // the page's button posts `step=confirm`, which answers with the confirmation page.
 import { messagesFor } from '../core/messages/request.js';
 import { InvalidRequest } from '../core/errors.js';
-import { listPasskeys, removePasskey, renamePasskey } from '../flows/account/passkeys.js';
+import { accountPasskeys } from '../flows/registry.js';
 import { sessionGate } from '../session/gate.js';
 import { LINK_MAX_AGE, notRecent, refused } from './account.js';
 import { accountDoneUrl, accountErrorUrl, accountUrl } from './account-url.js';
@@ -26,7 +26,7 @@ export async function renamePasskeyRoute(req: AuthRequest): Promise<Response> {
   const gate = await sessionGate(req);
   if (!gate.ok) return notRecent(req, 'signedOut');
   try {
-    await renamePasskey(req, gate.userId, id, bodyString(req, 'name'));
+    await (await accountPasskeys()).renamePasskey(req, gate.userId, id, bodyString(req, 'name'));
   } catch (err) {
     return refused(req, err);
   }
@@ -40,7 +40,7 @@ export async function removePasskeyRoute(req: AuthRequest): Promise<Response> {
   const gate = await sessionGate(req, { maxAge: LINK_MAX_AGE });
   if (!gate.ok) return notRecent(req, gate.reason);
   if (bodyString(req, 'step') === 'confirm') {
-    const passkey = (await listPasskeys(req, gate.userId)).find((p) => p.id === id);
+    const passkey = (await (await accountPasskeys()).listPasskeys(req, gate.userId)).find((p) => p.id === id);
     if (!passkey) return redirect(req, accountErrorUrl(req, 'AccessDenied'));
     const i18n = await messagesFor(req);
     return html(
@@ -58,7 +58,7 @@ export async function removePasskeyRoute(req: AuthRequest): Promise<Response> {
     );
   }
   try {
-    await removePasskey(req, gate.userId, id);
+    await (await accountPasskeys()).removePasskey(req, gate.userId, id);
   } catch (err) {
     return refused(req, err);
   }

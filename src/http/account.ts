@@ -6,10 +6,10 @@ import { messagesFor } from '../core/messages/request.js';
 import type { Translator } from '../core/messages/translator.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
-import { accountMethods } from '../flows/registry.js';
+import { accountMethods, accountPasskeys } from '../flows/registry.js';
+import { isPasswordProvider } from '../core/provider.js';
 import { listSessions } from '../session/session-control.js';
 import { keepsValidAfter } from '../session/valid-after.js';
-import { listPasskeys } from '../flows/account/passkeys.js';
 import { sessionGate } from '../session/gate.js';
 import { accountErrorUrl, accountUrl } from './account-url.js';
 import { csrf, requireCsrf } from './csrf.js';
@@ -104,7 +104,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
     });
   const i18n = await messagesFor(req);
   const { devices, sessionControl } = await devicesOf(req, i18n);
-  const passkeys = await listPasskeys(req, gate.userId);
+  const passkeys = await (await accountPasskeys()).listPasskeys(req, gate.userId);
   if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl }, 200, { noCache: true });
   const error = req.query.error;
   const who = methods.user.email ?? methods.user.name ?? undefined;
@@ -121,6 +121,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       managePasskeys: Boolean(req.config.adapter?.renameAuthenticator && req.config.adapter.deleteAuthenticator),
       ...(passkey ? { passkeyProvider: passkey.id } : {}),
       factors: Boolean(req.config.secondFactor),
+      changePassword: [...req.config.providersById.values()].some(isPasswordProvider),
       devices,
       sessionControl,
       ...(error ? { notice: error } : {}),

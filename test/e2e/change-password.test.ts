@@ -52,13 +52,17 @@ for (const db of ['pglite', 'postgres'] as const) {
         expect(await signIn(auth, auth.client, user.email, OLD)).toBe(`${ORIGIN}/home`);
         expect(await signIn(auth, other, user.email, OLD)).toBe(`${ORIGIN}/home`);
 
-        const page = await auth.client.post('/auth/flows/change-password/start', { csrfToken: await auth.csrfToken(), callbackUrl: `${ORIGIN}/account` });
+        // Started from the account page's "Change password" button, as a person would.
+        const account = await auth.client.get('/auth/account', { headers: { accept: 'text/html' } });
+        const start = readForms(await account.text()).find((f) => f.action.endsWith('/auth/flows/change-password/start'));
+        expect(start, 'the account page offers the change of password').toBeDefined();
+        const page = await auth.client.post(new URL(start!.action, ORIGIN).pathname, start!.fields);
         expect(page.status).toBe(200);
         const html = await page.text();
         const [form] = readForms(html);
         expect(form!.action).toBe(`${ORIGIN}/auth/flows/change-password`);
         expect(Object.keys(form!.fields)).toEqual(expect.arrayContaining(['current', 'next', 'csrfToken']));
-        expect(html).toContain('href="http://localhost:3000/account"');
+        expect(html).toContain('href="http://localhost:3000/auth/account"');
 
         const wrong = await auth.client.post('/auth/flows/change-password', { csrfToken: form!.fields.csrfToken!, current: 'not my password', next: NEW });
         expect(wrong.status).toBe(400);
@@ -72,7 +76,7 @@ for (const db of ['pglite', 'postgres'] as const) {
 
         const done = await auth.client.post('/auth/flows/change-password', { csrfToken: form!.fields.csrfToken!, current: OLD, next: NEW });
         expect(done.status).toBe(302);
-        expect(done.location?.href).toBe(`${ORIGIN}/account`);
+        expect(done.location?.href).toBe(`${ORIGIN}/auth/account`);
 
         expect(await session(auth.client)).toMatchObject({ user: { email: user.email } });
         expect(await session(other)).toBeNull();

@@ -41,6 +41,12 @@ export interface AccountDeviceRow {
  */
 export type SessionControl = 'each' | 'othersLater' | 'thisOnly';
 
+/** "Change password": starts the built-in change-password flow, which asks for a recent sign-in first. */
+function passwordSection(params: AccountPageParams, i18n: Translator): SafeHtml | '' {
+  if (!params.changePassword) return '';
+  return html`<section data-section="password"><form method="post"${attr('action', `${params.authUrl}/flows/change-password/start`)}><input type="hidden" name="csrfToken"${attr('value', params.csrfToken)}><input type="hidden" name="callbackUrl"${attr('value', `${params.authUrl}/account`)}><button type="submit" class="button secondary" data-account-action="change-password">${i18n.t('account.changePassword')}</button></form></section>`;
+}
+
 /** Input of {@link renderAccountPage}. */
 export interface AccountPageParams {
   theme: Theme;
@@ -57,6 +63,8 @@ export interface AccountPageParams {
   passkeyProvider?: string;
   /** Second factors: the factors page link, when the configuration has them. */
   factors: boolean;
+  /** A Password provider: a "Change password" button (POST flows/change-password/start, the built-in signed-in flow). */
+  changePassword?: boolean;
   devices: AccountDeviceRow[];
   sessionControl: SessionControl;
   /** A refusal to show (`?error=`): its error type. */
@@ -200,6 +208,7 @@ ${notice ? html`<p class="alert" role="alert">${notice}</p>` : ''}
 ${done ? html`<p class="done" role="status" data-done>${done}</p>` : ''}
 ${linkedSection(params, i18n)}
 ${passkeysSection(params, i18n)}
+${passwordSection(params, i18n)}
 ${factorsSection(params, i18n)}
 ${devicesSection(params, i18n)}`;
   return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });
