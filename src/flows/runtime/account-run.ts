@@ -1,7 +1,7 @@
 // One request of an account flow (sign-up) through the door: the flow's own cookie slot for this provider, its own
 // part of the flow store, one run, then its outcome: a proven user handed to the standard sign-in stages as a
 // provider's proof is (tail, second-factor stage, session, events), or a redirect through the redirect callback.
-import { CallbackRouteError, type AuthError } from '../../core/errors.js';
+import { CallbackRouteError } from '../../core/errors.js';
 import { dispatchEvent } from '../../core/events.js';
 import { scopedFlowStore } from '../../core/flow-store/scoped.js';
 import type { ResolvedProvider } from '../../core/provider.js';
@@ -11,10 +11,10 @@ import { knownMethods } from '../../session/verification.js';
 import { accountOutputOf, type AccountFlowDefinition, type AccountRoute } from './account.js';
 import type { DoorAnswer, StepOptions } from './answer.js';
 import type { FlowDeps, FlowEntry } from './contract.js';
-import { clearFlow, openFlow, sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
+import { sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
 import { flowDeps } from './deps.js';
 import { afterProof, answerOf, recorded, withSpan, type SignInStages } from './flow.js';
-import { recordRejectedFlow } from './log.js';
+import { openPaused } from './resume.js';
 import { settleMachine, type RunOptions, type SettledFlow } from './run.js';
 import type { StageDefinition } from './stage.js';
 import type { TraceEntry } from './trace.js';
@@ -54,12 +54,9 @@ export async function runAccountFlow(stages: AccountStages, req: RequestContext,
   const browser = options.browser?.(!entry.resume);
   let paused: PausedFlow | undefined;
   if (entry.resume) {
-    try {
-      paused = openFlow(req, slot, flow);
-    } catch (err) {
-      clearFlow(req, slot);
-      return { status: 'failed', error: err as AuthError, record: await recordRejectedFlow(req.config, provider.id, flow.machine, err, browser) };
-    }
+    const opened = await openPaused(req, slot, flow, provider.id, browser);
+    if ('refused' in opened) return opened.refused;
+    paused = opened.paused;
   }
   const signIn = await stages.signInStages(req.config);
   const runOptions = { browser, keepTrace: options.observe !== undefined };

@@ -12,7 +12,7 @@ import type { FlowDefinition, FlowRoute } from './contract.js';
 import { flowDeps } from './deps.js';
 import { answerOf, runFlow, runStage, type FlowResult, type SignInStages } from './flow.js';
 import type { JobDefinition } from './job.js';
-import { recordRejectedFlow } from './log.js';
+import { openPaused } from './resume.js';
 import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
 import { runSignedInFlow } from './signed-in-run.js';
 import type { AccountFlowDefinition, AccountRoute } from './account.js';
@@ -100,12 +100,9 @@ async function signInStep(catalog: DoorCatalog, req: RequestContext, door: Extra
   const browser = options.browser?.(!entry.resume);
   let paused: PausedFlow | undefined;
   if (entry.resume) {
-    try {
-      paused = openFlow(req, slot, flow);
-    } catch (err) {
-      clearFlow(req, slot);
-      return { status: 'failed', error: err as AuthError, record: await recordRejectedFlow(req.config, provider.id, flow.machine, err, browser) };
-    }
+    const opened = await openPaused(req, slot, flow, provider.id, browser);
+    if ('refused' in opened) return opened.refused;
+    paused = opened.paused;
   }
   const link = door.link ?? paused?.pause?.link;
   const stages = link ? await catalog.linkStages(link) : await catalog.signInStages(req.config);

@@ -1,7 +1,7 @@
 // One request of an app's signed-in flow through the door: the session gate at the flow's level, the flow's own
 // cookie slot bound to the signed-in user, one run, then the outcome applied by the runtime (the user updated, a
 // passed check recorded in the session, the other sessions ended) and the browser sent on.
-import { AccessDenied, AuthError, CallbackRouteError, MissingAdapterMethods, type AuthError as AnyAuthError } from '../../core/errors.js';
+import { AccessDenied, AuthError, CallbackRouteError, MissingAdapterMethods } from '../../core/errors.js';
 import { scopedFlowStore } from '../../core/flow-store/scoped.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
 import type { RequestContext } from '../../core/request-context.js';
@@ -9,10 +9,10 @@ import { sessionGate } from '../../session/gate.js';
 import { revokeOtherSessions } from '../../session/session-control.js';
 import { strategyFor } from '../../session/strategy.js';
 import { knownMethods } from '../../session/verification.js';
-import { clearFlow, openFlow, sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
+import { sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
 import type { DoorAnswer, StepOptions } from './answer.js';
 import { answerOf, runOwn } from './flow.js';
-import { recordRejectedFlow } from './log.js';
+import { openPaused } from './resume.js';
 import { signedInOutputOf, type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute } from './signed-in.js';
 
 /** The namespace of a signed-in flow's store entries (a provider's are `flow:<id>:`, so the two never meet). */
@@ -42,15 +42,13 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   const browser = options.browser?.(!entry.resume);
   let paused: PausedFlow | undefined;
   if (entry.resume) {
-    try {
-      paused = openFlow(req, slot, flow);
-      // Bound to the user who started it: a cookie carried into another user's browser, or kept across a sign-out
-      // and a sign-in as someone else, is refused.
-      if (paused.pause?.owner !== gate.userId) throw new AccessDenied('This flow was started by another user.', { expected: 'the signed-in user', actual: 'another user' });
-    } catch (err) {
-      clearFlow(req, slot);
-      return { status: 'failed', error: err as AnyAuthError, record: await recordRejectedFlow(req.config, flow.id, flow.machine, err, browser) };
-    }
+    // Bound to the user who started it: a cookie carried into another user's browser, or kept across a sign-out and
+    // a sign-in as someone else, is refused.
+    const opened = await openPaused(req, slot, flow, flow.id, browser, (p) => {
+      if (p.pause?.owner !== gate.userId) throw new AccessDenied('This flow was started by another user.', { expected: 'the signed-in user', actual: 'another user' });
+    });
+    if ('refused' in opened) return opened.refused;
+    paused = opened.paused;
   }
   const input: SignedInInput & Record<string, unknown> = { ...(flow.input?.(deps) ?? {}), deps, callbackUrl, flowId: flow.id, userId: gate.userId, startedAt: Date.now() };
   const result = await runOwn(flow, req, input, entry, paused, { browser, keepTrace: options.observe !== undefined });
