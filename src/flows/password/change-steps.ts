@@ -12,6 +12,8 @@ import { hashNewPassword } from '../../providers/password/new-password.js';
 import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
 import { passwordForHashing } from '../../providers/password/rules.js';
 import type { SignedInDeps } from '../runtime/signed-in.js';
+import type { InternalConfig } from '../../core/config.js';
+import { passwordAdapter } from './adapter.js';
 
 /** Wrong current passwords an account may send within {@link WRONG_WINDOW_S} before its tries are refused unheard. */
 export const MAX_WRONG_CURRENT = 5;
@@ -23,12 +25,7 @@ export function passwordSettingsOf(config: SignedInDeps['req']['config']): Passw
   throw new Error('The change-password flow needs a Password provider.');
 }
 
-function adapterOf(deps: SignedInDeps) {
-  const adapter = deps.req.config.adapter;
-  // Checked at start (a Password provider needs these methods); this only narrows the type.
-  if (!adapter?.getPasswordHash || !adapter.setPasswordHash) throw new Error('The adapter has no getPasswordHash/setPasswordHash.');
-  return { adapter, getPasswordHash: adapter.getPasswordHash.bind(adapter), setPasswordHash: adapter.setPasswordHash.bind(adapter) };
-}
+const adapterOf = (deps: { req: { config: Pick<InternalConfig, 'adapter'> } }) => passwordAdapter(deps.req.config);
 
 /** The user's stored hash, or null for a user without a password (signed in with OAuth, a link or a passkey). */
 export async function loadHash({ input }: { input: { deps: SignedInDeps; userId: string } }): Promise<string | null> {

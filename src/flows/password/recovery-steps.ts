@@ -9,9 +9,11 @@ import { messagesFor } from '../../core/messages/request.js';
 import { normalizeEmailAddress } from '../../providers/email.js';
 import { passwordMail, sendPasswordMail } from '../../providers/password/mail.js';
 import { hashNewPassword } from '../../providers/password/new-password.js';
-import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
+import type { PasswordSettings } from '../../providers/password/provider.js';
 import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
 import type { FlowDeps } from '../runtime/contract.js';
+import type { InternalConfig } from '../../core/config.js';
+import { passwordAdapter, passwordSettings } from './adapter.js';
 
 /** How long a reset link and code live: 15 minutes. */
 export const RESET_TTL_SECONDS = 15 * 60;
@@ -39,16 +41,9 @@ export type CodeCheck = { result: 'passed' } | { result: 'wrong'; left: number }
 export type LinkCheck = { result: 'valid'; tokenHash: string; expires: number } | { result: 'dead' };
 export type ResetResult = { result: 'refused'; problem: PasswordProblem } | { result: 'dead' } | { result: 'reset'; userId: string; email: string };
 
-function settingsOf(deps: FlowDeps): PasswordSettings {
-  return (deps.provider as unknown as PasswordConfig).password;
-}
+const settingsOf = (deps: FlowDeps): PasswordSettings => passwordSettings(deps.provider);
 
-function adapterOf(deps: FlowDeps) {
-  const adapter = deps.req.config.adapter;
-  // Checked at start (a Password provider needs these methods); this only narrows the type.
-  if (!adapter?.getPasswordHash || !adapter.setPasswordHash) throw new Error('The adapter has no getPasswordHash/setPasswordHash.');
-  return { adapter, getPasswordHash: adapter.getPasswordHash, setPasswordHash: adapter.setPasswordHash };
-}
+const adapterOf = (deps: { req: { config: Pick<InternalConfig, 'adapter'> } }) => passwordAdapter(deps.req.config);
 
 const mac = (secret: string, label: string, value: string) => createHmac('sha256', secret).update(`authchart-reset-${label}:${value}`).digest('hex');
 const secrets = (deps: FlowDeps) => deps.req.config.secrets;

@@ -5,10 +5,12 @@ import type { StoredUser } from '../../core/adapter.js';
 import { normalizeEmailAddress } from '../../providers/email.js';
 import { dummyHash } from '../../providers/password/hash.js';
 import { verifyImportedHash } from '../../providers/password/imported.js';
-import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
+import type { PasswordSettings } from '../../providers/password/provider.js';
 import { passwordForHashing } from '../../providers/password/rules.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { DROPPED_PASSWORD } from './unverified.js';
+import type { InternalConfig } from '../../core/config.js';
+import { passwordAdapter, passwordSettings } from './adapter.js';
 
 /** The account a sign-in names: its user and stored hash, or nulls. */
 export interface FoundAccount {
@@ -23,16 +25,9 @@ export interface PasswordCheck {
   upgrade: boolean;
 }
 
-function settingsOf(deps: FlowDeps): PasswordSettings {
-  return (deps.provider as unknown as PasswordConfig).password;
-}
+const settingsOf = (deps: FlowDeps): PasswordSettings => passwordSettings(deps.provider);
 
-function adapterOf(deps: FlowDeps) {
-  const adapter = deps.req.config.adapter;
-  // Checked at start (a Password provider needs these methods); this only narrows the type.
-  if (!adapter?.getPasswordHash || !adapter.setPasswordHash) throw new Error('The adapter has no getPasswordHash/setPasswordHash.');
-  return { adapter, getPasswordHash: adapter.getPasswordHash, setPasswordHash: adapter.setPasswordHash };
-}
+const adapterOf = (deps: { req: { config: Pick<InternalConfig, 'adapter'> } }) => passwordAdapter(deps.req.config);
 
 /**
  * The user with this address (normalised as the e-mail provider stores addresses) and their hash. The same two

@@ -12,6 +12,8 @@ import { passwordForHashing } from '../../providers/password/rules.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { sendSignUpMail, settingsOf } from './signup-mail.js';
 import { claimUnverifiedAccount, DROPPED_PASSWORD, isUnverifiedPasswordAccount } from './unverified.js';
+import type { InternalConfig } from '../../core/config.js';
+import { passwordAdapter } from './adapter.js';
 
 /** What the flow store keeps of a sign-up until the address is proven: never the password, never a user row. */
 export interface PendingSignUp {
@@ -47,11 +49,7 @@ const MAX_NAME = 200;
 const MAX_TYPED_CODE = 32;
 const CODE_LENGTH = 6;
 
-function adapterOf(deps: FlowDeps) {
-  const adapter = deps.req.config.adapter;
-  if (!adapter?.getPasswordHash || !adapter.setPasswordHash) throw new Error('The adapter has no getPasswordHash/setPasswordHash.');
-  return { adapter, setPasswordHash: adapter.setPasswordHash };
-}
+const adapterOf = (deps: { req: { config: Pick<InternalConfig, 'adapter'> } }) => passwordAdapter(deps.req.config);
 
 const secretOf = (deps: FlowDeps) => deps.req.config.secrets[0];
 

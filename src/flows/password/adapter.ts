@@ -1,0 +1,17 @@
+// What the password flows read of the configuration: the adapter with its password methods, and a Password
+// provider's settings. A Password provider is refused at start without the methods (core/config.ts), so this only
+// narrows the types.
+import type { InternalConfig } from '../../core/config.js';
+import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
+
+/** The adapter and its password methods (bound). */
+export function passwordAdapter(config: Pick<InternalConfig, 'adapter'>) {
+  const adapter = config.adapter;
+  if (!adapter?.getPasswordHash || !adapter.setPasswordHash) throw new Error('The adapter has no getPasswordHash/setPasswordHash.');
+  return { adapter, getPasswordHash: adapter.getPasswordHash.bind(adapter), setPasswordHash: adapter.setPasswordHash.bind(adapter) };
+}
+
+/** A Password provider's settings (`provider.password`). */
+export function passwordSettings(provider: unknown): PasswordSettings {
+  return (provider as PasswordConfig).password;
+}
