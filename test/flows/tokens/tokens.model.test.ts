@@ -110,6 +110,8 @@ beforeAll(async () => {
   old = await serverSchema(DATABASE, async (pool) => {
     await migrate(pool, migrations.slice(0, 7));
     await pool.query(`ALTER TABLE sessions ADD COLUMN token_error TEXT`);
+    // The columns the session read names since (schema version 14's active organization): only the token table is missing.
+    await pool.query(`ALTER TABLE sessions ADD COLUMN organization_id TEXT`);
   });
   liveCookie = await t.signIn('alice');
 });
