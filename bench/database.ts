@@ -10,6 +10,7 @@ import { createAuthInstance } from '../src/http/auth.js';
 import { BENCH_USER, NOT_INSTALLED, assertSession, authchartConfig, authjsApp, loadAuthjs, sessionCheck, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
 import { storedSessionToken } from '../src/session/session-token.js';
+import { queryView } from './query-view.js';
 import { betterAuthCheck, betterAuthSide, loadBetterAuth } from './better-auth.js';
 
 export const DB_SIDES = ['authchart on PGlite', 'authchart on PostgreSQL', 'Auth.js + @auth/pg-adapter on PostgreSQL', 'better-auth on PostgreSQL (no cookie cache)'] as const;
@@ -34,29 +35,10 @@ export interface DbFigures {
 
 export type DatabaseResult = Record<DbSide, DbFigures | { skipped: string }>;
 
-/**
- * A view of a driver object whose `query` calls are counted, and those of the clients its `connect()` hands out (a
- * pg Pool used through checked-out clients, as Kysely uses it); everything else passes through to the driver.
- */
+/** `driver` with its statements counted (see query-view.ts). */
 function counted<T extends object>(driver: T): { db: T; count: () => number } {
   let n = 0;
-  const view = <O extends object>(target: O): O =>
-    new Proxy(target, {
-      get(t, key) {
-        const value = Reflect.get(t, key, t) as unknown;
-        if (typeof value !== 'function') return value;
-        const fn = value as (...a: unknown[]) => unknown;
-        if (key === 'query') return (...args: unknown[]) => (n++, fn.apply(t, args));
-        if (key === 'connect') {
-          return (...args: unknown[]) => {
-            const out = fn.apply(t, args);
-            return out instanceof Promise ? out.then((client: unknown) => (client && typeof client === 'object' ? view(client) : client)) : out;
-          };
-        }
-        return fn.bind(t);
-      },
-    });
-  return { db: view(driver), count: () => n };
+  return { db: queryView(driver, () => n++), count: () => n };
 }
 
 interface Subject {

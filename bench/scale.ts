@@ -15,6 +15,7 @@ import { storedSessionToken } from '../src/session/session-token.js';
 import { createClient } from '../test/support/client.js';
 import { BENCH_SECRET, ORIGIN, quiet, type Handle } from './contenders.js';
 import { spread, type Spread } from './measure.js';
+import { queryView } from './query-view.js';
 
 export const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
 const SESSIONS_PER_USER = 5;
@@ -62,19 +63,8 @@ function recording(pool: pg.Pool): { db: pg.Pool; take(): Map<string, unknown[]>
     if (typeof text === 'string') seen.set(text, values ?? []);
     else if (text && typeof text === 'object' && typeof text.text === 'string') seen.set(text.text, text.values ?? []);
   };
-  const view = <O extends object>(target: O): O =>
-    new Proxy(target, {
-      get(t, key) {
-        const value = Reflect.get(t, key, t) as unknown;
-        if (typeof value !== 'function') return value;
-        const fn = value as (...a: unknown[]) => unknown;
-        if (key === 'query') return (...args: unknown[]) => (record(args), fn.apply(t, args));
-        if (key === 'connect') return (...args: unknown[]) => (fn.apply(t, args) as Promise<object>).then((c) => view(c));
-        return fn.bind(t);
-      },
-    });
   return {
-    db: view(pool),
+    db: queryView(pool, record),
     take() {
       const out = seen;
       seen = new Map();
