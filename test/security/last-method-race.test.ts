@@ -9,6 +9,8 @@ import { resolveConfig } from '../../src/core/config.js';
 import type { RequestContext } from '../../src/core/request-context.js';
 import { AccessDenied } from '../../src/core/errors.js';
 import { unlinkAccount } from '../../src/flows/account/methods.js';
+import { removePasskey } from '../../src/flows/account/passkeys.js';
+import { Passkey } from '../../src/providers/webauthn.js';
 import { OIDC } from '../../src/providers/oauth.js';
 import { serverSchema, type TestDatabase } from '../session/database-harness.js';
 import { DATABASE } from '../e2e/tokens/harness.js';
@@ -68,5 +70,59 @@ describe.each(stores)('the last sign-in method under concurrent unlinks (%s)', (
       expect(remaining).toBe(1);
     }
     expect(bothWent).toBe(0);
+  });
+});
+
+// The same attack across kinds: a user with one linked account and one passkey removes both at once (an unlink and a
+// passkey removal), and a user with two passkeys removes both at once. Each removal alone is allowed; together they
+// must leave one way in. Without the passkey removal taking the user's lock, both went through.
+describe.each(stores)('the last sign-in method under a passkey removal racing another removal (%s)', (_name, adapterOf) => {
+  const configFor = (adapter: Adapter) =>
+    resolveConfig({
+      secret: TEST_SECRET,
+      adapter,
+      experimental: { enableWebAuthn: true },
+      providers: [OIDC({ id: 'home', name: 'Home', issuer: 'https://op.example', clientId: 'home', clientSecret: 's' }), Passkey({})],
+    });
+  const addPasskey = async (adapter: Adapter, userId: string, credentialID: string) => {
+    await adapter.linkAccount!({ userId, type: 'webauthn', provider: 'passkey', providerAccountId: credentialID });
+    await adapter.createAuthenticator!({ userId, providerAccountId: credentialID, credentialID, credentialPublicKey: 'cHVibGlj', counter: 0, credentialBackedUp: false, credentialDeviceType: 'singleDevice', transports: 'internal' });
+  };
+  const newUser = (adapter: Adapter) => adapter.createUser!({ id: crypto.randomUUID(), email: `passkey-race-${crypto.randomUUID()}@example.com`, emailVerified: null });
+
+  it(`attack: an unlink and a passkey removal at once leave one way in (${ROUNDS} rounds)`, async () => {
+    const adapter = adapterOf();
+    const req = { config: configFor(adapter) } as RequestContext;
+    for (let round = 0; round < ROUNDS; round++) {
+      const user = await newUser(adapter);
+      const credential = `cred-${crypto.randomUUID()}`;
+      await adapter.linkAccount!({ userId: user.id, type: 'oidc', provider: 'home', providerAccountId: `home-${user.id}` });
+      await addPasskey(adapter, user.id, credential);
+      const results = await Promise.allSettled([
+        unlinkAccount(req, user.id, { provider: 'home', providerAccountId: `home-${user.id}` }),
+        removePasskey(req, user.id, credential),
+      ]);
+      const account = await adapter.getUserAccount!(user.id, 'home');
+      const passkeys = await adapter.listAuthenticatorsByUserId!(user.id);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(AccessDenied);
+      expect((account ? 1 : 0) + passkeys.length).toBe(1);
+      // A passkey that survives still has its account row (it signs in), and one that went took its account with it.
+      const webauthnAccount = await adapter.getUserByAccount!({ provider: 'passkey', providerAccountId: credential });
+      expect(Boolean(webauthnAccount)).toBe(passkeys.length === 1);
+    }
+  });
+
+  it(`attack: two passkey removals at once leave one passkey (${ROUNDS} rounds)`, async () => {
+    const adapter = adapterOf();
+    const req = { config: configFor(adapter) } as RequestContext;
+    for (let round = 0; round < ROUNDS; round++) {
+      const user = await newUser(adapter);
+      const credentials = [`cred-a-${crypto.randomUUID()}`, `cred-b-${crypto.randomUUID()}`];
+      for (const c of credentials) await addPasskey(adapter, user.id, c);
+      const results = await Promise.allSettled(credentials.map((c) => removePasskey(req, user.id, c)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await adapter.listAuthenticatorsByUserId!(user.id)).toHaveLength(1);
+    }
   });
 });

@@ -15,18 +15,21 @@ export interface SignInMethods {
 }
 
 /** What the adapter must have to list and unlink. */
-function adapterOf(req: RequestContext) {
-  const adapter = req.config.adapter;
+function adapterOf(adapter: RequestContext['config']['adapter']) {
   if (!adapter?.getUserAccount) throw new InvalidRequest('Linked accounts need an adapter with getUserAccount.');
   return adapter as typeof adapter & { getUserAccount: NonNullable<typeof adapter.getUserAccount> };
 }
 
 /** The sign-in methods of a stored user, one account per configured provider (the adapter's lookup). */
 export async function signInMethods(req: RequestContext, userId: string): Promise<SignInMethods> {
-  return methodsIn(req, adapterOf(req), userId);
+  return methodsIn(req, adapterOf(req.config.adapter), userId);
 }
 
-// The same, read through `adapter` (the configured one, or one bound to a transaction).
+/** The same, read through `adapter` (the configured one, or one bound to a transaction). */
+export async function signInMethodsIn(req: RequestContext, adapter: RequestContext['config']['adapter'], userId: string): Promise<SignInMethods> {
+  return methodsIn(req, adapterOf(adapter), userId);
+}
+
 async function methodsIn(req: RequestContext, adapter: ReturnType<typeof adapterOf>, userId: string): Promise<SignInMethods> {
   const user = (await adapter.getUser(userId)) as AdapterUser | null;
   if (!user) throw new AccessDenied('The signed-in user no longer exists.', { expected: userId, actual: null });
@@ -57,7 +60,7 @@ const lastMethod = () => new AccessDenied('This is the last way to sign in; link
  * are one step against other removals for this user (see `underUserLock`).
  */
 export async function unlinkAccount(req: RequestContext, userId: string, key: { provider: string; providerAccountId: string }): Promise<{ user: AdapterUser; account: AdapterAccount }> {
-  const configured = adapterOf(req);
+  const configured = adapterOf(req.config.adapter);
   if (!configured.unlinkAccount) throw new InvalidRequest('Unlinking needs an adapter with unlinkAccount.');
   return underUserLock(
     req,

@@ -3,7 +3,8 @@
 import { AccessDenied, InvalidRequest, MissingAdapterMethods } from '../../core/errors.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { RequestContext } from '../../core/request-context.js';
-import { signInMethods } from './methods.js';
+import { underUserLock } from './last-method.js';
+import { countMethods, signInMethodsIn } from './methods.js';
 
 /** One passkey as its owner sees it. `id` is the credential id (public: the browser holds it). */
 export interface PasskeyInfo {
@@ -52,14 +53,35 @@ export async function renamePasskey(req: RequestContext, userId: string, id: str
 
 /**
  * Removes one of the user's passkeys with its account. Refused (AccessDenied) when it is not theirs, or when it is
- * the last way they can sign in (their other passkeys, linked accounts and a proven address count).
+ * the last way they can sign in (their other passkeys, linked accounts and a proven address count). The count and
+ * the delete are one step against every other removal for this user (an unlink, another passkey): see
+ * `underUserLock`. Without `lockUser`, the fallback re-counts after the delete and puts the passkey back when
+ * nothing is left.
  */
 export async function removePasskey(req: RequestContext, userId: string, id: string): Promise<void> {
-  const remove = adapterWith(req, 'deleteAuthenticator');
-  const methods = await signInMethods(req, userId);
-  const mine = await listPasskeys(req, userId);
-  if (!mine.some((p) => p.id === id)) throw new AccessDenied('No such passkey belongs to the signed-in user.', { expected: 'a passkey of this user', actual: 'none' });
-  const others = methods.accounts.filter((a) => a.type !== 'webauthn').length + (mine.length - 1) + (methods.email ? 1 : 0);
-  if (others < 1) throw new AccessDenied('This passkey is the last way to sign in; add another first.', { expected: 'another sign-in method', actual: 0 });
-  if (!(await remove(userId, id))) throw new AccessDenied('No such passkey belongs to the signed-in user.', { expected: 'a passkey of this user', actual: 'none' });
+  adapterWith(req, 'deleteAuthenticator');
+  const notMine = () => new AccessDenied('No such passkey belongs to the signed-in user.', { expected: 'a passkey of this user', actual: 'none' });
+  const lastOne = () => new AccessDenied('This passkey is the last way to sign in; add another first.', { expected: 'another sign-in method', actual: 0 });
+  await underUserLock(
+    req,
+    userId,
+    async (tx) => {
+      const methods = await signInMethodsIn(req, tx, userId);
+      const rows = tx.listAuthenticatorsByUserId ? await tx.listAuthenticatorsByUserId(userId) : [];
+      const passkey = rows.find((p) => p.credentialID === id);
+      if (!passkey) throw notMine();
+      const account = methods.accounts.find((a) => a.type === 'webauthn' && a.providerAccountId === id) ?? null;
+      if (countMethods(methods) - 1 < 1) throw lastOne();
+      if (!(await tx.deleteAuthenticator!(userId, id))) throw notMine();
+      return { passkey, account };
+    },
+    {
+      recount: async (adapter) => countMethods(await signInMethodsIn(req, adapter, userId)),
+      restore: async (adapter, removed) => {
+        if (removed.account) await adapter.linkAccount(removed.account);
+        await adapter.createAuthenticator!(removed.passkey);
+      },
+      refuse: lastOne,
+    },
+  );
 }
