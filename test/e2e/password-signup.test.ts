@@ -129,3 +129,34 @@ describe.each(Object.keys(adapters) as (keyof typeof adapters)[])('sign-up on %s
     expect((await adapter.getUserByEmail(email))?.emailVerified).toBeInstanceOf(Date);
   });
 });
+
+describe('sign-up when the password hash cannot be written (PostgreSQL)', () => {
+  // The adapter answers everything but the hash write, in and out of transactions: the proven sign-up must leave no
+  // user behind (one with no password could never sign in, and its address would be taken for good).
+  function failingHashes<T extends object>(adapter: T): T {
+    return new Proxy(adapter, {
+      get(target, name, receiver) {
+        if (name === 'setPasswordHash') return async () => Promise.reject(new Error('hash write refused'));
+        if (name === 'withTransaction') {
+          const tx = Reflect.get(target, name, receiver) as <R>(fn: (tx: T) => Promise<R>) => Promise<R>;
+          return <R>(fn: (inner: T) => Promise<R>) => tx.call(target, (inner) => fn(failingHashes(inner as T)));
+        }
+        return Reflect.get(target, name, receiver);
+      },
+    });
+  }
+
+  it('the right code leaves no user and no session: the account and its password are one write', async () => {
+    const app = await serve(failingHashes(pg) as AuthConfig['adapter']);
+    const email = `cy-${randomUUID()}@example.test`;
+    const browser = new SignUpBrowser(app);
+    await browser.post('/auth/signup/password', { email, password: PASSWORD });
+    const code = codeIn((await smtp.waitForMessage(email)).text);
+    const res = await browser.post('/auth/signup/password', { code });
+    // Refused as a failed sign-up (to the error page), never a 500 and never signed in.
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toMatch(/error=/);
+    expect(await browser.sessionEmail()).toBeNull();
+    expect(await pg.getUserByEmail(email)).toBeNull();
+  });
+});

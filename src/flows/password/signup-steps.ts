@@ -13,7 +13,7 @@ import type { FlowDeps } from '../runtime/contract.js';
 import { sendSignUpMail, settingsOf } from './signup-mail.js';
 import { claimUnverifiedAccount, DROPPED_PASSWORD, isUnverifiedPasswordAccount } from './unverified.js';
 import type { InternalConfig } from '../../core/config.js';
-import { passwordAdapter } from './adapter.js';
+import { createPasswordUser, passwordAdapter } from './adapter.js';
 
 /** What the flow store keeps of a sign-up until the address is proven: never the password, never a user row. */
 export interface PendingSignUp {
@@ -155,9 +155,7 @@ export async function createAtOnce({ input }: { input: { deps: FlowDeps; email: 
   if (owner) {
     return { ...(await keepAndMail(deps, { email, hash, ...(name ? { name } : {}), ...(claimable ? {} : { existing: true as const }) })), user: null };
   }
-  const { adapter, setPasswordHash } = adapterOf(deps);
-  const user = (await adapter.createUser({ id: randomUUID(), email, emailVerified: null, ...(name ? { name } : {}) } as AdapterUser)) as AdapterUser;
-  await setPasswordHash(String(user.id), hash);
+  const user = await createPasswordUser(deps.req.config, { id: randomUUID(), email, emailVerified: null, ...(name ? { name } : {}) } as AdapterUser, hash);
   return { ...(await keepAndMail(deps, { email, hash: '', userId: String(user.id) })), user };
 }
 
@@ -217,7 +215,7 @@ export async function takeSignUpLink({ input }: { input: { deps: FlowDeps; token
  */
 export async function createAccount({ input }: { input: { deps: FlowDeps; entry: PendingSignUp } }): Promise<{ user: AdapterUser; created: boolean }> {
   const { deps, entry } = input;
-  const { adapter, setPasswordHash } = adapterOf(deps);
+  const { adapter } = adapterOf(deps);
   const now = new Date();
   if (entry.userId) {
     const user = (await adapter.getUser(entry.userId)) as AdapterUser | null;
@@ -227,8 +225,7 @@ export async function createAccount({ input }: { input: { deps: FlowDeps; entry:
   }
   const owner = (await adapter.getUserByEmail(entry.email)) as AdapterUser | null;
   if (!owner) {
-    const user = (await adapter.createUser({ id: randomUUID(), email: entry.email, emailVerified: now, ...(entry.name ? { name: entry.name } : {}) } as AdapterUser)) as AdapterUser;
-    await setPasswordHash(String(user.id), entry.hash);
+    const user = await createPasswordUser(deps.req.config, { id: randomUUID(), email: entry.email, emailVerified: now, ...(entry.name ? { name: entry.name } : {}) } as AdapterUser, entry.hash);
     return { user, created: true };
   }
   if (await isUnverifiedPasswordAccount(deps.req, owner)) {
