@@ -16,6 +16,15 @@ export type AuthRequest = RequestContext;
 
 export class BodyTooLarge extends InvalidRequest {
   static override type = 'BodyTooLarge';
+  /** The body was a page's form submitted by a browser navigation: it is answered with a page, not JSON. */
+  fromPage = false;
+}
+
+/** A form a browser submits from a page (a navigation asking for HTML), as opposed to a script's fetch. */
+function isPageForm(request: Request): boolean {
+  const mode = request.headers.get('sec-fetch-mode');
+  if (mode) return mode === 'navigate';
+  return (request.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded') && (request.headers.get('accept') ?? '').includes('text/html');
 }
 
 /**
@@ -100,10 +109,11 @@ export function originOf(headers: HeaderReader, config: InternalConfig, url: Url
 }
 
 async function readLimited(request: Request): Promise<string> {
+  const tooLarge = () => Object.assign(new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`), { fromPage: isPageForm(request) });
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return '';
-  return readTextUpTo(request.body, MAX_BODY_BYTES, () => new BodyTooLarge(`Request body over ${MAX_BODY_BYTES} bytes.`));
+  return readTextUpTo(request.body, MAX_BODY_BYTES, tooLarge);
 }
 
 /** Form fields must appear once: a repeated key is an ambiguous (often hostile) request. */

@@ -15,9 +15,16 @@ export function plainJson(body: unknown, status: number): Response {
   return new AuthResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
-/** Answers for errors raised before a request context exists (host, body). */
-function earlyFailure(config: InternalConfig, err: unknown): Response {
-  if (err instanceof BodyTooLarge) return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
+/**
+ * Answers for errors raised before a request context exists (host, body). A browser that posted a form far too long
+ * for any sign-in (a 200 KB password) from a page is sent on to the error page, which says so in its language (413);
+ * a script gets JSON 413.
+ */
+function earlyFailure(config: InternalConfig, err: unknown, kind: RouteKind = 'json'): Response {
+  if (err instanceof BodyTooLarge) {
+    if (kind === 'browser' && err.fromPage) return seeErrorPage(config, 'BodyTooLarge');
+    return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
+  }
   if (err instanceof InvalidRequest) return plainJson({ error: 'InvalidRequest', message: err.message }, 400);
   // A host that is malformed or not on the allow-list: logged for the operator, a plain 400 for the client.
   if (err instanceof RefusedHost) {
@@ -26,6 +33,13 @@ function earlyFailure(config: InternalConfig, err: unknown): Response {
   }
   config.logger.error(err instanceof Error ? err : new Error(String(err)));
   return plainJson(configurationErrorBody, 500);
+}
+
+/** 303 to the error page (the app's own, or the built-in one) with `?error=type`: a relative URL needs no context. */
+function seeErrorPage(config: InternalConfig, type: string): Response {
+  const page = config.pages.error ?? `${config.basePath}/error`;
+  const location = `${page}${page.includes('?') ? '&' : '?'}error=${type}`;
+  return new AuthResponse(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
 }
 
 /**
@@ -46,9 +60,9 @@ export function answerRoute(
   try {
     made = contextOf();
   } catch (err) {
-    return earlyFailure(config, err);
+    return earlyFailure(config, err, kind);
   }
-  if (made instanceof Promise) return made.then((req) => handled(config, kind, req, handler), (err: unknown) => earlyFailure(config, err));
+  if (made instanceof Promise) return made.then((req) => handled(config, kind, req, handler), (err: unknown) => earlyFailure(config, err, kind));
   return handled(config, kind, made, handler);
 }
 

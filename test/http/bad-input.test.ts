@@ -59,6 +59,31 @@ describe('malformed bodies', () => {
 describe('oversized bodies', () => {
   const big = 'x'.repeat(MAX_BODY_BYTES + 1);
 
+  // A person who pasted a file into the password field: their browser navigates, so it gets a page in its language
+  // saying what happened (413), not a JSON body; a script's fetch of the same body still gets JSON 413.
+  it.each([
+    ['a navigation', { 'sec-fetch-mode': 'navigate', accept: 'text/html' }],
+    ['an old browser without fetch metadata', { accept: 'text/html,application/xhtml+xml' }],
+  ])('sends %s that posts an oversized form to the error page, which answers 413 in its language', async (_name, headers) => {
+    const t = testAuth({ providers: [adaProvider()] });
+    const body = `email=ada%40example.com&password=${big}`;
+    const res = await rawPost(t, '/auth/callback/credentials', body, { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length), ...headers });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/auth/error?error=BodyTooLarge');
+    const page = await t.client.request(new Request(`${ORIGIN}/auth/error?error=BodyTooLarge`, { headers: { accept: 'text/html', 'accept-language': 'ja' } }));
+    expect(page.status).toBe(413);
+    const text = await page.text();
+    expect(text).toContain('送信された内容が大きすぎます');
+    expect(text).not.toContain('Configuration');
+  });
+
+  it('keeps JSON 413 for a script that posts an oversized form', async () => {
+    const t = testAuth({ providers: [adaProvider()] });
+    const body = `email=${big}`;
+    const res = await rawPost(t, '/auth/callback/credentials', body, { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-mode': 'cors', accept: 'text/html' });
+    await expectJsonError(res, 413);
+  });
+
   it('answers 413 to a declared content-length over 64 KiB', async () => {
     const t = testAuth({ providers: [adaProvider()] });
     const body = `email=${big}`;

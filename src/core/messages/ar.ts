@@ -69,6 +69,8 @@ export const ar: Messages = {
   'error.AccessDenied.message': 'ليس لديك إذن بتسجيل الدخول.',
   'error.InvalidRequest.heading': 'طلب غير صالح',
   'error.InvalidRequest.message': 'تعذّر تنفيذ هذا الطلب. ارجع وحاول مرة أخرى.',
+  'error.BodyTooLarge.heading': 'البيانات المرسلة كبيرة جدًا',
+  'error.BodyTooLarge.message': 'ما أُدخل أطول بكثير مما يحتاجه أي نموذج لتسجيل الدخول. ارجع واختصره (بضع مئات من الأحرف تكفي لكلمة المرور) ثم حاول مرة أخرى.',
   'error.Verification.heading': 'تعذّر تسجيل الدخول',
   'error.Verification.message': 'رابط تسجيل الدخول لم يعد صالحًا. ربما استُخدم من قبل أو انتهت صلاحيته.',
   'error.signIn.heading': 'تعذّر تسجيل الدخول',

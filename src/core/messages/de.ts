@@ -69,6 +69,8 @@ export const de: Messages = {
   'error.AccessDenied.message': 'Sie sind nicht berechtigt, sich anzumelden.',
   'error.InvalidRequest.heading': 'Ungültige Anfrage',
   'error.InvalidRequest.message': 'Diese Anfrage konnte nicht ausgeführt werden. Gehen Sie zurück und versuchen Sie es erneut.',
+  'error.BodyTooLarge.heading': 'Zu viel gesendet',
+  'error.BodyTooLarge.message': 'Die Eingabe ist weit länger, als ein Anmeldeformular braucht. Gehen Sie zurück, kürzen Sie sie (ein Passwort mit einigen hundert Zeichen genügt) und versuchen Sie es erneut.',
   'error.Verification.heading': 'Anmeldung nicht möglich',
   'error.Verification.message': 'Der Anmeldelink ist nicht mehr gültig. Er wurde vielleicht schon benutzt oder ist abgelaufen.',
   'error.signIn.heading': 'Anmeldung nicht möglich',

@@ -75,6 +75,8 @@ export const en = {
   'error.AccessDenied.message': 'You do not have permission to sign in.',
   'error.InvalidRequest.heading': 'Request not valid',
   'error.InvalidRequest.message': 'This request could not be carried out. Go back and try again.',
+  'error.BodyTooLarge.heading': 'Too much was sent',
+  'error.BodyTooLarge.message': 'What was entered is far longer than any sign-in form needs. Go back, shorten it (a password of a few hundred characters is plenty) and try again.',
   'error.Verification.heading': 'Unable to sign in',
   'error.Verification.message': 'The sign in link is no longer valid. It may have been used already or it may have expired.',
   'error.signIn.heading': 'Unable to sign in',

@@ -69,6 +69,8 @@ export const es: Messages = {
   'error.AccessDenied.message': 'No tienes permiso para iniciar sesión.',
   'error.InvalidRequest.heading': 'Solicitud no válida',
   'error.InvalidRequest.message': 'No se ha podido llevar a cabo esta solicitud. Vuelve atrás e inténtalo de nuevo.',
+  'error.BodyTooLarge.heading': 'Se envió demasiado',
+  'error.BodyTooLarge.message': 'Lo introducido es mucho más largo de lo que necesita un formulario de inicio de sesión. Vuelve atrás, acórtalo (una contraseña de unos cientos de caracteres es suficiente) e inténtalo de nuevo.',
   'error.Verification.heading': 'No se puede iniciar sesión',
   'error.Verification.message': 'El enlace de acceso ya no es válido. Puede que ya se haya usado o que haya caducado.',
   'error.signIn.heading': 'No se puede iniciar sesión',

@@ -69,6 +69,8 @@ export const fr: Messages = {
   'error.AccessDenied.message': 'Vous n’êtes pas autorisé à vous connecter.',
   'error.InvalidRequest.heading': 'Requête non valide',
   'error.InvalidRequest.message': 'Cette requête n’a pas pu être traitée. Revenez en arrière et réessayez.',
+  'error.BodyTooLarge.heading': 'Envoi trop volumineux',
+  'error.BodyTooLarge.message': 'Ce qui a été saisi est bien plus long que ce dont un formulaire de connexion a besoin. Revenez en arrière, raccourcissez-le (un mot de passe de quelques centaines de caractères suffit) et réessayez.',
   'error.Verification.heading': 'Connexion impossible',
   'error.Verification.message': 'Le lien de connexion n’est plus valide. Il a peut-être déjà servi ou expiré.',
   'error.signIn.heading': 'Connexion impossible',

@@ -69,6 +69,8 @@ export const ja: Messages = {
   'error.AccessDenied.message': 'ログインする権限がありません。',
   'error.InvalidRequest.heading': '無効なリクエスト',
   'error.InvalidRequest.message': 'このリクエストは処理できませんでした。前のページに戻って、もう一度試してください。',
+  'error.BodyTooLarge.heading': '送信された内容が大きすぎます',
+  'error.BodyTooLarge.message': '入力された内容は、サインインのフォームに必要な長さをはるかに超えています。前のページに戻って短くし（パスワードは数百文字あれば十分です）、もう一度試してください。',
   'error.Verification.heading': 'ログインできません',
   'error.Verification.message': 'ログイン用リンクは無効です。使用済みか、期限が切れている可能性があります。',
   'error.signIn.heading': 'ログインできません',

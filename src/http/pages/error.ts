@@ -40,6 +40,8 @@ const pages: Readonly<Record<string, Entry>> = {
   // A request the browser should never have sent (a tampered form, a factor that is not the user's): say so, blame
   // no server configuration.
   InvalidRequest: { heading: 'error.InvalidRequest.heading', message: 'error.InvalidRequest.message', link: 'home' },
+  // A form far longer than any sign-in needs (a pasted file as a password): refused before it is read or hashed.
+  BodyTooLarge: { heading: 'error.BodyTooLarge.heading', message: 'error.BodyTooLarge.message', link: 'signin' },
   Verification: { heading: 'error.Verification.heading', message: 'error.Verification.message', link: 'signin' },
   // The factor check locked after too many wrong codes: say so, and name the ways back in.
   SecondFactorFailed: { heading: 'error.SecondFactorFailed.heading', message: 'error.SecondFactorFailed.message', link: 'signin' },
@@ -61,6 +63,7 @@ export function errorPageStatus(error: string): number {
   if (error === 'AccessDenied' || error === 'Verification') return 403;
   if (error === 'RateLimited') return 429;
   if (error === 'ServiceUnavailable') return 503;
+  if (error === 'BodyTooLarge') return 413;
   return 200;
 }
 
