@@ -15,6 +15,7 @@ import { toQueryable, type Database, type Queryable, type Row } from './client.j
 import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
 import { organizationMethods } from './organizations.js';
+import { ssoMethods } from './sso.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
 import { flowStoreMethods } from './flow-store.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
@@ -439,6 +440,7 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...factorMethods(rows),
     ...passwordMethods(rows),
     ...flowStoreMethods(rows),
+    ...ssoMethods(rows),
     ...organizationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
