@@ -1,0 +1,83 @@
+// Enterprise SSO with OIDC connections (issue 49): two organizations, each with its own IdP (two real oidc-provider
+// instances on 127.0.0.1) configured at runtime through the admin API, each domain proven by a TXT record served by a
+// real DNS server. "Continue with SSO" routes an address to its tenant's IdP; the user is provisioned just in time into
+// that organization with the connection's default role, and the organization is active in the new session.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setsSession } from './oauth/harness.js';
+import { continueWithSso, ssoSignIn, startSsoWorld, whoAndWhere, type SsoWorld } from './peers/sso-world.js';
+
+let w: SsoWorld;
+beforeAll(async () => {
+  w = await startSsoWorld();
+}, 60_000);
+afterAll(async () => {
+  await w?.stop();
+});
+
+describe('OIDC connections of two tenants', () => {
+  it('signs an Acme address in through Acme’s IdP: a new member of Acme, Acme active', async () => {
+    const { client, callback } = await ssoSignIn(w, 'alice@acme.test', w.acme.op, 'alice');
+    expect(callback.status).toBe(302);
+    expect(callback.location?.href).toBe('http://localhost:3000/dashboard');
+    expect(setsSession(callback)).toBe(true);
+    const now = await whoAndWhere(w, client);
+    expect(now).toMatchObject({ email: 'alice@acme.test', active: { id: w.acme.orgId, role: 'member' } });
+    const user = await w.adapter.getUserByEmail('alice@acme.test');
+    expect(await w.adapter.getMembership(w.acme.orgId, String(user!.id))).toMatchObject({ role: 'member' });
+    expect(await w.adapter.getMembership(w.globex.orgId, String(user!.id))).toBeNull();
+    // The IdP account is linked under the connection's provider id.
+    expect(await w.adapter.getUserByAccount({ provider: `sso-${w.acme.connectionId}`, providerAccountId: 'alice' })).toMatchObject({ email: 'alice@acme.test' });
+  });
+
+  it('signs a Globex address in through Globex’s IdP with Globex’s default role (admin)', async () => {
+    const { client, callback } = await ssoSignIn(w, 'bob@globex.test', w.globex.op, 'bob');
+    expect(setsSession(callback)).toBe(true);
+    expect(await whoAndWhere(w, client)).toMatchObject({ email: 'bob@globex.test', active: { id: w.globex.orgId, role: 'admin' } });
+  });
+
+  it('a second sign-in finds the same user and keeps the membership', async () => {
+    const { client, callback } = await ssoSignIn(w, 'alice@acme.test', w.acme.op, 'alice');
+    expect(setsSession(callback)).toBe(true);
+    expect(await whoAndWhere(w, client)).toMatchObject({ email: 'alice@acme.test', active: { id: w.acme.orgId, role: 'member' } });
+    expect((await w.adapter.listMembers(w.acme.orgId)).filter((m) => m.role === 'member')).toHaveLength(1);
+  });
+
+  it('refuses Globex’s address asserted by Acme’s IdP, and Acme’s asserted by Globex’s (SsoAddressRefused)', async () => {
+    for (const [op, account, email] of [[w.acme.op, 'mallory', 'mallory@globex.test'], [w.globex.op, 'eve', 'eve@acme.test']] as const) {
+      const start = op === w.acme.op ? 'someone@acme.test' : 'someone@globex.test';
+      const { callback } = await ssoSignIn(w, start, op, account);
+      expect(setsSession(callback)).toBe(false);
+      expect(callback.location?.searchParams.get('error')).toBe('SsoAddressRefused');
+      expect(w.t.logger.errorTypes().at(-1)).toBe('SsoAddressRefused');
+      expect(await w.adapter.getUserByEmail(email)).toBeNull();
+    }
+  });
+
+  it('sends an address of no verified domain nowhere: 404 for a script, the page with a message for a browser', async () => {
+    const { res } = await continueWithSso(w, 'dave@elsewhere.test');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'SsoNotFound' });
+    const browser = w.t.newClient();
+    const page = await browser.post('/auth/sso', { csrfToken: await w.t.csrfToken(browser), email: 'dave@elsewhere.test' }, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).toContain('No single sign-on is set up for this address');
+    expect(text).toContain('value="dave@elsewhere.test"');
+  });
+
+  it('shows "Continue with SSO" on the sign-in page', async () => {
+    const page = await (await w.t.newClient().get('/auth/signin')).text();
+    expect(page).toMatch(/<form method="post" class="sso" action="\/auth\/sso">/);
+    expect(page).toContain('Continue with SSO');
+  });
+
+  it('keeps the client secret sealed in the database and out of every answer', async () => {
+    const rows = (await w.db.query<{ settings: Record<string, unknown> }>(`SELECT settings FROM sso_connections`)).rows;
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect(String(r.settings.clientSecret)).toMatch(/^sealed\./);
+    const listed = await (await w.acme.admin.get('/auth/organizations/sso')).text();
+    expect(listed).not.toContain('clientSecret"');
+    expect(listed).not.toContain('sso-tenant-client-secret');
+    expect(listed).toContain('"clientSecretSet":true');
+  });
+});
