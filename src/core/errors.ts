@@ -335,6 +335,7 @@ const allErrorClasses = [
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
   RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
+  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */
