@@ -81,3 +81,30 @@ describe('OIDC connections of two tenants', () => {
     expect(listed).toContain('"clientSecretSet":true');
   });
 });
+
+describe("authchart/client's signIn('sso', { email })", () => {
+  it('leaves for the IdP of the address’s organization, and stays with SsoNotFound for an address without SSO', async () => {
+    const { signIn } = await import('../../src/client/core.js');
+    const browser = w.t.newClient();
+    const saved = { fetch: globalThis.fetch, window: (globalThis as { window?: unknown }).window };
+    const went: string[] = [];
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => browser.request(new Request(new URL(String(input), 'http://localhost:3000'), init))) as typeof fetch;
+    (globalThis as { window?: unknown }).window = { location: { href: 'http://localhost:3000/login', assign: (u: string) => void went.push(u), reload: () => {} } };
+    try {
+      const none = await signIn('sso', { email: 'dave@elsewhere.test' });
+      expect(none).toMatchObject({ ok: false, error: 'SsoNotFound' });
+      expect(went).toEqual([]);
+      const off = await signIn('sso', { email: 'alice@acme.test' });
+      expect(off.ok).toBe(true);
+      expect(new URL(off.url!).origin).toBe(w.acme.op.issuer);
+      expect(went).toEqual([off.url]);
+    } finally {
+      globalThis.fetch = saved.fetch;
+      (globalThis as { window?: unknown }).window = saved.window;
+    }
+    // The browser that left comes back signed in.
+    const callback = await browser.submit(await w.acme.op.login(went[0]!, 'alice'));
+    expect(setsSession(callback)).toBe(true);
+    expect(await whoAndWhere(w, browser)).toMatchObject({ email: 'alice@acme.test', active: { id: w.acme.orgId } });
+  });
+});

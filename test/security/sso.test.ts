@@ -159,7 +159,7 @@ describe('who may manage SSO', () => {
       expect(res.status, domain).toBe(400);
     }
     for (const body of [{ name: 'x', issuer: 'ftp://idp.test', clientId: 'a', clientSecret: 'b' }, { name: 'x', issuer: 'http://idp.example', clientId: 'a', clientSecret: 'b' }, { name: 'x', kind: 'ldap' }, { name: 'x', issuer: 'https://idp.test', clientId: 'a', clientSecret: 'b', defaultRole: 'owner' }]) {
-      const res = await w.admin(w.acme.admin, '/connections', body as Record<string, string>);
+      const res = await w.admin(w.acme.admin, '/connections', body as unknown as Record<string, string>);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
   });
