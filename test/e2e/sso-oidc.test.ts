@@ -108,3 +108,38 @@ describe("authchart/client's signIn('sso', { email })", () => {
     expect(await whoAndWhere(w, browser)).toMatchObject({ email: 'alice@acme.test', active: { id: w.acme.orgId } });
   });
 });
+
+describe('the built-in SSO page', () => {
+  it('shows the organization’s connections and domains, and its forms come back to it', async () => {
+    const page = await w.acme.admin.get('/auth/organizations/sso/page');
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('Acme SSO');
+    expect(text).toContain('data-domain="acme.test"');
+    expect(text).not.toContain('Globex SSO');
+    expect(text).toContain(`/auth/callback/sso-${w.acme.connectionId}`);
+    const claimed = await w.admin(w.acme.admin, '/domains', { domain: 'page.acme.test', page: '1' });
+    expect(claimed.status).toBe(302);
+    expect(claimed.location?.pathname + claimed.location!.search).toBe('/auth/organizations/sso/page?notice=saved');
+    const after = await (await w.acme.admin.get('/auth/organizations/sso/page?notice=saved')).text();
+    expect(after).toContain('_authchart.page.acme.test');
+    expect(after).toContain('Saved.');
+    const refused = await w.admin(w.globex.admin, '/domains', { domain: 'acme.test', page: '1' });
+    expect(refused.location?.search).toBe('?error=SsoDomainRefused');
+  });
+
+  it('speaks the visitor’s language', async () => {
+    const page = await (await w.acme.admin.get('/auth/organizations/sso/page', { headers: { 'accept-language': 'de' } })).text();
+    expect(page).toContain('OIDC-Verbindung hinzufügen');
+    const signin = await (await w.t.newClient().get('/auth/signin', { headers: { 'accept-language': 'fr' } })).text();
+    expect(signin).toContain('Continuer avec le SSO');
+  });
+
+  it('is refused to a member without sso:manage, and sends the signed-out to sign in', async () => {
+    const { client } = await ssoSignIn(w, 'alice@acme.test', w.acme.op, 'alice');
+    expect((await client.get('/auth/organizations/sso/page')).status).toBe(403);
+    const out = await w.t.newClient().get('/auth/organizations/sso/page');
+    expect(out.status).toBe(302);
+    expect(out.location?.pathname).toBe('/auth/signin');
+  });
+});

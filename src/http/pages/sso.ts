@@ -40,8 +40,9 @@ export interface SsoPageParams {
   i18n?: Translator;
 }
 
-const css = `.card{max-width:40rem}.rows{list-style:none;padding:0}.rows li{border-top:1px solid var(--border,#ddd);padding:.6rem 0}
-.inline{display:inline}.muted{opacity:.75}code{word-break:break-all}`;
+const css = `.card{max-width:40rem}.rows{list-style:none;padding:0;margin:0 0 1rem}.rows li{border-bottom:1px solid var(--border);padding:.75rem 0}
+.rows form{margin:.4rem .4rem 0 0}.inline{display:inline-block}.rows .button{width:auto;min-height:2.25rem;padding:.4rem .9rem}
+.rows select{margin:0 .4rem}.muted{overflow-wrap:anywhere}h2{font-size:1.05rem;margin:1.5rem 0 .5rem}h3{font-size:.95rem;margin:1rem 0 .5rem}`;
 
 function hidden(p: SsoPageParams): SafeHtml {
   return html`<input type="hidden" name="csrfToken"${attr('value', p.csrfToken)}><input type="hidden" name="page" value="1">`;
@@ -76,7 +77,7 @@ function domainsSection(p: SsoPageParams, i18n: Translator): SafeHtml {
     const domain = html`<input type="hidden" name="domain"${attr('value', d.domain)}>`;
     return html`<li data-domain="${d.domain}"><strong>${d.domain}</strong> <span class="muted">${d.verified ? i18n.t('sso.verified') : i18n.t('sso.unverified')}</span>
 ${d.verified ? '' : html`<p class="muted">${i18n.t('sso.txt', { host: d.txtHost, value: d.txtValue })}</p><form method="post" class="inline"${attr('action', `${base}/verify`)}>${hidden(p)}${domain}<button type="submit" class="button">${i18n.t('sso.verify')}</button></form>`}
-<form method="post"${attr('action', `${base}/route`)}>${hidden(p)}${domain}<label>${i18n.t('sso.routeTo')} <select name="connectionId">${options}</select></label> <button type="submit" class="button secondary">${i18n.t('sso.save')}</button></form>
+<form method="post" class="inline"${attr('action', `${base}/route`)}>${hidden(p)}${domain}<label>${i18n.t('sso.routeTo')} <select name="connectionId">${options}</select></label> <button type="submit" class="button secondary">${i18n.t('sso.save')}</button></form>
 <form method="post" class="inline"${attr('action', `${base}/delete`)}>${hidden(p)}${domain}<button type="submit" class="button secondary">${i18n.t('sso.delete')}</button></form></li>`;
   });
   return html`<section data-section="domains"><h2>${i18n.t('sso.domains')}</h2>
