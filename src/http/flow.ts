@@ -35,7 +35,7 @@ export const inspectorBrowser = (req: AuthRequest) => (tracesKept(req.config) ? 
  * Runs a provider's flow for a route. `link` (from `POST {basePath}/link/:provider`) names the signed-in user the flow
  * is bound to: what the flow proves is added to that user instead of signing anyone in.
  */
-export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, start?: { link?: { userId: string }; onSignedIn?: () => Promise<void> }): Promise<Response> {
+export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute, start?: { link: { userId: string } }): Promise<Response> {
   const flow = await flowFor(provider);
   // Checked before anything else, so a forged request leaves no trace (not even a callback-url cookie).
   if (req.method === 'POST' && (flow.csrf ?? ['signin']).includes(route)) requireCsrf(req);
@@ -45,12 +45,10 @@ export async function handleFlow(req: AuthRequest, provider: ResolvedProvider, r
   const gate = req.config.throttle ? await (await loadThrottle()).throttleSignIn(req, provider, route) : undefined;
   if (gate instanceof Response) return gate;
   const callbackUrl = await resolveCallbackUrl(req);
-  const door = { kind: 'signIn' as const, provider, route, callbackUrl, ...(start?.link ? { link: start.link.userId } : {}) };
+  const door = { kind: 'signIn' as const, provider, route, callbackUrl, ...(start ? { link: start.link.userId } : {}) };
   const answer = await step(req, door, undefined, { browser: inspectorBrowser(req) });
   // The throttle gives a proven first factor its point back (signed in, or on to the second-factor check).
   await gate?.settle(answer.status === 'signedIn' || (answer.status === 'paused' && answer.slot === 'second-factor'), answer.status === 'failed' ? answer.error : undefined);
-  // What the route adds once the session is issued (an SSO sign-in: the organization joined and made active).
-  if (answer.status === 'signedIn' && start?.onSignedIn) await start.onSignedIn();
   if (answer.status === 'failed' && answer.typed) rememberTypedIdentifier(req, provider);
   if (answer.status === 'redirected' && provider.type === 'email' && route === 'signin') rememberSentTo(req);
   if (answer.status === 'failed' && provider.type === 'email' && route === 'signin' && failedIn(answer.error, 'invalidAddress') && wantsPage(req)) {

@@ -7,14 +7,11 @@ import type { ResolvedProvider } from '../core/provider.js';
 import type { Profile, User } from '../core/types.js';
 import { OIDC } from '../providers/oauth.js';
 import { openClientSecret } from './connections.js';
+import { ssoProviderId } from './provider-id.js';
 import { checkSsoAddress } from './provision.js';
 import type { OidcConnectionSettings, SsoConnection } from './types.js';
 
-/** The provider id of a connection: its callback is `{basePath}/callback/sso-<connection id>`. */
-export const SSO_PROVIDER_PREFIX = 'sso-';
-export const ssoProviderId = (connectionId: string) => `${SSO_PROVIDER_PREFIX}${connectionId}`;
-/** The connection id a provider id names, or null when it is no SSO provider's. */
-export const connectionIdOf = (providerId: string): string | null => (providerId.startsWith(SSO_PROVIDER_PREFIX) && providerId.length > SSO_PROVIDER_PREFIX.length ? providerId.slice(SSO_PROVIDER_PREFIX.length) : null);
+export { connectionIdOf, ssoProviderId } from './provider-id.js';
 
 const MAX_CACHED = 500;
 // Per configuration: connection id -> the provider built from one version of its settings.

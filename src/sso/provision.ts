@@ -11,6 +11,7 @@ import { organizationStore } from '../organizations/members.js';
 import { signedInUserId } from '../session/gate.js';
 import { strategyFor } from '../session/strategy.js';
 import { domainOfAddress } from './domains.js';
+import { connectionIdOf } from './provider-id.js';
 import { ssoStore } from './store.js';
 import type { OrganizationDomain, SsoConnection } from './types.js';
 
@@ -53,6 +54,22 @@ export async function joinSsoOrganization(req: AuthRequest, connection: SsoConne
   const { membership, added } = await organizationStore(config).addMember({ organizationId: connection.organizationId, userId: member, role: connection.defaultRole });
   if (added) await dispatchEvent(config.events, config.logger, 'memberAdded', { organizationId: connection.organizationId, by: member, userId: member, role: membership.role });
   await strategyFor(req).setOrganization(req, connection.organizationId);
+}
+
+/**
+ * The runtime's call once any sign-in's session is issued (flows/runtime/flow.ts), directly or after a second factor:
+ * an account of provider `sso-<connection id>` joins that connection's organization ({@link joinSsoOrganization}).
+ * A failure to join is logged, not a failed sign-in: the session was rightly issued; the organization is not active.
+ */
+export async function joinAfterSignIn(req: AuthRequest, providerId: string, userId: string): Promise<void> {
+  const id = connectionIdOf(providerId);
+  if (!id) return;
+  try {
+    const connection = await ssoStore(req.config).getSsoConnection(id);
+    if (connection) await joinSsoOrganization(req, connection, userId);
+  } catch (err) {
+    req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 /** Whether SSO is on for this configuration (routes and the sign-in page's field). */

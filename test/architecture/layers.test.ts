@@ -38,7 +38,8 @@ const ALLOWED: Record<string, string[]> = {
   providers: ['core', 'adapters'],
   // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
   organizations: ['core', 'adapters', 'session'],
-  flows: ['core', 'adapters', 'session', 'providers', 'organizations'],
+  // flows -> sso: the runtime joins an SSO sign-in to its organization once the session is issued.
+  flows: ['core', 'adapters', 'session', 'providers', 'organizations', 'sso'],
   // Enterprise SSO: connections and verified domains (data and checks), the OIDC connection as a provider.
   sso: ['core', 'adapters', 'session', 'providers', 'organizations'],
   http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations', 'sso'],

@@ -7,7 +7,6 @@ import { organizationGate } from '../../organizations/gate.js';
 import { createConnection, deleteConnection, ownConnection, publicConnection, updateConnection } from '../../sso/connections.js';
 import { claimDomain, domainOfAddress, ownClaim, requireDomain, verificationHost, verifyDomain } from '../../sso/domains.js';
 import { connectionIdOf, oidcProviderOf } from '../../sso/oidc-provider.js';
-import { joinSsoOrganization } from '../../sso/provision.js';
 import { ssoStore } from '../../sso/store.js';
 import type { OrganizationDomain, SsoConnection } from '../../sso/types.js';
 import { requireCsrf } from '../csrf.js';
@@ -157,12 +156,13 @@ export async function continueWithSsoRoute(req: AuthRequest): Promise<Response> 
   return handleFlow(req, oidcProviderOf(req.config, connection), 'signin');
 }
 
-/** `{basePath}/callback/sso-<id>`: the IdP's answer; signed in, the user joins the organization and it becomes active. */
+/** `{basePath}/callback/sso-<id>`: the IdP's answer to an OIDC connection's sign-in. */
 export async function ssoCallbackRoute(req: AuthRequest, providerId: string): Promise<Response | undefined> {
   const id = connectionIdOf(providerId);
   if (!id) return undefined;
   const connection = await ssoStore(req.config).getSsoConnection(id);
   if (!connection || connection.kind !== 'oidc') return undefined;
-  return handleFlow(req, oidcProviderOf(req.config, connection), 'callback', { onSignedIn: () => joinSsoOrganization(req, connection) });
+  // Signed in, the runtime makes the user a member of the connection's organization (sso/provision.ts joinAfterSignIn).
+  return handleFlow(req, oidcProviderOf(req.config, connection), 'callback');
 }
 
