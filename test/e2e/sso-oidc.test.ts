@@ -3,6 +3,7 @@
 // real DNS server. "Continue with SSO" routes an address to its tenant's IdP; the user is provisioned just in time into
 // that organization with the connection's default role, and the organization is active in the new session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeTotp, codeNow } from '../support/factors.js';
 import { setsSession } from './oauth/harness.js';
 import { continueWithSso, ssoSignIn, startSsoWorld, whoAndWhere, type SsoWorld } from './peers/sso-world.js';
 
@@ -141,5 +142,30 @@ describe('the built-in SSO page', () => {
     const out = await w.t.newClient().get('/auth/organizations/sso/page');
     expect(out.status).toBe(302);
     expect(out.location?.pathname).toBe('/auth/signin');
+  });
+});
+
+describe('an SSO sign-in that a second factor interrupts', () => {
+  let w2: SsoWorld;
+  beforeAll(async () => {
+    w2 = await startSsoWorld({ secondFactor: {} });
+  }, 60_000);
+  afterAll(async () => {
+    await w2?.stop();
+  });
+
+  it('joins the organization once the factor check passes, not before', async () => {
+    const first = await ssoSignIn(w2, 'alice@acme.test', w2.acme.op, 'alice');
+    expect(setsSession(first.callback)).toBe(true);
+    const user = (await w2.adapter.getUserByEmail('alice@acme.test'))!;
+    const key = await activeTotp(w2.adapter, String(user.id));
+    expect(await w2.adapter.removeMember(w2.acme.orgId, String(user.id))).toMatchObject({ role: 'member' });
+
+    const { client, callback } = await ssoSignIn(w2, 'alice@acme.test', w2.acme.op, 'alice');
+    expect(setsSession(callback)).toBe(false);
+    expect(await w2.adapter.getMembership(w2.acme.orgId, String(user.id))).toBeNull();
+    const passed = await client.post('/auth/second-factor', { csrfToken: await w2.t.csrfToken(client), code: codeNow(key) });
+    expect(setsSession(passed)).toBe(true);
+    expect(await whoAndWhere(w2, client)).toMatchObject({ email: 'alice@acme.test', active: { id: w2.acme.orgId, role: 'member' } });
   });
 });

@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import dns2 from 'dns2';
 import { expect } from 'vitest';
 import { PostgresAdapter, type PostgresAdapterInstance } from '../../../src/adapters/postgres/index.js';
+import type { AuthConfig } from '../../../src/index.js';
 import { Credentials } from '../../../src/providers/credentials.js';
 import { testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { TestClient } from '../../support/client.js';
@@ -74,13 +75,13 @@ async function signInAdmin(t: TestAuth, client: TestClient, email: string): Prom
   expect((await client.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(client), email })).status).toBe(302);
 }
 
-/** Builds the two tenants. `defaultRoles` per tenant (Acme's new members are members, Globex's admins by default). */
-export async function startSsoWorld(): Promise<SsoWorld> {
+/** Builds the two tenants (Acme's new members are members, Globex's admins), the app configured with `extra` too. */
+export async function startSsoWorld(extra: Partial<AuthConfig> = {}): Promise<SsoWorld> {
   const dns = await startTxtServer();
   const db = await PGlite.create();
   const adapter = PostgresAdapter(db);
   await adapter.migrate();
-  const t = testAuth({ adapter, providers: [credentials], organizations: {}, sso: { resolveTxt: dns.resolveTxt } });
+  const t = testAuth({ adapter, providers: [credentials], organizations: {}, sso: { resolveTxt: dns.resolveTxt }, ...extra });
   const admin: SsoWorld['admin'] = async (client, path, body = {}) => client.post(`/auth/organizations/sso${path}`, { csrfToken: await t.csrfToken(client), ...body });
 
   const tenant = async (name: string, domain: string, defaultRole: string, accounts: Record<string, AccountClaims>): Promise<Tenant> => {
