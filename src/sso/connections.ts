@@ -45,8 +45,15 @@ function text(body: Record<string, unknown>, name: string, max = 500): string | 
   return v.trim();
 }
 
-/** An issuer or IdP URL: https, or http on a loopback host (development and tests). */
-function url(body: Record<string, unknown>, name: string): string | undefined {
+// Host names that reach the server's own network, never an organization's IdP: an admin of one tenant must not make
+// the server fetch them (discovery, keys, the token endpoint).
+const PRIVATE_HOST = /^(?:localhost|.*\.localhost|.*\.internal|.*\.local|\[.*\]|(?:0|10|127)\.[\d.]+|169\.254\.[\d.]+|192\.168\.[\d.]+|172\.(?:1[6-9]|2\d|3[01])\.[\d.]+|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.[\d.]+)$/;
+
+/**
+ * An issuer or IdP URL: https; in development also http on a loopback host. In production a loopback, private or
+ * link-local address is refused: the server fetches this URL, and a tenant's admin chose it.
+ */
+function url(config: InternalConfig, body: Record<string, unknown>, name: string): string | undefined {
   const v = text(body, name, 2000);
   if (v === undefined) return undefined;
   let u: URL;
@@ -56,7 +63,8 @@ function url(body: Record<string, unknown>, name: string): string | undefined {
     throw bad(`\`${name}\` is not a URL.`, name);
   }
   const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw bad(`\`${name}\` must be an https URL.`, name);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback && !config.production)) throw bad(`\`${name}\` must be an https URL.`, name);
+  if (config.production && PRIVATE_HOST.test(u.hostname)) throw bad(`\`${name}\` must be a public host, not ${u.hostname}.`, name);
   if (u.username || u.password || u.hash) throw bad(`\`${name}\` carries no credentials or fragment.`, name);
   return v.replace(/\/$/, '');
 }
@@ -90,7 +98,7 @@ export function settingsFrom(config: InternalConfig, body: Record<string, unknow
   const kind = current?.kind ?? text(body, 'kind', 10) ?? 'oidc';
   const common = { name: text(body, 'name', 200), defaultRole: role(config, body), enabled: flag(body, 'enabled') };
   if (kind === 'oidc') {
-    return { ...common, kind, issuer: url(body, 'issuer'), clientId: text(body, 'clientId'), clientSecret: text(body, 'clientSecret', 2000), scopes: scopes(body) } as Partial<SsoConnection>;
+    return { ...common, kind, issuer: url(config, body, 'issuer'), clientId: text(body, 'clientId'), clientSecret: text(body, 'clientSecret', 2000), scopes: scopes(body) } as Partial<SsoConnection>;
   }
   if (kind === 'saml') {
     const certs = body.idpCertificates;
@@ -99,11 +107,11 @@ export function settingsFrom(config: InternalConfig, body: Record<string, unknow
       ...common,
       kind,
       idpEntityId: text(body, 'idpEntityId', 2000),
-      idpSsoUrl: url(body, 'idpSsoUrl'),
+      idpSsoUrl: url(config, body, 'idpSsoUrl'),
       idpCertificates,
       signAuthnRequests: flag(body, 'signAuthnRequests'),
       allowIdpInitiated: flag(body, 'allowIdpInitiated'),
-      metadataUrl: url(body, 'metadataUrl'),
+      metadataUrl: url(config, body, 'metadataUrl'),
     } as Partial<SsoConnection>;
   }
   throw bad('`kind` is "oidc" or "saml".', 'kind');
