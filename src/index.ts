@@ -41,6 +41,7 @@ export {
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
   InvalidRequest, InvalidPassword, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
   type PasswordProblem, OrganizationForbidden, LastOwner, SessionRequired,
+  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,
@@ -69,6 +70,9 @@ export type { OrganizationEventMessage } from './core/options.js';
 export { requireOrganization, type OrganizationAccess } from './http/integrations/organization-helpers.js';
 export type { OrganizationNeed } from './organizations/gate.js';
 export type { MemberAccess } from './organizations/members.js';
+// Enterprise SSO (issue 49): the stored shapes, the option, and the shared end of an SSO sign-in.
+export type { SsoConnection, OidcConnectionSettings, SamlConnectionSettings, OrganizationDomain, SsoAdapterMethods } from './sso/types.js';
+export type { SsoOptions, ResolveTxt } from './sso/options.js';
 
 export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).

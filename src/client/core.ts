@@ -198,6 +198,7 @@ const fieldsOf = (options: Record<string, unknown>): Record<string, string> =>
  * const result = await signIn('credentials', { email, password, redirect: false })
  * if (!result.ok) show(result.error === 'CredentialsSignin' ? 'Wrong e-mail or password.' : 'Try again later.')
  * await signIn('github') // leaves for GitHub, back to this page
+ * await signIn('sso', { email: 'ada@acme.example' }) // leaves for Acme's identity provider (enterprise SSO)
  */
 export async function signIn(providerId?: string, options: SignInOptions = {}, authorizationParams?: Record<string, string>): Promise<SignInResult> {
   // `callbackUrl` is never posted as a field of its own: it is where to land, like `redirectTo`.
@@ -208,6 +209,9 @@ export async function signIn(providerId?: string, options: SignInOptions = {}, a
     return { ok: true, status: 200, error: null, code: null, url };
   }
   const provider = (await getProviders())[providerId];
+  // "Continue with SSO" (the `sso` option): the work address picks the organization's IdP, where the browser goes;
+  // an address with no SSO resolves to `{ ok: false, error: 'SsoNotFound' }` and stays.
+  if (!provider && providerId === 'sso') return settle(await postForm(`${settings.basePath}/sso`, { ...fieldsOf(fields), callbackUrl: redirectTo }), redirect, 'signin');
   if (!provider) throw new AuthClientError('InvalidProvider', `No provider with id "${providerId}".`);
   const returns = provider.type === 'credentials' || provider.type === 'email';
   const query = authorizationParams ? `?${new URLSearchParams(authorizationParams)}` : '';

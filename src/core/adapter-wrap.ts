@@ -8,6 +8,7 @@ import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
+import { ssoAdapterMethods, type SsoAdapterMethods } from '../sso/types.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -23,6 +24,9 @@ export type WrappedAdapter = {
 } & {
   /** Organizations: present when the adapter has them (required at start once `organizations` is configured). */
   [K in keyof OrganizationAdapterMethods]?: (...args: Parameters<OrganizationAdapterMethods[K]>) => Promise<Awaited<ReturnType<OrganizationAdapterMethods[K]>>>;
+} & {
+  /** SSO connections and verified domains: present when the adapter has them (required at start once `sso` is configured). */
+  [K in keyof SsoAdapterMethods]?: (...args: Parameters<SsoAdapterMethods[K]>) => Promise<Awaited<ReturnType<SsoAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -74,10 +78,12 @@ export interface AdapterNeeds {
   password?: boolean;
   /** The `organizations` option: organizations and memberships kept by the adapter. */
   organizations?: boolean;
+  /** The `sso` option: connections and verified domains kept by the adapter. */
+  sso?: boolean;
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods)[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods)[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -107,12 +113,14 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   sessionControl: ['listSessions', 'deleteSessions'],
   password: ['getUser', 'getUserByEmail', 'getPasswordHash', 'setPasswordHash'],
   organizations: [...organizationAdapterMethods],
+  sso: [...organizationAdapterMethods, ...ssoAdapterMethods],
 };
 
 // What to do about a missing method, where the name alone does not say.
 const MISSING_HINT: Partial<Record<keyof AdapterNeeds, string>> = {
   organizations:
     ' Organizations keep their data through the adapter: add these methods (PostgresAdapter has them; run `npx authchart migrate` for its organizations and memberships tables), or remove the `organizations` option.',
+  sso: ' Enterprise SSO keeps connections and verified domains through the adapter: add these methods (PostgresAdapter has them; run `npx authchart migrate` for its sso_connections and organization_domains tables), or remove the `sso` option.',
   password:
     ' A Password provider keeps hashes through getPasswordHash(userId) and setPasswordHash(userId, hash, expected?): add both to your adapter (PostgresAdapter has them; run `npx authchart migrate` for its passwords table).',
 };
@@ -220,7 +228,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

@@ -2,6 +2,7 @@
 // Runs once per configuration object; per-request parts (origin, secure cookies) live in http/request.
 import type { SecondFactorOptions } from './factors.js';
 import type { OrganizationsOptions } from './organizations.js';
+import type { SsoOptions } from '../sso/options.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assertAdapter, wrapAdapter, type AdapterNeeds, type WrappedAdapter } from './adapter-wrap.js';
 import { DuplicateProviderId, ExperimentalFeatureNotEnabled, InvalidProvider, MissingAdapter, MissingAuthorize, MissingSecret, UnsupportedStrategy } from './errors.js';
@@ -74,6 +75,8 @@ export interface InternalConfig {
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   /** Organizations; undefined when the option is not set (no organization routes, no active organization). */
   organizations?: OrganizationsOptions;
+  /** Enterprise SSO; undefined when the option is not set (no SSO routes). */
+  sso?: SsoOptions;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -144,6 +147,7 @@ export function adapterNeedsOf(config: AuthConfig, providers: readonly { type: s
     sessionControl: strategy === 'database' && config.session?.control === true,
     password: providers.some(isPasswordProvider),
     organizations: config.organizations !== undefined,
+    sso: config.sso !== undefined,
   };
 }
 
@@ -190,6 +194,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
   if (strategy === 'database' && !config.adapter) throw new MissingAdapter('The `database` session strategy needs an `adapter`.');
   assertValidAfterStore(config.session?.validAfter, strategy);
   assertProviderTokens(config.session?.providerTokens, strategy);
+  if (config.sso && !config.organizations) throw new UnsupportedStrategy('SSO connections belong to organizations: `sso` needs the `organizations` option too.', { option: 'sso' });
   if (config.adapter) {
     assertAdapter(config.adapter, adapterNeedsOf(config, providers));
     if (strategy === 'database' && config.session?.control === undefined && (typeof config.adapter.listSessions !== 'function' || typeof config.adapter.deleteSessions !== 'function')) {
@@ -201,7 +206,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     throw new MissingAdapter('A Password provider keeps users and their password hashes in the `adapter` (getUserByEmail, getPasswordHash, setPasswordHash): configure one, e.g. PostgresAdapter.');
   } else if (config.secondFactor) {
     throw new MissingAdapter('Second factors are stored by the adapter: `secondFactor` needs an `adapter`.');
-  } else if (config.organizations) {
+  } else if (config.organizations || config.sso) {
     throw new MissingAdapter('Organizations are stored by the adapter: `organizations` needs an `adapter` with the organization methods (PostgresAdapter has them).');
   }
 
@@ -274,6 +279,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     organizations: config.organizations && { roles: { ...config.organizations.roles } },
+    ...(config.sso ? { sso: { ...config.sso } } : {}),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,

@@ -269,6 +269,33 @@ export class LastOwner extends AuthError {
   static override type = 'LastOwner';
 }
 
+// ---- enterprise SSO (issue 49) ----------------------------------------------------
+
+/**
+ * An SSO sign-in refused for its address: the identity provider asserted (or the person typed) an address whose
+ * domain is not a verified domain of the connection's organization routed to that connection, or no address at all.
+ * The IdP of one tenant never signs anyone in under another tenant's domain. Client-safe: the error page says so. A
+ * kind of OAuthCallbackError (the provider's answer is refused), reported as itself.
+ */
+export class SsoAddressRefused extends OAuthCallbackError {
+  static override type = 'SsoAddressRefused';
+}
+
+/** A domain claim refused: another organization verified it first (409), or it is no domain name (400). */
+export class SsoDomainRefused extends AuthError {
+  static override type = 'SsoDomainRefused';
+}
+
+/** A domain's TXT record was not found (yet): the claim stays unverified. Answers 409; try again once DNS has it. */
+export class SsoDomainUnverified extends AuthError {
+  static override type = 'SsoDomainUnverified';
+}
+
+/** No such SSO connection or domain in the caller's active organization (another tenant's id reads the same). 404. */
+export class SsoNotFound extends AuthError {
+  static override type = 'SsoNotFound';
+}
+
 /** Error types that may appear in a URL; every other type is reported as `Configuration`. */
 export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   CredentialsSignin.type,
@@ -284,6 +311,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   SecondFactorFailed.type,
   InvalidRequest.type,
   ServiceUnavailable.type,
+  SsoAddressRefused.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -307,6 +335,7 @@ const allErrorClasses = [
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
   RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
+  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

@@ -1,6 +1,7 @@
 // The configuration object a user passes to authchart (spec section 2), as TypeScript types.
 import type { SecondFactorOptions } from './factors.js';
 import type { OrganizationsOptions } from './organizations.js';
+import type { SsoOptions } from '../sso/options.js';
 import type { Adapter } from './adapter.js';
 import type { CookiesConfig } from './cookies.js';
 import type { Theme } from './theme.js';
@@ -336,6 +337,15 @@ export interface AuthConfig {
    * organizations: { roles: { billing: ['invoice:read', 'invoice:approve'] } }
    */
   organizations?: OrganizationsOptions;
+  /**
+   * Enterprise SSO per organization: each organization's admin connects its own identity provider (OIDC; SAML 2.0)
+   * at runtime and proves its domains by DNS; "Continue with SSO" on the sign-in page routes an address of a verified
+   * domain to its connection. Needs `organizations` and an adapter with the SSO methods. See docs/sso.md.
+   *
+   * @example
+   * sso: {}
+   */
+  sso?: SsoOptions;
   /**
    * The app's signed-in flows, made with `defineSignedInFlow` (authchart/flow): machines a signed-in user runs at
    * `POST {basePath}/flows/:id/start` and `GET|POST {basePath}/flows/:id`, behind the session gate at the level each

@@ -75,12 +75,14 @@ export const builtInPermissions = [
   'member:invite',
   'member:role',
   'member:remove',
+  // Enterprise SSO: the organization's connections and domains (issue 49).
+  'sso:manage',
 ] as const;
 
 /** The built-in roles. `owner` holds every permission, the app's own included; it is the only role that can delete. */
 export const builtInRoles: Readonly<Record<'owner' | 'admin' | 'member', readonly string[]>> = {
   owner: ['*'],
-  admin: ['organization:update', 'member:read', 'member:invite', 'member:role', 'member:remove'],
+  admin: ['organization:update', 'member:read', 'member:invite', 'member:role', 'member:remove', 'sso:manage'],
   member: ['member:read'],
 };
 

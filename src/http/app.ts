@@ -70,6 +70,22 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.post(`${base}/organizations/members/role`, route(config, 'json', async (req) => (await orgs()).changeRoleRoute(req)));
     app.post(`${base}/organizations/members/remove`, route(config, 'json', async (req) => (await orgs()).removeMemberRoute(req)));
   }
+  if (config.organizations && config.sso) {
+    // Enterprise SSO: the admin API and page of the active organization, and "Continue with SSO". Loaded on first use.
+    const sso = lazy(() => import('./routes/sso.js'));
+    const ssoPage = lazy(() => import('./sso-page.js'));
+    const admin = `${base}/organizations/sso`;
+    app.get(admin, route(config, 'json', async (req) => (await sso()).ssoListRoute(req)));
+    app.get(`${admin}/page`, route(config, 'browser', async (req) => (await ssoPage()).ssoPageRoute(req)));
+    app.post(`${admin}/connections`, route(config, 'json', async (req) => (await sso()).createConnectionRoute(req)));
+    app.post(`${admin}/connections/:id`, route(config, 'json', async (req, event) => (await sso()).updateConnectionRoute(req, param(event, 'id'))));
+    app.post(`${admin}/connections/:id/delete`, route(config, 'json', async (req, event) => (await sso()).deleteConnectionRoute(req, param(event, 'id'))));
+    app.post(`${admin}/domains`, route(config, 'json', async (req) => (await sso()).claimDomainRoute(req)));
+    app.post(`${admin}/domains/verify`, route(config, 'json', async (req) => (await sso()).verifyDomainRoute(req)));
+    app.post(`${admin}/domains/route`, route(config, 'json', async (req) => (await sso()).routeDomainRoute(req)));
+    app.post(`${admin}/domains/delete`, route(config, 'json', async (req) => (await sso()).deleteDomainRoute(req)));
+    app.post(`${base}/sso`, route(config, 'browser', async (req) => (await sso()).continueWithSsoRoute(req)));
+  }
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));
   app.get(`${base}/callback/:provider`, route(config, 'browser', (req, event) => callbackRoute(req, param(event, 'provider'))));

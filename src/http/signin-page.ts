@@ -82,6 +82,7 @@ export async function signInPageResponse(req: AuthRequest, refused?: RefusedForm
     signedInAs: (await readVisitor(req)).who,
     requestedPage: refused ? undefined : requestedPage(req, callbackUrl),
     notice: refused ? undefined : req.query.notice,
+    ...(req.config.sso && req.config.organizations ? { ssoAction: `${req.config.basePath}/sso` } : {}),
     fieldErrors: refused ? Object.fromEntries(Object.entries(refused.fieldErrors).map(([field, id]) => [field, i18n.t(id)])) : undefined,
   });
   return html(req, page, refused ? 400 : 200);

@@ -72,3 +72,18 @@ export interface SsoAdapterMethods {
   setDomainConnection(organizationId: string, domain: string, connectionId: string | null): Awaitable<OrganizationDomain | null>;
   deleteDomain(organizationId: string, domain: string): Awaitable<boolean>;
 }
+
+/** Names of {@link SsoAdapterMethods}, for the start-up check. */
+export const ssoAdapterMethods = [
+  'createSsoConnection',
+  'getSsoConnection',
+  'listSsoConnections',
+  'updateSsoConnection',
+  'deleteSsoConnection',
+  'claimDomain',
+  'listDomains',
+  'getVerifiedDomain',
+  'markDomainVerified',
+  'setDomainConnection',
+  'deleteDomain',
+] as const satisfies readonly (keyof SsoAdapterMethods)[];

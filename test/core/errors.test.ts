@@ -59,6 +59,10 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['OrganizationForbidden', 'OrganizationForbidden', 'error'],
   ['LastOwner', 'LastOwner', 'error'],
   ['SessionRequired', 'SessionRequired', 'error'],
+  ['SsoAddressRefused', 'SsoAddressRefused', 'signIn'],
+  ['SsoDomainRefused', 'SsoDomainRefused', 'error'],
+  ['SsoDomainUnverified', 'SsoDomainUnverified', 'error'],
+  ['SsoNotFound', 'SsoNotFound', 'error'],
 ];
 
 /**
@@ -69,6 +73,8 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
   'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed', 'InvalidRequest', 'ServiceUnavailable',
+  // An SSO sign-in refused for its address (issue 49): the sign-in page says why.
+  'SsoAddressRefused',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

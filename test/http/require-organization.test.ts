@@ -128,3 +128,20 @@ describe('start-up check', () => {
     expect(() => resolveConfig({ secret: TEST_SECRET, providers: [provider], organizations: {} })).toThrow(/organizations/);
   });
 });
+
+describe('start-up check of the sso option', () => {
+  it('refuses sso on an adapter without the SSO methods, naming them, and sso without organizations', () => {
+    const { getVerifiedDomain: _g, claimDomain: _c, ...lacking } = pglite.adapter;
+    let thrown: unknown;
+    try {
+      resolveConfig({ secret: TEST_SECRET, adapter: lacking, providers: [provider], organizations: {}, sso: {} });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(MissingAdapterMethods);
+    expect((thrown as Error).message).toContain('sso: claimDomain, getVerifiedDomain.');
+    expect((thrown as Error).message).toContain('sso_connections');
+    expect(() => resolveConfig({ secret: TEST_SECRET, adapter: pglite.adapter, providers: [provider], organizations: {}, sso: {} })).not.toThrow();
+    expect(() => resolveConfig({ secret: TEST_SECRET, adapter: pglite.adapter, providers: [provider], sso: {} })).toThrow(/`sso` needs the `organizations` option/);
+  });
+});

@@ -15,7 +15,9 @@ import { toQueryable, type Database, type Queryable, type Row } from './client.j
 import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
 import { organizationMethods } from './organizations.js';
+import { ssoMethods } from './sso.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
+import type { SsoAdapterMethods } from '../../sso/types.js';
 import { flowStoreMethods } from './flow-store.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
@@ -88,6 +90,18 @@ export interface PostgresAdapterInstance extends Adapter {
   setMemberRole: NonNullable<Adapter['setMemberRole']>;
   /** As setMemberRole: the last owner is never removed. */
   removeMember: NonNullable<Adapter['removeMember']>;
+  /** Enterprise SSO (schema version 17): connections and domain claims, every write scoped to its organization. */
+  createSsoConnection: NonNullable<Adapter['createSsoConnection']>;
+  getSsoConnection: NonNullable<Adapter['getSsoConnection']>;
+  listSsoConnections: NonNullable<Adapter['listSsoConnections']>;
+  updateSsoConnection: NonNullable<Adapter['updateSsoConnection']>;
+  deleteSsoConnection: NonNullable<Adapter['deleteSsoConnection']>;
+  claimDomain: NonNullable<Adapter['claimDomain']>;
+  listDomains: NonNullable<Adapter['listDomains']>;
+  getVerifiedDomain: NonNullable<Adapter['getVerifiedDomain']>;
+  markDomainVerified: NonNullable<Adapter['markDomainVerified']>;
+  setDomainConnection: NonNullable<Adapter['setDomainConnection']>;
+  deleteDomain: NonNullable<Adapter['deleteDomain']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -193,7 +207,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -439,6 +453,7 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...factorMethods(rows),
     ...passwordMethods(rows),
     ...flowStoreMethods(rows),
+    ...ssoMethods(rows),
     ...organizationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);

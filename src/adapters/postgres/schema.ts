@@ -242,6 +242,40 @@ export const migrations: readonly Migration[] = [
       `ALTER TABLE sessions ADD COLUMN organization_id TEXT`,
     ],
   },
+  // 15 and 16 belong to branches merged beside this one (the merger puts their statements here and renumbers):
+  // empty, so that the versions stay consecutive on this branch.
+  { version: 15, description: 'reserved for a parallel branch (no statements here)', statements: [] },
+  { version: 16, description: 'reserved for a parallel branch (no statements here)', statements: [] },
+  {
+    version: 17,
+    description: 'enterprise SSO: connections of an organization to its identity provider, and the domains it claims',
+    // settings: the kind's settings as JSON (an OIDC client secret sealed by authchart before it gets here). One
+    // verified claim per domain across organizations (the partial unique index); claims not yet verified may be
+    // many, each organization proving its own.
+    statements: [
+      `CREATE TABLE sso_connections (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        default_role TEXT NOT NULL,
+        enabled BOOLEAN NOT NULL DEFAULT true,
+        settings JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX sso_connections_organization_id_idx ON sso_connections (organization_id)`,
+      `CREATE TABLE organization_domains (
+        organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        domain TEXT NOT NULL,
+        verification_token TEXT NOT NULL,
+        verified_at TIMESTAMPTZ,
+        connection_id TEXT REFERENCES sso_connections (id) ON DELETE SET NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (organization_id, domain)
+      )`,
+      `CREATE UNIQUE INDEX organization_domains_verified_idx ON organization_domains (domain) WHERE verified_at IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -342,7 +342,12 @@ function withFormUser(provider: InternalOAuthProvider, profile: Profile, formUse
 export async function readProfile(deps: FlowDeps, tokens: TokenResult, formUser: string | undefined): Promise<ProfileResult> {
   const provider = oauthProviderFor(deps);
   const profile = withFormUser(provider, await fetchProfile(provider, tokens), formUser);
-  return { ...(await mapProfile(provider, profile, tokens.tokens)), profile };
+  const mapped = await mapProfile(provider, profile, tokens.tokens);
+  // A provider built at runtime for an organization's SSO connection admits only its verified domains' addresses
+  // (sso/oidc-provider.ts): checked here, before the sign-in tail finds or makes anyone.
+  const admit = (deps.provider as { admitIdentity?: (user: User, profile: Profile) => Promise<void> }).admitIdentity;
+  if (typeof admit === 'function') await admit(mapped.user, profile);
+  return { ...mapped, profile };
 }
 
 /** The user's profile: the ID token's claims, or the user-info endpoint (or the provider's own request). */

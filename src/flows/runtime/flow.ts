@@ -11,6 +11,7 @@ import type { DoorAnswer } from './answer.js';
 import type { StageDefinition, StageInput, StageOutput, StageStart } from './stage.js';
 import type { AuthMethod } from '../../core/types.js';
 import { issueSession } from '../../session/issue.js';
+import { SSO_PROVIDER_PREFIX as SSO_PREFIX } from '../../sso/provider-id.js';
 import { releaseClaim, spendAlone, type TokenSpend } from '../../session/spend.js';
 import type { FlowContextBase } from './context.js';
 import type { FlowDefinition, FlowDeps, FlowEntry, FlowInput, FlowOutput } from './contract.js';
@@ -202,6 +203,9 @@ async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, metho
     if (err instanceof AccessDenied || err instanceof AdapterError || err instanceof Verification) return failed(err, trace, 'issuingSession');
     return failed(new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'issuingSession' }), trace, 'issuingSession');
   }
+  // An organization's SSO connection signed this person in (its provider id `sso-<connection id>`, OIDC or SAML): they
+  // join its organization and it becomes the session's active one, here, whether or not a second factor came between.
+  if (deps.req.config.sso && account?.provider.startsWith(SSO_PREFIX)) await (await import('../../sso/provision.js')).joinAfterSignIn(deps.req, account.provider, String(user.id));
   await dispatchEvent(deps.req.config.events, deps.req.config.logger, 'signIn', { user, account, profile, isNewUser });
   return { status: 'signedIn', redirect: pending.redirect, user, account, profile, isNewUser, trace };
 }

@@ -74,7 +74,8 @@ function errorFromState(type: string, context: FlowContextBase, state: string, e
   const Cls = errorClassesByType.get(type) ?? CallbackRouteError;
   const f = context.failure ?? {};
   // A database failure is reported as itself (AdapterError), not as the generic catch-all state that caught it.
-  if (f.err instanceof AuthError && (f.err.type === type || (f.err instanceof AdapterError && Cls === CallbackRouteError))) {
+  // So is a kind of the state's error (SsoAddressRefused, a refused OAuthCallbackError): the more precise type.
+  if (f.err instanceof AuthError && (f.err.type === type || (f.err instanceof AdapterError && Cls === CallbackRouteError) || (Cls !== CallbackRouteError && f.err instanceof Cls))) {
     f.err.cause = { ...f.err.cause, state, event };
     return f.err;
   }

@@ -73,6 +73,8 @@ export interface SignInPageParams {
   fieldErrors?: Readonly<Record<string, string>>;
   /** A notice from `?notice=` that a flow sent the visitor here with (`passwordReset`), said in words, never as given. */
   notice?: string;
+  /** "Continue with SSO": where its form posts (`{basePath}/sso`), when the configuration has enterprise SSO. */
+  ssoAction?: string;
 }
 
 /** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
@@ -82,6 +84,7 @@ export const signInErrorIds: Readonly<Record<string, MessageId>> = {
   AccountNotLinked: 'signin.error.AccountNotLinked',
   MissingCSRF: 'signin.error.MissingCSRF',
   OAuthCallbackError: 'signin.error.OAuthCallbackError',
+  SsoAddressRefused: 'signin.error.SsoAddressRefused',
   OAuthSignInError: 'signin.error.OAuthSignInError',
   AccessDenied: 'signin.error.AccessDenied',
   Verification: 'signin.error.Verification',
@@ -183,6 +186,16 @@ function oauthButton(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undef
 function addressField(id: string, ctx: Ctx, options: { webauthn: boolean; required: boolean }): SafeHtml {
   const error = fieldError('email', id, ctx);
   return html`<div class="field"><label for="${id}">${ctx.i18n.t('signin.emailLabel')}</label><input id="${id}" type="email" name="email" inputmode="email" autocomplete="${options.webauthn ? 'email webauthn' : 'email'}" spellcheck="false" autocapitalize="none"${options.required ? html` required` : ''} placeholder="${ctx.i18n.t('signin.emailPlaceholder')}"${attr('value', ctx.email)}${error.attrs}>${error.note}</div>`;
+}
+
+/** "Continue with SSO": a work address, sent to the connection its verified domain routes to (field `ssoEmail`'s errors). */
+function ssoForm(action: string, ctx: Ctx): SafeHtml | undefined {
+  const url = safeUrl(action);
+  if (!url) return undefined;
+  const error = fieldError('ssoEmail', 'sso-email', ctx);
+  return html`<form method="post" class="sso"${attr('action', url)}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
+<div class="field"><label for="sso-email">${ctx.i18n.t('signin.sso.email')}</label><input id="sso-email" type="email" name="email" inputmode="email" autocomplete="email" spellcheck="false" autocapitalize="none" required${attr('value', ctx.fieldErrors.ssoEmail ? ctx.email : undefined)}${error.attrs}>${error.note}</div>
+<button type="submit" class="button secondary">${ctx.i18n.t('signin.sso.submit')}</button></form>`;
 }
 
 function emailForm(p: PageProvider, index: number, ctx: Ctx): SafeHtml | undefined {
@@ -398,7 +411,8 @@ export function renderSignIn(params: SignInPageParams): string {
     if (section) forms.push(section);
   });
   // At most one "or": between the provider buttons and the forms, which follow one another without another.
-  const rest = [...forms, ...passwordless];
+  const sso = params.ssoAction ? ssoForm(params.ssoAction, ctx) : undefined;
+  const rest = [...forms, ...passwordless, ...(sso ? [sso] : [])];
   const sections = [
     ...(buttons.length ? [html`<div class="providers">${buttons}</div>`] : []),
     ...(rest.length ? [html`<div class="forms">${rest}</div>`] : []),

@@ -69,8 +69,15 @@ function missingField(req: AuthRequest, provider: ResolvedProvider): string | un
   return undefined;
 }
 
+// An organization's SSO connection comes back to `callback/sso-<id>` (loaded only with the `sso` option).
+const ssoRoutes = lazy(() => import('./sso.js'));
+
 export async function callbackRoute(req: AuthRequest, providerId: string): Promise<Response> {
   const provider = req.config.providersById.get(providerId);
+  if (!provider && req.config.sso) {
+    const sso = await (await ssoRoutes()).ssoCallbackRoute(req, providerId);
+    if (sso) return sso;
+  }
   if (!provider) throw new InvalidProvider(`No provider with id "${providerId}".`, { actual: providerId });
   const forwarded = await forwardedByProxy(req, provider);
   if (forwarded) return forwarded;
