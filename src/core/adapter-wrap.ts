@@ -8,6 +8,7 @@ import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
+import { webhookAdapterMethods, type WebhookAdapterMethods } from './webhook-outbox.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -23,6 +24,9 @@ export type WrappedAdapter = {
 } & {
   /** Organizations: present when the adapter has them (required at start once `organizations` is configured). */
   [K in keyof OrganizationAdapterMethods]?: (...args: Parameters<OrganizationAdapterMethods[K]>) => Promise<Awaited<ReturnType<OrganizationAdapterMethods[K]>>>;
+} & {
+  /** The webhook outbox: present when the adapter has it (`enqueueWebhooks` on a transaction's adapter too). */
+  [K in keyof WebhookAdapterMethods]?: (...args: Parameters<WebhookAdapterMethods[K]>) => Promise<Awaited<ReturnType<WebhookAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -220,7 +224,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...webhookAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

@@ -36,13 +36,15 @@ const ALLOWED: Record<string, string[]> = {
   providers: ['core', 'adapters'],
   // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
   organizations: ['core', 'adapters', 'session'],
+  // The activity log and the webhook outbox: records, sinks and the deliverer, over the adapter.
+  activity: ['core', 'adapters'],
   flows: ['core', 'adapters', 'session', 'providers', 'organizations'],
   http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations'],
   client: [],
   devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
-  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
+  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'activity'],
   node: ['http'],
-  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations'],
+  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations', 'activity'],
   // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools, and the session's TokenSpend that a
   // flow's output names) and authchart/jwt.
   flow: ['core', 'session', 'flows', 'devtools'],

@@ -242,6 +242,43 @@ export const migrations: readonly Migration[] = [
       `ALTER TABLE sessions ADD COLUMN organization_id TEXT`,
     ],
   },
+  {
+    // MERGER: placeholder for the activity log's migration (branch `activity` holds version 15); replace this entry
+    // with it. It only keeps the list contiguous on this branch.
+    version: 15,
+    description: 'reserved (the activity log)',
+    statements: [],
+  },
+  {
+    version: 16,
+    description: 'webhook outbox: one delivery per activity record and endpoint, and each endpoint\'s health',
+    // A claim leases a row by moving next_attempt_at past the lease and setting `claim`; a deliverer that crashes
+    // leaves the row due again when the lease ends. The partial index is what each claim reads: the pending rows by
+    // due time. Delivered rows stay (until the prune job) as the record of what was sent.
+    statements: [
+      `CREATE TABLE webhook_outbox (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        record_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL,
+        payload JSONB NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TIMESTAMPTZ NOT NULL,
+        claim TEXT,
+        last_error TEXT,
+        created_at TIMESTAMPTZ NOT NULL,
+        delivered_at TIMESTAMPTZ,
+        UNIQUE (record_id, endpoint_id)
+      )`,
+      `CREATE INDEX webhook_outbox_due_idx ON webhook_outbox (next_attempt_at) WHERE status = 'pending'`,
+      `CREATE TABLE webhook_endpoint_health (
+        endpoint_id TEXT PRIMARY KEY,
+        failing_since TIMESTAMPTZ,
+        disabled_at TIMESTAMPTZ,
+        last_error TEXT
+      )`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */
