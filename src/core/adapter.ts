@@ -328,6 +328,8 @@ export interface PruneResult {
   sessionsValidAfter?: number;
   /** Expired flow store entries. */
   flowStore?: number;
+  /** Webhook deliveries delivered more than a week ago. */
+  webhookDeliveries?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */

@@ -254,7 +254,7 @@ export const migrations: readonly Migration[] = [
     description: 'webhook outbox: one delivery per activity record and endpoint, and each endpoint\'s health',
     // A claim leases a row by moving next_attempt_at past the lease and setting `claim`; a deliverer that crashes
     // leaves the row due again when the lease ends. The partial index is what each claim reads: the pending rows by
-    // due time. Delivered rows stay (until the prune job) as the record of what was sent.
+    // due time. Delivered rows stay a week (then the prune job deletes them) as the record of what was sent.
     statements: [
       `CREATE TABLE webhook_outbox (
         id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -271,6 +271,8 @@ export const migrations: readonly Migration[] = [
         UNIQUE (record_id, endpoint_id)
       )`,
       `CREATE INDEX webhook_outbox_due_idx ON webhook_outbox (next_attempt_at) WHERE status = 'pending'`,
+      // What the prune job deletes by: delivered rows past their week.
+      `CREATE INDEX webhook_outbox_delivered_idx ON webhook_outbox (delivered_at) WHERE status = 'delivered'`,
       `CREATE TABLE webhook_endpoint_health (
         endpoint_id TEXT PRIMARY KEY,
         failing_since TIMESTAMPTZ,
