@@ -59,6 +59,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['OrganizationForbidden', 'OrganizationForbidden', 'error'],
   ['LastOwner', 'LastOwner', 'error'],
   ['SessionRequired', 'SessionRequired', 'error'],
+  ['InvalidWebhookEndpoint', 'InvalidWebhookEndpoint', 'error'],
 ];
 
 /**
