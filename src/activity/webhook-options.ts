@@ -1,6 +1,5 @@
 // The `webhooks` configuration: the endpoints the activity records go to, how long delivery waits and retries, and
 // its check at start. Resolved once per configuration object, so the sink and the deliverer of one app share it.
-import { randomUUID } from 'node:crypto';
 import type { Adapter } from '../core/adapter.js';
 import { wrapAdapter, type WrappedAdapter } from '../core/adapter-wrap.js';
 import { InvalidWebhookEndpoint, MissingAdapter, MissingAdapterMethods } from '../core/errors.js';
@@ -79,8 +78,6 @@ export interface ResolvedWebhooks {
   random: () => number;
   /** Deliverers running in this process for this configuration: a write kicks them. */
   kicks: Set<() => void>;
-  /** Identifies this process's claims in logs. */
-  instance: string;
 }
 
 const ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -122,7 +119,10 @@ function resolveEndpoint(endpoint: WebhookEndpoint, seen: Set<string>): Resolved
   return { id, url, secret: endpoint.secret, kinds: endpoint.kinds ? new Set(endpoint.kinds) : null };
 }
 
-const resolved = new WeakMap<WebhooksOptions, ResolvedWebhooks>();
+// Per options object: its resolution (for the adapter it was resolved with), and the kicks of the deliverers running
+// for it, shared by every configuration that holds the same options (a sink and a deliverer built from copies).
+const resolved = new WeakMap<WebhooksOptions, { source: Adapter; webhooks: ResolvedWebhooks }>();
+const kicksOf = new WeakMap<WebhooksOptions, Set<() => void>>();
 
 /**
  * Checks the `webhooks` option and the adapter once per options object, at start: a bad endpoint or an adapter
@@ -136,7 +136,7 @@ export function resolveWebhooks(config: WebhooksConfig): ResolvedWebhooks {
   const options = config.webhooks;
   if (options == null || typeof options !== 'object' || !Array.isArray(options.endpoints)) throw invalid('webhooks.endpoints must be a list of endpoints.');
   const known = resolved.get(options);
-  if (known) return known;
+  if (known && known.source === config.adapter) return known.webhooks;
   const seen = new Set<string>();
   const endpoints = options.endpoints.map((e) => resolveEndpoint(e, seen));
   if (!config.adapter) throw new MissingAdapter('Webhooks keep their outbox through the adapter: configure one (PostgresAdapter has the outbox).', { needs: ['webhooks'] });
@@ -161,9 +161,9 @@ export function resolveWebhooks(config: WebhooksConfig): ResolvedWebhooks {
     lease: positive('lease', options.lease, Math.max(60_000, 3 * timeout)),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
-    kicks: new Set(),
-    instance: randomUUID(),
+    kicks: kicksOf.get(options) ?? new Set(),
   };
-  resolved.set(options, result);
+  kicksOf.set(options, result.kicks);
+  resolved.set(options, { source: config.adapter, webhooks: result });
   return result;
 }

@@ -56,6 +56,33 @@ describe('startWebhookDelivery', () => {
   });
 });
 
+describe('one webhooks option in two configurations', () => {
+  it('each writes through its own adapter, and a write kicks the deliverer started from the other copy', async () => {
+    const secret = newSecret();
+    const hooks = await receiver(secret);
+    const options = { endpoints: [{ id: 'app', url: hooks.url, secret }], pollInterval: 60_000 };
+    const pool = db.pool(await db.create());
+    const server = PostgresAdapter(pool);
+    await server.migrate();
+    const onServer: WebhooksConfig = { adapter: server, logger: quiet, webhooks: options };
+    const onPGlite: WebhooksConfig = { adapter: pglite.adapter, logger: quiet, webhooks: options };
+    const deliverer = startWebhookDelivery({ ...onServer });
+    try {
+      await webhookSink(onPGlite).write([activityRecord({ id: 'act_pglite-copy' })]);
+      const record = activityRecord();
+      await webhookSink(onServer).write([record]);
+      expect((await pglite.db.query<{ id: string }>(`SELECT record_id AS id FROM webhook_outbox WHERE record_id = 'act_pglite-copy'`)).rows).toHaveLength(1);
+      expect((await pool.query(`SELECT record_id FROM webhook_outbox`)).rows).toEqual([{ record_id: record.id }]);
+      const started = Date.now();
+      while (hooks.received.length === 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 10));
+      expect(hooks.received.map((r) => r.id)).toEqual([record.id]);
+    } finally {
+      await deliverer.stop();
+      await hooks.close();
+    }
+  });
+});
+
 describe('the outbox on PGlite', () => {
   it('enqueues in a transaction, claims, backs off and disables', async () => {
     const secret = newSecret();
@@ -74,7 +101,7 @@ describe('the outbox on PGlite', () => {
         throw new Error('rolled back');
       })).rejects.toThrow('rolled back');
       await pglite.adapter.withTransaction(async (tx) => webhookSink(config).write([activityRecord()], tx));
-      expect((await pglite.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_outbox`)).rows[0].n).toBe(1);
+      expect((await pglite.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_outbox WHERE endpoint_id = 'lite'`)).rows[0].n).toBe(1);
       expect(await deliverWebhooks(config)).toEqual({ delivered: 0, failed: 1, disabled: [] });
       now += 61_000;
       expect(await deliverWebhooks(config)).toEqual({ delivered: 0, failed: 1, disabled: ['lite'] });
