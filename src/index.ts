@@ -40,7 +40,7 @@ export {
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
   InvalidRequest, InvalidPassword, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
-  type PasswordProblem, OrganizationForbidden, LastOwner, SessionRequired,
+  type PasswordProblem, OrganizationForbidden, LastOwner, SessionRequired, InvalidWebhookEndpoint,
   SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
 } from './core/errors.js';
 export {
@@ -67,6 +67,12 @@ export type { SecondFactorOptions, AdapterFactor, FactorAdapterMethods, FactorKi
 // Organizations: members with roles as permission sets, the active organization checked on every request.
 export type { OrganizationsOptions, AdapterOrganization, AdapterMembership, OrganizationAdapterMethods, LastOwnerRefusal } from './core/organizations.js';
 export type { OrganizationEventMessage } from './core/options.js';
+// Signed webhooks from the activity log (an outbox in the adapter's database, delivered at least once).
+export { webhookSink, webhookPayload } from './activity/webhook-sink.js';
+export { deliverWebhooks, startWebhookDelivery, type WebhookDeliverer, type WebhookDeliveryReport } from './activity/webhook-delivery.js';
+export type { WebhookEndpoint, WebhooksOptions, WebhooksConfig } from './activity/webhook-options.js';
+export type { WebhookAdapterMethods, WebhookDelivery, WebhookEndpointHealth, WebhookEnqueue, WebhookFailureOutcome } from './core/webhook-outbox.js';
+export type { WebhookEndpointDisabledMessage } from './core/options.js';
 export { requireOrganization, type OrganizationAccess } from './http/integrations/organization-helpers.js';
 export type { OrganizationNeed } from './organizations/gate.js';
 export type { MemberAccess } from './organizations/members.js';

@@ -10,5 +10,10 @@ const code = await main(process.argv.slice(2), {
   err: (text) => void process.stderr.write(`${text}\n`),
   env: runtimeEnv(),
   cwd: process.cwd(),
+  stdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 });
 process.exit(code);

@@ -9,6 +9,7 @@ import { findConfigFile, loadConfig, type LoadedConfig } from './config-file.js'
 import { doctor, formatFindings } from './doctor.js';
 import { applyMigrations, migrationSql } from './migrate.js';
 import { configuredMachines, diagramFiles, diagramsMarkdown } from './visualize.js';
+import { verifyWebhook } from './webhooks.js';
 
 export const USAGE = `Usage: authchart <command> [options]
 
@@ -18,6 +19,8 @@ Commands:
   migrate --print             print the schema's SQL, connecting nowhere
   visualize [--out <dir>]     draw the configured flows as Mermaid (stdout, or one Markdown file per flow in dir)
   doctor                      check the configuration and name each problem (exit code 1 when there is one)
+  webhooks verify --secret <whsec_…> --id <webhook-id> --timestamp <webhook-timestamp> --signature <webhook-signature> < body
+                              check a received webhook's signature (body on stdin); exit code 1 when it does not verify
 
 The configuration (visualize, doctor): --config <file>, else auth.config.{ts,mts,js,mjs} in the working directory.
 It exports the AuthConfig as its default export, or as \`authConfig\` or \`config\` (read in that order): the object,
@@ -35,6 +38,8 @@ export interface CliIo {
   err: (text: string) => void;
   env: Env;
   cwd: string;
+  /** Standard input, read whole (webhooks verify reads the body from it). */
+  stdin?: () => Promise<string>;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: { config: { type: 'string', short: 'c' }, print: { type: 'boolean' }, url: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+      options: { config: { type: 'string', short: 'c' }, print: { type: 'boolean' }, url: { type: 'string' }, secret: { type: 'string' }, id: { type: 'string' }, timestamp: { type: 'string' }, signature: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${USAGE}`);
@@ -104,6 +109,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const findings = doctor(config, io.env);
         io.out(`authchart doctor: ${source(file, { exportName })}\n${formatFindings(findings)}`);
         return findings.some((f) => f.level === 'problem') ? 1 : 0;
+      }
+      case 'webhooks': {
+        if (positionals[1] !== 'verify') {
+          io.err(`Unknown webhooks command "${positionals[1] ?? ''}": only "webhooks verify".\n\n${USAGE}`);
+          return 2;
+        }
+        const { secret, id, timestamp, signature } = values;
+        const absent = Object.entries({ secret, id, timestamp, signature }).filter(([, v]) => v === undefined).map(([k]) => `--${k}`);
+        if (absent.length > 0 || !io.stdin) {
+          io.err(`webhooks verify needs ${absent.length > 0 ? absent.join(', ') : 'the body on standard input'} (the body on standard input).`);
+          return 2;
+        }
+        const result = verifyWebhook({ secret: secret!, id: id!, timestamp: timestamp!, signature: signature!, body: await io.stdin() });
+        if (!result.ok) {
+          io.err(`Not verified: ${result.reason}`);
+          return 1;
+        }
+        io.out(`Verified: webhook ${id} signed at ${new Date(Number(timestamp) * 1000).toISOString()}.`);
+        return 0;
       }
       default:
         io.err(`Unknown command "${command}".\n\n${USAGE}`);

@@ -9,6 +9,7 @@ import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, typ
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
 import { ssoAdapterMethods, type SsoAdapterMethods } from '../sso/types.js';
+import { webhookAdapterMethods, type WebhookAdapterMethods } from './webhook-outbox.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -27,6 +28,9 @@ export type WrappedAdapter = {
 } & {
   /** SSO connections and verified domains: present when the adapter has them (required at start once `sso` is configured). */
   [K in keyof SsoAdapterMethods]?: (...args: Parameters<SsoAdapterMethods[K]>) => Promise<Awaited<ReturnType<SsoAdapterMethods[K]>>>;
+} & {
+  /** The webhook outbox: present when the adapter has it (`enqueueWebhooks` on a transaction's adapter too). */
+  [K in keyof WebhookAdapterMethods]?: (...args: Parameters<WebhookAdapterMethods[K]>) => Promise<Awaited<ReturnType<WebhookAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -228,7 +232,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

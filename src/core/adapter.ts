@@ -12,6 +12,7 @@ import type {
 import type { FactorAdapterMethods } from './factors.js';
 import type { OrganizationAdapterMethods } from './organizations.js';
 import type { SsoAdapterMethods } from '../sso/types.js';
+import type { WebhookAdapterMethods } from './webhook-outbox.js';
 
 export type {
   Account,
@@ -48,7 +49,7 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
-export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods> {
+export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods>, Partial<WebhookAdapterMethods> {
   /**
    * authchart extension, absent from Auth.js adapters: `true` when the adapter keeps authchart's session facts
    * (`authTime`, `amr`) with the session row: `createSession` and `updateSession` then receive them and
@@ -328,10 +329,12 @@ export interface PruneResult {
   sessionsValidAfter?: number;
   /** Expired flow store entries. */
   flowStore?: number;
+  /** Webhook deliveries delivered more than a week ago. */
+  webhookDeliveries?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -320,6 +320,14 @@ export function publicErrorType(error: unknown): string {
   return 'Configuration';
 }
 
+/**
+ * A webhook endpoint in the configuration that cannot be used: a URL that is not http(s) or carries credentials, a
+ * secret that is not a Standard Webhooks `whsec_` secret, or an id that is missing or repeated. Thrown at start.
+ */
+export class InvalidWebhookEndpoint extends AuthError {
+  static override type = 'InvalidWebhookEndpoint';
+}
+
 /** Wraps anything thrown into an AuthError of the given class, keeping AuthErrors as they are. */
 export function toAuthError(error: unknown, Fallback: new (m?: string | Error | ErrorCause, c?: ErrorCause) => AuthError, cause?: ErrorCause): AuthError {
   if (error instanceof AuthError) return error;
@@ -336,6 +344,7 @@ const allErrorClasses = [
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
   RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
   SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
+  InvalidWebhookEndpoint,
 ];
 
 /** Error classes by their `type`, so a machine's failure state can name its error as data. */

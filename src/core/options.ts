@@ -166,6 +166,18 @@ export interface EventsOptions {
   memberRemoved?: (message: OrganizationEventMessage & { userId: string; role: string }) => Awaitable<void>;
   /** A member's role changed. */
   memberRoleChanged?: (message: OrganizationEventMessage & { userId: string; from: string; to: string }) => Awaitable<void>;
+  /** A webhook endpoint failed for the whole failure window (a day by default) and is no longer sent to. */
+  webhookEndpointDisabled?: (message: WebhookEndpointDisabledMessage) => Awaitable<void>;
+}
+
+/** The `webhookEndpointDisabled` event: which endpoint, since when it failed, and its last error. */
+export interface WebhookEndpointDisabledMessage {
+  endpointId: string;
+  /** The endpoint's origin only: a URL's path or query may hold a token. */
+  origin: string;
+  failingSince: Date;
+  disabledAt: Date;
+  lastError: string;
 }
 
 /** What every organization event says: which organization, and who acted (a user id). */

@@ -27,8 +27,8 @@ const graph = new Map(files.map((f) => [f, importsOf(join(SRC, f)).filter((t) =>
 /** Static imports only: a layer may load the development tools on first use (http -> devtools), never import them. */
 const staticGraph = new Map(files.map((f) => [f, importsOf(join(SRC, f), false).filter((t) => files.includes(t))]));
 const layerOf = (file: string) => file.split('/')[0].replace(/\.ts$/, '');
-/** Data shapes every layer may name (they import only core): the SSO types and the `sso` option. */
-const SHARED_TYPES = new Set(['sso/types.ts', 'sso/options.ts']);
+/** Data shapes every layer may name (they import only core): the SSO types, the `sso` option, the activity record. */
+const SHARED_TYPES = new Set(['sso/types.ts', 'sso/options.ts', 'activity/types.ts']);
 
 /** Which top-level folders each layer may import (itself always). */
 const ALLOWED: Record<string, string[]> = {
@@ -38,6 +38,8 @@ const ALLOWED: Record<string, string[]> = {
   providers: ['core', 'adapters'],
   // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
   organizations: ['core', 'adapters', 'session'],
+  // The activity log and the webhook outbox: records, sinks and the deliverer, over the adapter.
+  activity: ['core', 'adapters'],
   // flows -> sso: the runtime joins an SSO sign-in to its organization once the session is issued.
   flows: ['core', 'adapters', 'session', 'providers', 'organizations', 'sso'],
   // Enterprise SSO: connections and verified domains (data and checks), the OIDC connection as a provider.
@@ -45,9 +47,9 @@ const ALLOWED: Record<string, string[]> = {
   http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations', 'sso'],
   client: [],
   devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso'],
-  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso'],
+  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso', 'activity'],
   node: ['http'],
-  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations'],
+  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations', 'activity'],
   // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools, and the session's TokenSpend that a
   // flow's output names) and authchart/jwt.
   flow: ['core', 'session', 'flows', 'devtools'],

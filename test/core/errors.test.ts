@@ -63,6 +63,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['SsoDomainRefused', 'SsoDomainRefused', 'error'],
   ['SsoDomainUnverified', 'SsoDomainUnverified', 'error'],
   ['SsoNotFound', 'SsoNotFound', 'error'],
+  ['InvalidWebhookEndpoint', 'InvalidWebhookEndpoint', 'error'],
 ];
 
 /**

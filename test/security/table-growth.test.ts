@@ -34,6 +34,13 @@ async function seed(tag: string): Promise<void> {
   // Flow store entries, through the adapter: one expired, one live.
   await pglite.adapter.setFlowValue(`flow:t:old-${tag}`, '1', past);
   await pglite.adapter.setFlowValue(`flow:t:live-${tag}`, '1', future);
+  // Webhook deliveries: one delivered eight days ago, one delivered now, one still pending since eight days.
+  const eightDays = new Date(Date.now() - 8 * 24 * HOUR);
+  await pglite.adapter.enqueueWebhooks(['old', 'new', 'pending'].map((k) => ({ recordId: `act_${k}-${tag}`, endpointId: `e-${tag}`, payload: {}, at: eightDays })));
+  for (const [k, at] of [['old', eightDays], ['new', new Date()]] as const) {
+    const [claimed] = await pglite.adapter.claimWebhookDeliveries({ now: new Date(), leaseUntil: future, limit: 1, claim: `c-${k}`, endpointIds: [`e-${tag}`] });
+    await pglite.adapter.markWebhookDelivered(claimed, at);
+  }
 }
 
 async function counts(tag: string) {
@@ -45,6 +52,7 @@ async function counts(tag: string) {
     challenges: await one(`SELECT count(*)::int AS n FROM factor_challenges WHERE id LIKE $1`, [`%-${tag}`]),
     validAfter: await one(`SELECT count(*)::int AS n FROM sessions_valid_after WHERE user_id LIKE $1`, [`%-${tag}`]),
     flowStore: await one(`SELECT count(*)::int AS n FROM flow_store WHERE key LIKE $1`, [`%-${tag}`]),
+    webhooks: await one(`SELECT count(*)::int AS n FROM webhook_outbox WHERE record_id LIKE $1`, [`%-${tag}`]),
   };
 }
 
@@ -53,13 +61,13 @@ afterEach(() => vi.useRealTimers());
 describe('prune', () => {
   it('deletes every expired row and keeps the live ones', async () => {
     await seed('p1');
-    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3, flowStore: 2 });
+    expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3, flowStore: 2, webhooks: 3 });
     const deleted = await prune(pglite.db);
-    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1, flowStore: 1 });
-    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1 });
+    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1, flowStore: 1, webhookDeliveries: 1 });
+    expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1, webhooks: 2 });
     expect(await pglite.adapter.getSessionsValidAfter('old-p1')).toBeNull();
     expect(await pglite.adapter.getSessionsValidAfter('live-p1')).toBeInstanceOf(Date);
-    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0, flowStore: 0 });
+    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0, flowStore: 0, webhookDeliveries: 0 });
   });
 });
 
@@ -83,7 +91,7 @@ describe('the sweep', () => {
     await post();
     expect(spy).toHaveBeenCalledTimes(1);
     vi.useRealTimers();
-    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1 }));
+    await vi.waitFor(async () => expect(await counts('s1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1, webhooks: 2 }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(start + 2 * SWEEP_INTERVAL_MS);
     await post();

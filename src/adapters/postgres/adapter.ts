@@ -16,6 +16,8 @@ import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
 import { organizationMethods } from './organizations.js';
 import { ssoMethods } from './sso.js';
+import { webhookMethods } from './webhooks.js';
+import type { WebhookAdapterMethods } from '../../core/webhook-outbox.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
 import type { SsoAdapterMethods } from '../../sso/types.js';
 import { flowStoreMethods } from './flow-store.js';
@@ -102,6 +104,13 @@ export interface PostgresAdapterInstance extends Adapter {
   markDomainVerified: NonNullable<Adapter['markDomainVerified']>;
   setDomainConnection: NonNullable<Adapter['setDomainConnection']>;
   deleteDomain: NonNullable<Adapter['deleteDomain']>;
+  /** The webhook outbox (schema version 16): see {@link WebhookAdapterMethods}; the claim uses FOR UPDATE SKIP LOCKED. */
+  enqueueWebhooks: NonNullable<Adapter['enqueueWebhooks']>;
+  claimWebhookDeliveries: NonNullable<Adapter['claimWebhookDeliveries']>;
+  markWebhookDelivered: NonNullable<Adapter['markWebhookDelivered']>;
+  markWebhookFailed: NonNullable<Adapter['markWebhookFailed']>;
+  listWebhookEndpointHealth: NonNullable<Adapter['listWebhookEndpointHealth']>;
+  enableWebhookEndpoint: NonNullable<Adapter['enableWebhookEndpoint']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -207,7 +216,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -455,6 +464,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...flowStoreMethods(rows),
     ...ssoMethods(rows),
     ...organizationMethods(rows, async (fn) => {
+      await ready();
+      return q.transaction(fn);
+    }),
+    ...webhookMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
     }),

@@ -242,10 +242,45 @@ export const migrations: readonly Migration[] = [
       `ALTER TABLE sessions ADD COLUMN organization_id TEXT`,
     ],
   },
-  // 15 and 16 belong to branches merged beside this one (the merger puts their statements here and renumbers):
-  // empty, so that the versions stay consecutive on this branch.
-  { version: 15, description: 'reserved for a parallel branch (no statements here)', statements: [] },
-  { version: 16, description: 'reserved for a parallel branch (no statements here)', statements: [] },
+  {
+    // MERGER: placeholder for the activity log's migration (branch `activity` holds version 15); replace this entry
+    // with it. It only keeps the list contiguous on this branch.
+    version: 15,
+    description: 'reserved (the activity log)',
+    statements: [],
+  },
+  {
+    version: 16,
+    description: 'webhook outbox: one delivery per activity record and endpoint, and each endpoint\'s health',
+    // A claim leases a row by moving next_attempt_at past the lease and setting `claim`; a deliverer that crashes
+    // leaves the row due again when the lease ends. The partial index is what each claim reads: the pending rows by
+    // due time. Delivered rows stay a week (then the prune job deletes them) as the record of what was sent.
+    statements: [
+      `CREATE TABLE webhook_outbox (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        record_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL,
+        payload JSONB NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TIMESTAMPTZ NOT NULL,
+        claim TEXT,
+        last_error TEXT,
+        created_at TIMESTAMPTZ NOT NULL,
+        delivered_at TIMESTAMPTZ,
+        UNIQUE (record_id, endpoint_id)
+      )`,
+      `CREATE INDEX webhook_outbox_due_idx ON webhook_outbox (next_attempt_at) WHERE status = 'pending'`,
+      // What the prune job deletes by: delivered rows past their week.
+      `CREATE INDEX webhook_outbox_delivered_idx ON webhook_outbox (delivered_at) WHERE status = 'delivered'`,
+      `CREATE TABLE webhook_endpoint_health (
+        endpoint_id TEXT PRIMARY KEY,
+        failing_since TIMESTAMPTZ,
+        disabled_at TIMESTAMPTZ,
+        last_error TEXT
+      )`,
+    ],
+  },
   {
     version: 17,
     description: 'enterprise SSO: connections of an organization to its identity provider, and the domains it claims',
