@@ -8,6 +8,7 @@ import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
+import { invitationAdapterMethods, type InvitationAdapterMethods } from './invitations.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -23,6 +24,9 @@ export type WrappedAdapter = {
 } & {
   /** Organizations: present when the adapter has them (required at start once `organizations` is configured). */
   [K in keyof OrganizationAdapterMethods]?: (...args: Parameters<OrganizationAdapterMethods[K]>) => Promise<Awaited<ReturnType<OrganizationAdapterMethods[K]>>>;
+} & {
+  /** Invitations: present when the adapter has them (required at start with `organizations`, as the methods above). */
+  [K in keyof InvitationAdapterMethods]?: (...args: Parameters<InvitationAdapterMethods[K]>) => Promise<Awaited<ReturnType<InvitationAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -77,7 +81,7 @@ export interface AdapterNeeds {
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods)[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods | keyof InvitationAdapterMethods)[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -106,7 +110,7 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   secondFactor: ['getUser', ...factorAdapterMethods],
   sessionControl: ['listSessions', 'deleteSessions'],
   password: ['getUser', 'getUserByEmail', 'getPasswordHash', 'setPasswordHash'],
-  organizations: [...organizationAdapterMethods],
+  organizations: [...organizationAdapterMethods, ...invitationAdapterMethods],
 };
 
 // What to do about a missing method, where the name alone does not say.
@@ -220,7 +224,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...invitationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

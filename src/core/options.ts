@@ -165,6 +165,19 @@ export interface EventsOptions {
   memberRemoved?: (message: OrganizationEventMessage & { userId: string; role: string }) => Awaitable<void>;
   /** A member's role changed. */
   memberRoleChanged?: (message: OrganizationEventMessage & { userId: string; from: string; to: string }) => Awaitable<void>;
+  /** An invitation was sent (or re-sent, replacing the pending one) to `email` with `role`. */
+  invitationSent?: (message: OrganizationEventMessage & InvitationEventMessage) => Awaitable<void>;
+  /** An invitation was accepted; `by` is the user who accepted it (a `memberAdded` follows when they were not a member). */
+  invitationAccepted?: (message: OrganizationEventMessage & InvitationEventMessage) => Awaitable<void>;
+  /** A pending invitation was revoked by `by`. */
+  invitationRevoked?: (message: OrganizationEventMessage & Omit<InvitationEventMessage, 'role'>) => Awaitable<void>;
+}
+
+/** What every invitation event says beside the organization: which invitation, to which address, for which role. */
+export interface InvitationEventMessage {
+  invitationId: string;
+  email: string;
+  role: string;
 }
 
 /** What every organization event says: which organization, and who acted (a user id). */

@@ -1,6 +1,7 @@
 // Organizations as stored data: what an organization and a membership hold, the adapter methods that keep them (an
 // authchart extension of the Auth.js contract), the `organizations` option and the built-in roles as permission sets.
 import type { Awaitable } from './types.js';
+import type { InvitationsOptions } from './invitations.js';
 
 /** An organization as the adapter stores it. */
 export interface AdapterOrganization {
@@ -95,4 +96,6 @@ export interface OrganizationsOptions {
    * organizations: { roles: { billing: ['invoice:read', 'invoice:approve'], member: ['invoice:read'] } }
    */
   roles?: Record<string, readonly string[]>;
+  /** Invitations by mail (`POST {basePath}/organizations/invitations`): their lifetime, who may accept, the mail. */
+  invitations?: InvitationsOptions;
 }

@@ -15,7 +15,9 @@ import { toQueryable, type Database, type Queryable, type Row } from './client.j
 import { factorMethods } from './factors.js';
 import { passwordMethods } from './passwords.js';
 import { organizationMethods } from './organizations.js';
+import { invitationMethods } from './invitations.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
+import type { InvitationAdapterMethods } from '../../core/invitations.js';
 import { flowStoreMethods } from './flow-store.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
@@ -88,6 +90,12 @@ export interface PostgresAdapterInstance extends Adapter {
   setMemberRole: NonNullable<Adapter['setMemberRole']>;
   /** As setMemberRole: the last owner is never removed. */
   removeMember: NonNullable<Adapter['removeMember']>;
+  /** Invitations (schema version 18): a re-invite replaces the pending one; an answer is one conditional update. */
+  createInvitation: NonNullable<Adapter['createInvitation']>;
+  getInvitationByTokenHash: NonNullable<Adapter['getInvitationByTokenHash']>;
+  listInvitations: NonNullable<Adapter['listInvitations']>;
+  revokeInvitation: NonNullable<Adapter['revokeInvitation']>;
+  answerInvitation: NonNullable<Adapter['answerInvitation']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -193,7 +201,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof InvitationAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -440,6 +448,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...passwordMethods(rows),
     ...flowStoreMethods(rows),
     ...organizationMethods(rows, async (fn) => {
+      await ready();
+      return q.transaction(fn);
+    }),
+    ...invitationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
     }),
