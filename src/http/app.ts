@@ -69,6 +69,12 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.get(`${base}/organizations/members`, route(config, 'json', async (req) => (await orgs()).listMembersRoute(req)));
     app.post(`${base}/organizations/members/role`, route(config, 'json', async (req) => (await orgs()).changeRoleRoute(req)));
     app.post(`${base}/organizations/members/remove`, route(config, 'json', async (req) => (await orgs()).removeMemberRoute(req)));
+    const invitations = lazy(() => import('./routes/invitations.js'));
+    app.post(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).inviteRoute(req)));
+    app.get(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).listInvitationsRoute(req)));
+    app.post(`${base}/organizations/invitations/revoke`, route(config, 'json', async (req) => (await invitations()).revokeInvitationRoute(req)));
+    app.get(`${base}/invitations/:token`, route(config, 'browser', async (req, event) => (await invitations()).invitationRoute(req, param(event, 'token'))));
+    app.post(`${base}/invitations/:token`, route(config, 'browser', async (req, event) => (await invitations()).invitationRoute(req, param(event, 'token'))));
   }
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));

@@ -299,6 +299,7 @@ export const ar: Messages = {
   'invitationMail.body': 'يدعوك {inviter} للانضمام إلى {organization} على {host} بدور {role}. افتح هذا الرابط للقبول أو الرفض:',
   'invitationMail.expires': 'الدعوة صالحة حتى {date}.',
   'invitationMail.ignore': 'إن لم تكن تتوقع هذه الدعوة، يمكنك تجاهل هذه الرسالة.',
+  'invitation.heading': 'دعوة',
   'invitation.title': 'الانضمام إلى {organization}',
   'invitation.message': 'يدعو {inviter} العنوان {email} للانضمام إلى {organization} بدور {role}.',
   'invitation.anyUser': 'أُرسلت هذه الدعوة إلى {email}، ويسمح هذا الموقع لأي حساب مسجَّل الدخول بقبولها: القبول يضيف الحساب الذي سجّلت الدخول به.',

@@ -299,6 +299,7 @@ export const de: Messages = {
   'invitationMail.body': '{inviter} lädt Sie ein, {organization} auf {host} als {role} beizutreten. Öffnen Sie diesen Link, um anzunehmen oder abzulehnen:',
   'invitationMail.expires': 'Die Einladung gilt bis {date}.',
   'invitationMail.ignore': 'Wenn Sie diese Einladung nicht erwartet haben, können Sie diese E-Mail ignorieren.',
+  'invitation.heading': 'Einladung',
   'invitation.title': '{organization} beitreten',
   'invitation.message': '{inviter} lädt {email} ein, {organization} als {role} beizutreten.',
   'invitation.anyUser': 'Diese Einladung ging an {email}, und diese Website lässt jedes angemeldete Konto sie annehmen: Wenn Sie annehmen, tritt das Konto bei, mit dem Sie angemeldet sind.',

@@ -310,6 +310,7 @@ export const en = {
   'invitationMail.body': '{inviter} invites you to join {organization} on {host} as {role}. Open this link to accept or decline:',
   'invitationMail.expires': 'The invitation is valid until {date}.',
   'invitationMail.ignore': 'If you did not expect this invitation, you can ignore this mail.',
+  'invitation.heading': 'Invitation',
   'invitation.title': 'Join {organization}',
   'invitation.message': '{inviter} invites {email} to join {organization} as {role}.',
   'invitation.anyUser': 'This invitation was sent to {email}, and this site lets any signed-in account accept it: accepting adds the account you are signed in with.',

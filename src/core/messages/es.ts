@@ -299,6 +299,7 @@ export const es: Messages = {
   'invitationMail.body': '{inviter} te invita a unirte a {organization} en {host} como {role}. Abre este enlace para aceptar o rechazar:',
   'invitationMail.expires': 'La invitación es válida hasta el {date}.',
   'invitationMail.ignore': 'Si no esperabas esta invitación, puedes ignorar este correo.',
+  'invitation.heading': 'Invitación',
   'invitation.title': 'Unirse a {organization}',
   'invitation.message': '{inviter} invita a {email} a unirse a {organization} como {role}.',
   'invitation.anyUser': 'Esta invitación se envió a {email}, y este sitio permite que cualquier cuenta con sesión iniciada la acepte: al aceptar se une la cuenta con la que has iniciado sesión.',

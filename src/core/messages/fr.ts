@@ -299,6 +299,7 @@ export const fr: Messages = {
   'invitationMail.body': '{inviter} vous invite à rejoindre {organization} sur {host} en tant que {role}. Ouvrez ce lien pour accepter ou refuser :',
   'invitationMail.expires': 'L’invitation est valable jusqu’au {date}.',
   'invitationMail.ignore': 'Si vous n’attendiez pas cette invitation, ignorez ce message.',
+  'invitation.heading': 'Invitation',
   'invitation.title': 'Rejoindre {organization}',
   'invitation.message': '{inviter} invite {email} à rejoindre {organization} en tant que {role}.',
   'invitation.anyUser': 'Cette invitation a été envoyée à {email}, et ce site permet à tout compte connecté de l’accepter : accepter ajoute le compte avec lequel vous êtes connecté.',

@@ -299,6 +299,7 @@ export const ja: Messages = {
   'invitationMail.body': '{inviter}さんが、{host}の{organization}に{role}として参加するようあなたを招待しています。承諾または辞退するには、次のリンクを開いてください:',
   'invitationMail.expires': 'この招待は{date}まで有効です。',
   'invitationMail.ignore': 'この招待に心当たりがない場合は、このメールを無視してください。',
+  'invitation.heading': '招待',
   'invitation.title': '{organization}に参加',
   'invitation.message': '{inviter}さんが{email}を{organization}に{role}として招待しています。',
   'invitation.anyUser': 'この招待は{email}宛てに送られましたが、このサイトではサインイン中のどのアカウントでも承諾できます。承諾すると、現在サインインしているアカウントが参加します。',
