@@ -69,6 +69,9 @@ export type { OrganizationEventMessage } from './core/options.js';
 export { requireOrganization, type OrganizationAccess } from './http/integrations/organization-helpers.js';
 export type { OrganizationNeed } from './organizations/gate.js';
 export type { MemberAccess } from './organizations/members.js';
+// Invitations to an organization (issue 47): the stored shape, the adapter methods, the mail, the event message.
+export type { AdapterInvitation, InvitationAdapterMethods, InvitationRefusal, InvitationStatus, InvitationMail, InvitationsOptions } from './core/invitations.js';
+export type { InvitationEventMessage } from './core/options.js';
 
 export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).

@@ -1,7 +1,6 @@
 // Organizations as stored data: what an organization and a membership hold, the adapter methods that keep them (an
 // authchart extension of the Auth.js contract), the `organizations` option and the built-in roles as permission sets.
 import type { Awaitable } from './types.js';
-import type { InvitationsOptions } from './invitations.js';
 
 /** An organization as the adapter stores it. */
 export interface AdapterOrganization {
@@ -98,4 +97,32 @@ export interface OrganizationsOptions {
   roles?: Record<string, readonly string[]>;
   /** Invitations by mail (`POST {basePath}/organizations/invitations`): their lifetime, who may accept, the mail. */
   invitations?: InvitationsOptions;
+}
+
+/** An invitation mail, as `organizations.invitations.send` receives it. */
+export interface InvitationMail {
+  to: string;
+  /** The link to the invitation page (`{basePath}/invitations/<token>`). */
+  url: string;
+  organizationName: string;
+  /** The inviter's name, else their address, else null. */
+  inviter: string | null;
+  role: string;
+  expires: Date;
+}
+
+/** The `organizations.invitations` option. */
+export interface InvitationsOptions {
+  /** Seconds an invitation stays valid. Default: 7 days. */
+  maxAge?: number;
+  /**
+   * Let any signed-in user accept an invitation, not only the invited address's owner: the link is then a bearer
+   * token. The invitation page says so. Default: false (accepting from another account is refused).
+   */
+  anyUser?: boolean;
+  /**
+   * Sends the invitation mail yourself. Default: the built-in message, in the invitee's language, through the
+   * e-mail provider's `server`.
+   */
+  send?: (mail: InvitationMail, context: { request: Request; locale: string }) => Awaitable<void>;
 }

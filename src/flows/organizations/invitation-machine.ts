@@ -9,7 +9,7 @@ import type { FlowResponse } from '../runtime/contract.js';
 import { AWAITING } from '../runtime/contract.js';
 import { doneOutput, recordFailure, type FailureEvidence } from '../runtime/context.js';
 import { defineSignedInFlow, type SignedInInput, type SignedInOutput } from '../runtime/signed-in.js';
-import { invitationTokenHash, type AnswerResult, type InvitationFacts } from '../../organizations/invitations.js';
+import { invitationTokenHash, type AnswerResult, type InvitationFacts } from './invitations.js';
 import { answer, openInvitation, type Opened } from './invitation-steps.js';
 
 /** The flow's id (its cookie slot); its routes are `{basePath}/invitations/:token`. */

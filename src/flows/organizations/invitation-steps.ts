@@ -1,7 +1,7 @@
 // What the invitation machine does for real: finds the invitation of the link's token (nothing spent), and answers it
 // for the signed-in user (the binding to the invited address checked against the address as it is now, then one
 // atomic take of the pending invitation).
-import { answerInvitation, lookUpInvitation, mayAnswer, type AnswerResult, type InvitationFacts } from '../../organizations/invitations.js';
+import { answerInvitation, lookUpInvitation, mayAnswer, type AnswerResult, type InvitationFacts } from './invitations.js';
 import type { SignedInDeps } from '../runtime/signed-in.js';
 
 /** What opening the link found: the pending invitation with whether this user may take it, or why it is not there. */

@@ -7,7 +7,7 @@ import { messagesFor } from '../../core/messages/request.js';
 import type { FlowFormPage } from '../../flows/runtime/contract.js';
 import { applyRedirectCallback } from '../../core/redirect.js';
 import { isPasswordProvider } from '../../core/provider.js';
-import { inviteMember, listInvitations, lookUpInvitation, revokeInvitation, viewOf } from '../../organizations/invitations.js';
+import { invitationFlow, invitations, step } from '../../flows/registry.js';
 import { sessionGate } from '../../session/gate.js';
 import { csrf, requireCsrf } from '../csrf.js';
 import { inspectorBrowser, pausedResponse, respond, signInUrl } from '../flow.js';
@@ -26,6 +26,7 @@ export async function inviteRoute(req: AuthRequest): Promise<Response> {
     const role = bodyString(req, 'role') ?? 'member';
     const locale = bodyString(req, 'locale');
     if (!email) return answer(req, { error: 'InvalidRequest', message: 'Give the `email` to invite.' }, 400);
+    const { inviteMember, viewOf } = await invitations();
     const invitation = await inviteMember(req, acting.userId, acting.organization.organizationId, { email, role, ...(locale ? { locale } : {}) });
     return answer(req, viewOf(invitation), 201);
   });
@@ -36,6 +37,7 @@ export async function listInvitationsRoute(req: AuthRequest): Promise<Response> 
   return guarded(req, async () => {
     const acting = await active(req, { permission: 'member:invite' });
     if (acting instanceof Response) return acting;
+    const { listInvitations, viewOf } = await invitations();
     const pending = await listInvitations(req.config, acting.userId, acting.organization.organizationId);
     return answer(req, { invitations: pending.map(viewOf) });
   });
@@ -49,6 +51,7 @@ export async function revokeInvitationRoute(req: AuthRequest): Promise<Response>
     if (acting instanceof Response) return acting;
     const id = bodyString(req, 'id');
     if (!id) return answer(req, { error: 'InvalidRequest', message: 'Give the invitation `id`.' }, 400);
+    const { revokeInvitation } = await invitations();
     if (!(await revokeInvitation(req.config, acting.userId, acting.organization.organizationId, id))) {
       return answer(req, { error: 'InvalidRequest', message: 'No such pending invitation in this organization.' }, 404);
     }
@@ -81,7 +84,7 @@ export async function invitationRoute(req: AuthRequest, token: string): Promise<
   const gate = await sessionGate(req);
   if (!gate.ok) {
     if (req.method === 'POST') return redirect(req, signInUrl(req, here));
-    const found = await lookUpInvitation(req.config, token);
+    const found = await (await invitations()).lookUpInvitation(req.config, token);
     if (found.state !== 'pending') return notice(req, { title: { message: 'invitation.heading' }, message: { message: FAILED_PAGES[found.state][0] } }, 410);
     const f = found.facts;
     const values = { inviter: f.inviter, email: f.email, organization: f.organizationName, role: f.role };
@@ -95,17 +98,15 @@ export async function invitationRoute(req: AuthRequest, token: string): Promise<
       ...(signUp ? { leave: { href: signUp, text: { message: 'invitation.signUp' } } } : {}),
     }, 200);
   }
-  const { invitationFlow } = await import('../../flows/organizations/invitation-machine.js');
-  const { step } = await import('../../flows/registry.js');
   const callbackUrl = await afterwards(req);
-  const result = await step(req, { kind: 'signedIn', flow: invitationFlow as never, route: req.method === 'GET' ? 'start' : 'continue', callbackUrl }, undefined, { browser: inspectorBrowser(req) });
+  const result = await step(req, { kind: 'signedIn', flow: await invitationFlow(), route: req.method === 'GET' ? 'start' : 'continue', callbackUrl }, undefined, { browser: inspectorBrowser(req) });
   if (result.status === 'paused') return pausedResponse(req, here, result.response);
   if (result.status === 'failed') {
     const state = String((result.error.cause as { state?: unknown } | undefined)?.state ?? '').split('.').at(-1) ?? '';
     if (Object.hasOwn(FAILED_PAGES, state)) {
       req.config.logger.debug('invitation refused', { state });
       const [message, status] = FAILED_PAGES[state as keyof typeof FAILED_PAGES];
-      const found = state === 'otherAccount' ? await lookUpInvitation(req.config, token) : undefined;
+      const found = state === 'otherAccount' ? await (await invitations()).lookUpInvitation(req.config, token) : undefined;
       const email = found?.state === 'pending' ? found.facts.email : '';
       return notice(req, { title: { message: 'invitation.heading' }, message: { message, values: { email } }, leave: { href: callbackUrl, text: { message: 'invitation.back' } } }, status);
     }

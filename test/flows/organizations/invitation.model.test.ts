@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type AnyEventObject } from 'xstate';
 import { invitationMachine } from '../../../src/flows/organizations/invitation-machine.js';
-import { invitationTokenHash } from '../../../src/organizations/invitations.js';
+import { invitationTokenHash } from '../../../src/flows/organizations/invitations.js';
 import { traceEntriesFromMicrostep, type TraceEntry } from '../../../src/devtools/graph.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';

@@ -1,10 +1,10 @@
 // The invitation mail: who invites the reader to which organization, with which role, the link and its expiry, in
 // the invitee's language. Sent by the app's `organizations.invitations.send`, else through the e-mail provider's server.
-import { escapeHtml } from '../core/html-escape.js';
-import type { InternalConfig } from '../core/config.js';
-import type { InvitationMail } from '../core/invitations.js';
-import type { Translator } from '../core/messages/translator.js';
-import { resolveEmailProvider, sendMailThrough, type EmailConfig } from '../providers/email.js';
+import { escapeHtml } from '../../core/html-escape.js';
+import type { InternalConfig } from '../../core/config.js';
+import type { InvitationMail } from '../../core/invitations.js';
+import type { Translator } from '../../core/messages/translator.js';
+import { resolveEmailProvider, sendMailThrough, type EmailConfig } from '../../providers/email.js';
 
 /** The subject, text and HTML of an invitation mail, in the reader's language; every value escaped in the HTML. */
 export function invitationMessage(mail: InvitationMail, host: string, i18n: Translator): { subject: string; text: string; html: string } {

@@ -3,16 +3,16 @@
 // token is random and stored only as its hash; an answer is bound to the invited address unless the app opts into
 // `invitations.anyUser`.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { WrappedAdapter } from '../core/adapter-wrap.js';
-import type { InternalConfig } from '../core/config.js';
-import { normalizeEmailAddress } from '../providers/email.js';
-import { dispatchEvent } from '../core/events.js';
-import { InvalidRequest, MissingAdapter } from '../core/errors.js';
-import type { AdapterInvitation, InvitationAdapterMethods } from '../core/invitations.js';
-import type { RequestContext } from '../core/request-context.js';
-import { translatorFor, messagesFor } from '../core/messages/request.js';
-import { sessionGate } from '../session/gate.js';
-import { assertWithin, authorize, organizationStore } from './members.js';
+import type { WrappedAdapter } from '../../core/adapter-wrap.js';
+import type { InternalConfig } from '../../core/config.js';
+import { normalizeEmailAddress } from '../../providers/email.js';
+import { dispatchEvent } from '../../core/events.js';
+import { InvalidRequest, MissingAdapter } from '../../core/errors.js';
+import type { AdapterInvitation, InvitationAdapterMethods } from '../../core/invitations.js';
+import type { RequestContext } from '../../core/request-context.js';
+import { translatorFor, messagesFor } from '../../core/messages/request.js';
+import { sessionGate } from '../../session/gate.js';
+import { assertWithin, authorize, organizationStore } from '../../organizations/members.js';
 import { sendInvitationMail } from './invitation-mail.js';
 
 /** How long an invitation stays valid by default: seven days. */
