@@ -69,6 +69,9 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.get(`${base}/organizations/members`, route(config, 'json', async (req) => (await orgs()).listMembersRoute(req)));
     app.post(`${base}/organizations/members/role`, route(config, 'json', async (req) => (await orgs()).changeRoleRoute(req)));
     app.post(`${base}/organizations/members/remove`, route(config, 'json', async (req) => (await orgs()).removeMemberRoute(req)));
+    const orgPage = lazy(() => import('./organizations-page.js'));
+    app.get(`${base}/account/organizations`, route(config, 'browser', async (req) => (await orgPage()).organizationsPageRoute(req)));
+    app.post(`${base}/account/organizations`, route(config, 'browser', async (req) => (await orgPage()).organizationsActionRoute(req)));
     const invitations = lazy(() => import('./routes/invitations.js'));
     app.post(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).inviteRoute(req)));
     app.get(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).listInvitationsRoute(req)));
