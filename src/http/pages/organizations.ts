@@ -31,7 +31,9 @@ const css = `.card{max-width:36rem}
 .rows li>span{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
 .rows form,.inline{margin:0;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .rows .button,.inline .button{width:auto;min-height:2.5rem;padding:.45rem .9rem}
-.rows select,.inline select{width:auto}
+.rows select,.inline select{width:auto;min-height:2.5rem;padding:.3rem .5rem;border:1px solid var(--border);border-radius:8px;background:var(--input);color:var(--text);font:inherit}
+.acts{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.back{margin-top:1.5rem}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .5rem;border-radius:999px;background:var(--notice-bg);border:1px solid var(--notice-border);margin-inline-start:.35rem}
 h2{font-size:1.05rem;margin:1.5rem 0 .5rem}
 ${dangerCss}`;
@@ -62,11 +64,11 @@ export function renderOrganizationsPage(params: OrganizationsPageParams): string
   const create = form(params, 'create', {}, html`<input name="name" required maxlength="200"${attr('aria-label', i18n.t('organizations.name'))}${attr('placeholder', i18n.t('organizations.name'))}><button type="submit" class="button secondary">${i18n.t('organizations.create')}</button>`, 'create');
   const members = active?.canRead
     ? html`<h2>${i18n.t('organizations.members')}</h2><ul class="rows" data-section="members">${params.members.map((m) =>
-        html`<li${attr('data-member', m.userId)}><span>${m.label}${m.you ? html` <small class="muted">(${i18n.t('organizations.you')})</small>` : ''}<br><small class="muted" data-role>${m.role}</small></span>${
+        html`<li${attr('data-member', m.userId)}><span>${m.label}${m.you ? html` <small class="muted">(${i18n.t('organizations.you')})</small>` : ''}<br><small class="muted" data-role>${m.role}</small></span><div class="acts">${
           active.canChangeRoles && params.roles.includes(m.role) && !m.you
             ? form(params, 'role', { userId: m.userId }, html`${roleSelect(params.roles, m.role, i18n)}<button type="submit" class="button secondary">${i18n.t('organizations.changeRole')}</button>`, 'role')
             : ''
-        }${active.canRemove && params.roles.includes(m.role) && !m.you ? form(params, 'remove', { userId: m.userId }, html`<button type="submit" class="button danger">${i18n.t('organizations.remove')}</button>`, 'remove') : ''}</li>`,
+        }${active.canRemove && params.roles.includes(m.role) && !m.you ? form(params, 'remove', { userId: m.userId }, html`<button type="submit" class="button danger">${i18n.t('organizations.remove')}</button>`, 'remove') : ''}</div></li>`,
       )}</ul>`
     : '';
   const invitations = active?.canInvite
@@ -84,6 +86,6 @@ ${switcher}
 ${create}
 ${members}
 ${invitations}
-<p class="center"><a${attr('href', safeUrl(`${params.authUrl}/account`))}>${i18n.t('changePassword.back')}</a></p>`;
+<p class="center back"><a${attr('href', safeUrl(`${params.authUrl}/account`))}>${i18n.t('changePassword.back')}</a></p>`;
   return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });
 }
