@@ -20,7 +20,7 @@ type Strategy = 'jwt' | 'database';
 
 async function world(strategy: Strategy, invitations: { anyUser?: boolean; maxAge?: number } = {}) {
   const schema = await stores.schema();
-  const mails: InvitationMail[] = [];
+  const mails: (InvitationMail & { locale: string })[] = [];
   const events: { name: string; message: Record<string, unknown> }[] = [];
   const on = (name: string) => (message: Record<string, unknown>) => void events.push({ name, message });
   const make = () =>
@@ -28,7 +28,7 @@ async function world(strategy: Strategy, invitations: { anyUser?: boolean; maxAg
       adapter: PostgresAdapter(stores.pool(schema)),
       session: { strategy },
       providers: [provider],
-      organizations: { invitations: { ...invitations, send: (mail) => void mails.push(mail) } },
+      organizations: { invitations: { ...invitations, send: (mail, context) => void mails.push({ ...mail, locale: context.locale }) } },
       events: { invitationSent: on('invitationSent'), invitationAccepted: on('invitationAccepted'), invitationRevoked: on('invitationRevoked'), memberAdded: on('memberAdded') } as never,
     });
   const [a, b] = [make(), make()];
@@ -74,9 +74,10 @@ describe.each<Strategy>(['jwt', 'database'])('invitations with %s sessions, two 
     const w = await world(strategy);
     const owner = await ownerOf(w);
     const bobEmail = await w.person('bob');
-    const sent = await invite(w, owner.c, bobEmail.toUpperCase(), 'admin');
+    const sent = await owner.c.post('/auth/organizations/invitations', { csrfToken: await csrf(w.a, owner.c), email: bobEmail.toUpperCase(), role: 'admin', locale: 'ja' });
     expect(sent.status).toBe(201);
-    expect(w.mails.at(-1)).toMatchObject({ to: bobEmail, organizationName: 'Acme', role: 'admin' });
+    // In the invitee's language, as the inviter asked.
+    expect(w.mails.at(-1)).toMatchObject({ to: bobEmail, organizationName: 'Acme', role: 'admin', locale: 'ja' });
     const token = w.tokenFor(bobEmail);
     // Only its hash is stored.
     const rows = (await w.pool.query(`SELECT token_hash FROM organization_invitations`)).rows as { token_hash: string }[];
