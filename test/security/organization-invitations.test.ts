@@ -130,6 +130,14 @@ describe.each<Strategy>(['jwt', 'database'])('invitations with %s sessions, two 
     expect((await open(bob, token)).status).toBe(200);
     await w.adapter.updateUser({ id: bobEmail, email: unique('bob-new'), emailVerified: new Date() });
     expect((await answer(w, bob, token)).status).toBe(403);
+    // Nor can that account decline it (which would spend it): opened again, and declined after the change.
+    const bob2 = w.browser();
+    await w.adapter.updateUser({ id: bobEmail, email: bobEmail, emailVerified: new Date() });
+    await signIn(w.a, bob2, bobEmail);
+    expect((await open(bob2, token)).status).toBe(200);
+    await w.adapter.updateUser({ id: bobEmail, email: unique('bob-newer'), emailVerified: new Date() });
+    expect((await answer(w, bob2, token, true)).status).toBe(403);
+    expect((await w.adapter.listInvitations(owner.org)).map((i) => i.email)).toContain(bobEmail);
     expect(await roleOf(w, owner.org, bobEmail)).toBeNull();
 
     // An account that took the invited address without proving it (signed up with it, never confirmed): refused.

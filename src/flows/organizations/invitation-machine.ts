@@ -129,6 +129,7 @@ export const invitationMachine = /* @__PURE__ */ setup({
         onDone: [
           { guard: { type: 'result', params: { result: 'declined' } }, target: 'declined' },
           { guard: { type: 'result', params: { result: 'expired' } }, target: 'failed.expired' },
+          { guard: { type: 'result', params: { result: 'otherAccount' } }, target: 'failed.otherAccount' },
           { target: 'failed.gone' },
         ],
         onError: { target: 'failed.callbackRoute', actions: assign(recordFailure) },

@@ -189,7 +189,8 @@ export type AnswerResult = { result: 'accepted' | 'declined'; organizationId: st
 export async function answerInvitation(req: RequestContext, params: { id: string; tokenHash: string; email: string; userId: string; accept: boolean }): Promise<AnswerResult> {
   const { config } = req;
   const { allowed } = await mayAnswer(req, params.userId, params.email);
-  if (params.accept && !allowed) return { result: 'otherAccount' };
+  // Declining is bound as accepting is: nobody but the invitee (or, with anyUser, a holder of the link) spends it.
+  if (!allowed) return { result: 'otherAccount' };
   const taken = await invitationStore(config).answerInvitation({ id: params.id, tokenHash: params.tokenHash, userId: params.userId, accept: params.accept });
   if (taken === 'expired' || taken === 'gone') return { result: taken };
   const { invitation } = taken;

@@ -34,6 +34,7 @@ const outcomes: Outcome[] = [
   failed('0.invitation.accepting', 'the database is down at the answer'),
   done('0.invitation.declining', 'declined', { result: 'declined', organizationId: 'o1' }),
   done('0.invitation.declining', 'expired before the decline', { result: 'expired' }),
+  done('0.invitation.declining', 'the address changed before the decline', { result: 'otherAccount' }),
   done('0.invitation.declining', 'revoked before the decline', { result: 'gone' }),
   failed('0.invitation.declining', 'the database is down at the decline'),
 ];
