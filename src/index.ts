@@ -79,6 +79,9 @@ export type { MemberAccess } from './organizations/members.js';
 // Enterprise SSO (issue 49): the stored shapes, the option, and the shared end of an SSO sign-in.
 export type { SsoConnection, OidcConnectionSettings, SamlConnectionSettings, OrganizationDomain, SsoAdapterMethods } from './sso/types.js';
 export type { SsoOptions, ResolveTxt } from './sso/options.js';
+// Invitations to an organization (issue 47): the stored shape, the adapter methods, the mail, the event message.
+export type { AdapterInvitation, InvitationAdapterMethods, InvitationRefusal, InvitationStatus, InvitationMail, InvitationsOptions } from './core/invitations.js';
+export type { InvitationEventMessage } from './core/options.js';
 
 export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).

@@ -8,3 +8,4 @@ export { createSessionStore, type SessionState, type SessionStatus, type Session
 export { passkeysSupported, registerPasskey, signInWithPasskey, type PasskeyOptions } from './passkey.js';
 export { requestPasswordReset, resetPassword, type PasswordResetOptions } from './recovery.js';
 export { signUp, type SignUpOptions } from './signup.js';
+export { switchOrganization, type ClientOrganization } from './organizations.js';

@@ -10,6 +10,7 @@ import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
 import { ssoAdapterMethods, type SsoAdapterMethods } from '../sso/types.js';
 import { webhookAdapterMethods, type WebhookAdapterMethods } from './webhook-outbox.js';
+import { invitationAdapterMethods, type InvitationAdapterMethods } from './invitations.js';
 
 type MethodOf<K extends AdapterMethod> = NonNullable<Adapter[K]>;
 
@@ -31,6 +32,9 @@ export type WrappedAdapter = {
 } & {
   /** The webhook outbox: present when the adapter has it (`enqueueWebhooks` on a transaction's adapter too). */
   [K in keyof WebhookAdapterMethods]?: (...args: Parameters<WebhookAdapterMethods[K]>) => Promise<Awaited<ReturnType<WebhookAdapterMethods[K]>>>;
+} & {
+  /** Invitations: present when the adapter has them (required at start with `organizations`, as the methods above). */
+  [K in keyof InvitationAdapterMethods]?: (...args: Parameters<InvitationAdapterMethods[K]>) => Promise<Awaited<ReturnType<InvitationAdapterMethods[K]>>>;
 } & {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
@@ -87,7 +91,7 @@ export interface AdapterNeeds {
 }
 
 /** Methods each feature calls (the D, E and W sets of the Auth.js reference). */
-export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods)[]>> = {
+export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonly (AdapterMethod | keyof FactorAdapterMethods | 'listSessions' | 'deleteSessions' | 'getPasswordHash' | 'setPasswordHash' | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof InvitationAdapterMethods)[]>> = {
   database: [
     'createUser',
     'getUser',
@@ -116,8 +120,8 @@ export const requiredAdapterMethods: Readonly<Record<keyof AdapterNeeds, readonl
   secondFactor: ['getUser', ...factorAdapterMethods],
   sessionControl: ['listSessions', 'deleteSessions'],
   password: ['getUser', 'getUserByEmail', 'getPasswordHash', 'setPasswordHash'],
-  organizations: [...organizationAdapterMethods],
-  sso: [...organizationAdapterMethods, ...ssoAdapterMethods],
+  organizations: [...organizationAdapterMethods, ...invitationAdapterMethods],
+  sso: [...organizationAdapterMethods, ...invitationAdapterMethods, ...ssoAdapterMethods],
 };
 
 // What to do about a missing method, where the name alone does not say.
@@ -232,7 +236,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, ...invitationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

@@ -13,6 +13,7 @@ import type { FactorAdapterMethods } from './factors.js';
 import type { OrganizationAdapterMethods } from './organizations.js';
 import type { SsoAdapterMethods } from '../sso/types.js';
 import type { WebhookAdapterMethods } from './webhook-outbox.js';
+import type { InvitationAdapterMethods } from './invitations.js';
 
 export type {
   Account,
@@ -49,7 +50,7 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
-export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods>, Partial<WebhookAdapterMethods> {
+export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods>, Partial<WebhookAdapterMethods>, Partial<InvitationAdapterMethods> {
   /**
    * authchart extension, absent from Auth.js adapters: `true` when the adapter keeps authchart's session facts
    * (`authTime`, `amr`) with the session row: `createSession` and `updateSession` then receive them and
@@ -334,7 +335,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

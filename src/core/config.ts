@@ -278,7 +278,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     storeTimeout,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
-    organizations: config.organizations && { roles: { ...config.organizations.roles } },
+    organizations: config.organizations && { roles: { ...config.organizations.roles }, invitations: { ...config.organizations.invitations } },
     ...(config.sso ? { sso: { ...config.sso } } : {}),
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,

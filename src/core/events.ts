@@ -5,7 +5,7 @@ import type { EventsOptions } from './options.js';
 
 export type EventName = keyof EventsOptions;
 
-const eventNames: ReadonlySet<string> = new Set<EventName>(['signIn', 'signOut', 'createUser', 'updateUser', 'linkAccount', 'unlinkAccount', 'session', 'rateLimited', 'factorEnrolled', 'factorRemoved', 'secondFactorFailed', 'organizationCreated', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'webhookEndpointDisabled']);
+const eventNames: ReadonlySet<string> = new Set<EventName>(['signIn', 'signOut', 'createUser', 'updateUser', 'linkAccount', 'unlinkAccount', 'session', 'rateLimited', 'factorEnrolled', 'factorRemoved', 'secondFactorFailed', 'organizationCreated', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'webhookEndpointDisabled', 'invitationSent', 'invitationAccepted', 'invitationRevoked']);
 
 export function isEventName(name: string): name is EventName {
   return eventNames.has(name);

@@ -168,6 +168,12 @@ export interface EventsOptions {
   memberRoleChanged?: (message: OrganizationEventMessage & { userId: string; from: string; to: string }) => Awaitable<void>;
   /** A webhook endpoint failed for the whole failure window (a day by default) and is no longer sent to. */
   webhookEndpointDisabled?: (message: WebhookEndpointDisabledMessage) => Awaitable<void>;
+  /** An invitation was sent (or re-sent, replacing the pending one) to `email` with `role`. */
+  invitationSent?: (message: OrganizationEventMessage & InvitationEventMessage) => Awaitable<void>;
+  /** An invitation was accepted; `by` is the user who accepted it (a `memberAdded` follows when they were not a member). */
+  invitationAccepted?: (message: OrganizationEventMessage & InvitationEventMessage) => Awaitable<void>;
+  /** A pending invitation was revoked by `by`. */
+  invitationRevoked?: (message: OrganizationEventMessage & Omit<InvitationEventMessage, 'role'>) => Awaitable<void>;
 }
 
 /** The `webhookEndpointDisabled` event: which endpoint, since when it failed, and its last error. */
@@ -178,6 +184,13 @@ export interface WebhookEndpointDisabledMessage {
   failingSince: Date;
   disabledAt: Date;
   lastError: string;
+}
+
+/** What every invitation event says beside the organization: which invitation, to which address, for which role. */
+export interface InvitationEventMessage {
+  invitationId: string;
+  email: string;
+  role: string;
 }
 
 /** What every organization event says: which organization, and who acted (a user id). */

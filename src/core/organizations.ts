@@ -97,4 +97,34 @@ export interface OrganizationsOptions {
    * organizations: { roles: { billing: ['invoice:read', 'invoice:approve'], member: ['invoice:read'] } }
    */
   roles?: Record<string, readonly string[]>;
+  /** Invitations by mail (`POST {basePath}/organizations/invitations`): their lifetime, who may accept, the mail. */
+  invitations?: InvitationsOptions;
+}
+
+/** An invitation mail, as `organizations.invitations.send` receives it. */
+export interface InvitationMail {
+  to: string;
+  /** The link to the invitation page (`{basePath}/invitations/<token>`). */
+  url: string;
+  organizationName: string;
+  /** The inviter's name, else their address, else null. */
+  inviter: string | null;
+  role: string;
+  expires: Date;
+}
+
+/** The `organizations.invitations` option. */
+export interface InvitationsOptions {
+  /** Seconds an invitation stays valid. Default: 7 days. */
+  maxAge?: number;
+  /**
+   * Let any signed-in user accept an invitation, not only the invited address's owner: the link is then a bearer
+   * token. The invitation page says so. Default: false (accepting from another account is refused).
+   */
+  anyUser?: boolean;
+  /**
+   * Sends the invitation mail yourself. Default: the built-in message, in the invitee's language, through the
+   * e-mail provider's `server`.
+   */
+  send?: (mail: InvitationMail, context: { request: Request; locale: string }) => Awaitable<void>;
 }

@@ -15,6 +15,7 @@ import { linkMachine } from '../flows/account/link-machine.js';
 import { passwordSignInMachine } from '../flows/password/signin-machine.js';
 import { recoveryMachine } from '../flows/password/recovery-machine.js';
 import { signUpMachine } from '../flows/password/signup-machine.js';
+import { invitationMachine } from '../flows/organizations/invitation-machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
   signin: signInMachine,
@@ -30,4 +31,5 @@ export const machines: Record<string, AnyStateMachine> = {
   'backchannel-logout': backchannelLogoutMachine,
   'rp-logout': rpLogoutMachine,
   link: linkMachine,
+  invitation: invitationMachine,
 };

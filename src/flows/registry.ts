@@ -187,3 +187,9 @@ export async function step(...args: StepArgs): Promise<DoorAnswer> {
 type StepArgs = Parameters<typeof import('./runtime/door.js').step> extends [unknown, ...infer Rest] ? Rest : never;
 export type { Door, DoorAnswer } from './runtime/door.js';
 export type { AccountFlowDefinition, AccountRoute } from './runtime/account.js';
+
+/** Invitations to an organization (sending, listing, revoking, reading a link): loaded with the first invitation route. */
+export const invitations = lazy(() => import('./organizations/invitations.js'));
+
+/** The invitation flow (`{basePath}/invitations/:token`), a built-in signed-in flow run through the door. */
+export const invitationFlow = lazy(() => import('./organizations/invitation-machine.js').then((m) => m.invitationFlow as unknown as SignedInFlowDefinition));

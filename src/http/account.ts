@@ -122,6 +122,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       ...(passkey ? { passkeyProvider: passkey.id } : {}),
       factors: Boolean(req.config.secondFactor),
       changePassword: [...req.config.providersById.values()].some(isPasswordProvider),
+      organizations: Boolean(req.config.organizations),
       devices,
       sessionControl,
       ...(error ? { notice: error } : {}),

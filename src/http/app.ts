@@ -69,6 +69,15 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.get(`${base}/organizations/members`, route(config, 'json', async (req) => (await orgs()).listMembersRoute(req)));
     app.post(`${base}/organizations/members/role`, route(config, 'json', async (req) => (await orgs()).changeRoleRoute(req)));
     app.post(`${base}/organizations/members/remove`, route(config, 'json', async (req) => (await orgs()).removeMemberRoute(req)));
+    const orgPage = lazy(() => import('./organizations-page.js'));
+    app.get(`${base}/account/organizations`, route(config, 'browser', async (req) => (await orgPage()).organizationsPageRoute(req)));
+    app.post(`${base}/account/organizations`, route(config, 'browser', async (req) => (await orgPage()).organizationsActionRoute(req)));
+    const invitations = lazy(() => import('./routes/invitations.js'));
+    app.post(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).inviteRoute(req)));
+    app.get(`${base}/organizations/invitations`, route(config, 'json', async (req) => (await invitations()).listInvitationsRoute(req)));
+    app.post(`${base}/organizations/invitations/revoke`, route(config, 'json', async (req) => (await invitations()).revokeInvitationRoute(req)));
+    app.get(`${base}/invitations/:token`, route(config, 'browser', async (req, event) => (await invitations()).invitationRoute(req, param(event, 'token'))));
+    app.post(`${base}/invitations/:token`, route(config, 'browser', async (req, event) => (await invitations()).invitationRoute(req, param(event, 'token'))));
   }
   if (config.organizations && config.sso) {
     // Enterprise SSO: the admin API and page of the active organization, and "Continue with SSO". Loaded on first use.

@@ -41,7 +41,7 @@ export async function authorize(config: InternalConfig, organizationId: string, 
 }
 
 /** Refuses a role the configuration does not define, or one that grants more than the actor's. */
-function assertWithin(config: InternalConfig, actor: MemberAccess, role: string, what: string): void {
+export function assertWithin(config: InternalConfig, actor: MemberAccess, role: string, what: string): void {
   const roles = rolesOf(config);
   if (!roles.has(role)) throw new OrganizationForbidden(`There is no role "${role}".`, { organizationId: actor.organizationId, role });
   if (!within(roles, actor.role, role)) {

@@ -53,7 +53,7 @@ describe('PostgreSQL server (DATABASE_URL)', () => {
       const pool = await poolInNewSchema();
       const results = await Promise.all(Array.from({ length: 4 }, () => migrate(pool)));
       expect(results.filter((r) => r.length > 0)).toEqual([migrations.map((m) => m.version)]);
-      expect(await schemaVersion(pool)).toBe(migrations.length);
+      expect(await schemaVersion(pool)).toBe(migrations.at(-1)!.version);
     });
 
     it('works on a single connected pg Client too', async () => {

@@ -40,6 +40,7 @@ async function bundle(names: string[]) {
 const CORE = ['configure', 'getSession', 'getProviders', 'getCsrfToken', 'signIn', 'signOut', 'updateSession', 'createSessionStore', 'AuthClientError'];
 const PASSKEY = ['registerPasskey', 'signInWithPasskey', 'passkeysSupported'];
 const RECOVERY = ['requestPasswordReset', 'resetPassword'];
+const ORGANIZATIONS = ['switchOrganization'];
 
 describe('authchart/client bundle', () => {
   it(`stays under ${BUDGET} bytes gzipped without the passkey helpers`, async () => {
@@ -53,10 +54,13 @@ describe('authchart/client bundle', () => {
     // So is password recovery.
     expect(core.shipped).not.toContain('src/client/recovery.ts');
     expect((await bundle([...CORE, ...RECOVERY])).shipped).toContain('src/client/recovery.ts');
+    // And the organization switch.
+    expect(core.shipped).not.toContain('src/client/organizations.ts');
+    expect((await bundle([...CORE, ...ORGANIZATIONS])).shipped).toContain('src/client/organizations.ts');
   });
 
   it('takes in nothing but its own files: no server code, no package', async () => {
-    const { inputs } = await bundle([...CORE, ...PASSKEY, ...RECOVERY]);
-    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/passkey.ts', 'src/client/recovery.ts', 'src/client/signup.ts', 'src/client/store.ts']);
+    const { inputs } = await bundle([...CORE, ...PASSKEY, ...RECOVERY, ...ORGANIZATIONS]);
+    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/organizations.ts', 'src/client/passkey.ts', 'src/client/recovery.ts', 'src/client/signup.ts', 'src/client/store.ts']);
   });
 });

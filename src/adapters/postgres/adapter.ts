@@ -20,6 +20,8 @@ import { webhookMethods } from './webhooks.js';
 import type { WebhookAdapterMethods } from '../../core/webhook-outbox.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
 import type { SsoAdapterMethods } from '../../sso/types.js';
+import { invitationMethods } from './invitations.js';
+import type { InvitationAdapterMethods } from '../../core/invitations.js';
 import { flowStoreMethods } from './flow-store.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
@@ -111,6 +113,12 @@ export interface PostgresAdapterInstance extends Adapter {
   markWebhookFailed: NonNullable<Adapter['markWebhookFailed']>;
   listWebhookEndpointHealth: NonNullable<Adapter['listWebhookEndpointHealth']>;
   enableWebhookEndpoint: NonNullable<Adapter['enableWebhookEndpoint']>;
+  /** Invitations (schema version 18): a re-invite replaces the pending one; an answer is one conditional update. */
+  createInvitation: NonNullable<Adapter['createInvitation']>;
+  getInvitationByTokenHash: NonNullable<Adapter['getInvitationByTokenHash']>;
+  listInvitations: NonNullable<Adapter['listInvitations']>;
+  revokeInvitation: NonNullable<Adapter['revokeInvitation']>;
+  answerInvitation: NonNullable<Adapter['answerInvitation']>;
   /** Sessions keep `authTime` and `amr` (columns `auth_time`, `amr`): see {@link Adapter.sessionFacts}. */
   readonly sessionFacts: true;
   /** See {@link Adapter.withTransaction}; `tx` is this adapter bound to the transaction. */
@@ -216,7 +224,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -464,6 +472,10 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...flowStoreMethods(rows),
     ...ssoMethods(rows),
     ...organizationMethods(rows, async (fn) => {
+      await ready();
+      return q.transaction(fn);
+    }),
+    ...invitationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
     }),

@@ -311,6 +311,28 @@ export const migrations: readonly Migration[] = [
       `CREATE UNIQUE INDEX organization_domains_verified_idx ON organization_domains (domain) WHERE verified_at IS NOT NULL`,
     ],
   },
+  {
+    version: 18,
+    description: 'invitations to an organization: one pending per address and organization, the token kept only as its hash',
+    // A re-invite replaces the pending row (the partial unique index is its conflict target); an answered or revoked
+    // row stays as a record. token_hash is unique: the invitation page finds its row by it.
+    statements: [
+      `CREATE TABLE organization_invitations (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        email TEXT NOT NULL,
+        role TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        invited_by TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        expires TIMESTAMPTZ NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        answered_by TEXT,
+        answered_at TIMESTAMPTZ
+      )`,
+      `CREATE UNIQUE INDEX organization_invitations_pending_idx ON organization_invitations (organization_id, email) WHERE status = 'pending'`,
+    ],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -46,11 +46,12 @@ export type SignedInUserUpdate = Partial<Omit<AdapterUser, 'id'>>;
  * How a signed-in flow ends well, as its machine's `output`. `completed` asks the runtime to apply, in this order:
  * `user` (the adapter's `updateUser` for the signed-in user), `passed` (a check the user just passed, recorded in
  * the session as a fresh verification with that method, as a second-factor check is), `endOtherSessions` (every
- * other session of the user ends). Then the browser goes to `redirect` (through the `redirect` callback), else the
+ * other session of the user ends), `organization` (made the session's active organization, once the runtime has read
+ * the user's membership of it). Then the browser goes to `redirect` (through the `redirect` callback), else the
  * flow's callback URL. `redirected` only sends the browser elsewhere.
  */
 export type SignedInOutput =
-  | { outcome: 'completed'; user?: SignedInUserUpdate; passed?: AuthMethod; endOtherSessions?: boolean; redirect?: string }
+  | { outcome: 'completed'; user?: SignedInUserUpdate; passed?: AuthMethod; endOtherSessions?: boolean; organization?: string; redirect?: string }
   | { outcome: 'redirected'; url: string };
 
 /**
@@ -117,5 +118,6 @@ export function signedInOutputOf(value: unknown): SignedInOutput | undefined {
   if (out.user !== undefined && (typeof out.user !== 'object' || out.user === null || 'id' in out.user)) return undefined;
   if (out.redirect !== undefined && (typeof out.redirect !== 'string' || !out.redirect)) return undefined;
   if (out.endOtherSessions !== undefined && typeof out.endOtherSessions !== 'boolean') return undefined;
+  if (out.organization !== undefined && (typeof out.organization !== 'string' || !out.organization)) return undefined;
   return out;
 }

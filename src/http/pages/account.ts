@@ -65,6 +65,8 @@ export interface AccountPageParams {
   factors: boolean;
   /** A Password provider: a "Change password" button (POST flows/change-password/start, the built-in signed-in flow). */
   changePassword?: boolean;
+  /** Organizations are configured: a link to the organizations page. */
+  organizations?: boolean;
   devices: AccountDeviceRow[];
   sessionControl: SessionControl;
   /** A refusal to show (`?error=`): its error type. */
@@ -209,6 +211,7 @@ ${done ? html`<p class="done" role="status" data-done>${done}</p>` : ''}
 ${linkedSection(params, i18n)}
 ${passkeysSection(params, i18n)}
 ${passwordSection(params, i18n)}
+${params.organizations ? html`<section data-section="organizations"><p><a class="button secondary"${attr('href', safeUrl(`${params.authUrl}/account/organizations`))} data-account-action="organizations">${i18n.t('account.organizations')}</a></p></section>` : ''}
 ${factorsSection(params, i18n)}
 ${devicesSection(params, i18n)}`;
   return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });

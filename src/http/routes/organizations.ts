@@ -11,23 +11,23 @@ import { requireCsrf } from '../csrf.js';
 import { bodyString, type AuthRequest } from '../request.js';
 import { json } from '../response.js';
 
-const answer = (req: AuthRequest, body: unknown, status = 200) => json(req, body, status, { noCache: true });
-const signedOut = (req: AuthRequest) => answer(req, { error: 'SessionRequired' }, 401);
+export const answer = (req: AuthRequest, body: unknown, status = 200) => json(req, body, status, { noCache: true });
+export const signedOut = (req: AuthRequest) => answer(req, { error: 'SessionRequired' }, 401);
 
 /** Refusals of the organization layer as their statuses (403, 409); anything else is the route's failure. */
-async function guarded(req: AuthRequest, work: () => Promise<Response>): Promise<Response> {
+export async function guarded(req: AuthRequest, work: () => Promise<Response>): Promise<Response> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof AuthError && (err.type === 'OrganizationForbidden' || err.type === 'LastOwner')) {
-      return answer(req, { error: err.type, message: err.message }, err.type === 'LastOwner' ? 409 : 403);
+    if (err instanceof AuthError && (err.type === 'OrganizationForbidden' || err.type === 'LastOwner' || err.type === 'InvalidRequest')) {
+      return answer(req, { error: err.type, message: err.message }, err.type === 'LastOwner' ? 409 : err.type === 'InvalidRequest' ? 400 : 403);
     }
     throw err;
   }
 }
 
 /** The active organization at `need`, or the answer that refuses it. */
-async function active(req: AuthRequest, need: OrganizationNeed = {}): Promise<{ userId: string; organization: MemberAccess } | Response> {
+export async function active(req: AuthRequest, need: OrganizationNeed = {}): Promise<{ userId: string; organization: MemberAccess } | Response> {
   const gate = await organizationGate(req, need);
   if (gate.ok) return gate;
   if (gate.reason === 'signedOut' || gate.reason === 'stale') return signedOut(req);

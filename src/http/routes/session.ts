@@ -8,8 +8,18 @@ import { strategyFor } from '../../session/strategy.js';
 
 export function getSessionRoute(req: AuthRequest): Response | Promise<Response> {
   const session = strategyFor(req).read(req);
+  // With organizations, the active one as the gate finds it now (membership read afresh): `{ id, role, permissions }`, or null.
+  if (req.config.organizations) return Promise.resolve(session).then((s) => withOrganization(req, s)).then((s) => sessionAnswer(req, s));
   // A session known at once is answered at once: a check then takes no turn of the event loop.
   return session instanceof Promise ? session.then((s) => sessionAnswer(req, s)) : sessionAnswer(req, session);
+}
+
+async function withOrganization(req: AuthRequest, session: Session | null): Promise<Session | null> {
+  if (!session) return session;
+  const { organizationGate } = await import('../../organizations/gate.js');
+  const gate = await organizationGate(req);
+  const organization = gate.ok ? { id: gate.organization.organizationId, role: gate.organization.role, permissions: gate.organization.permissions } : null;
+  return { ...session, organization };
 }
 
 function sessionAnswer(req: AuthRequest, session: Session | null): Response {
