@@ -11,6 +11,7 @@ import type {
 } from './types.js';
 import type { FactorAdapterMethods } from './factors.js';
 import type { OrganizationAdapterMethods } from './organizations.js';
+import type { ActivityAdapterMethods } from '../activity/types.js';
 
 export type {
   Account,
@@ -47,7 +48,7 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
-export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods> {
+export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<ActivityAdapterMethods> {
   /**
    * authchart extension, absent from Auth.js adapters: `true` when the adapter keeps authchart's session facts
    * (`authTime`, `amr`) with the session row: `createSession` and `updateSession` then receive them and
@@ -175,7 +176,7 @@ export interface Adapter extends Partial<FactorAdapterMethods>, Partial<Organiza
    * @example
    * const { verificationTokens, sessions } = await adapter.prune?.() ?? {};
    */
-  prune?(): Awaitable<PruneResult>;
+  prune?(options?: PruneOptions): Awaitable<PruneResult>;
   /**
    * authchart extension (session control), absent from Auth.js adapters: the user's unexpired database sessions,
    * newest first. With it, `createSession` also receives `createdAt`, `userAgent` and `ipAddress`, and
@@ -316,6 +317,12 @@ export interface SessionRecord extends AdapterSession {
   ipAddress?: string | null;
 }
 
+/** What {@link Adapter.prune} is asked to delete beyond expired rows. */
+export interface PruneOptions {
+  /** Activity records older than this are deleted (the configured `activity.retention`). */
+  activityBefore?: Date;
+}
+
 /** What {@link Adapter.prune} deleted, per kind of row. */
 export interface PruneResult {
   verificationTokens: number;
@@ -327,10 +334,12 @@ export interface PruneResult {
   sessionsValidAfter?: number;
   /** Expired flow store entries. */
   flowStore?: number;
+  /** Activity records past their retention. */
+  activity?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof ActivityAdapterMethods | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

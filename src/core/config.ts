@@ -17,6 +17,7 @@ import type { CookiesConfig } from './cookies.js';
 import { isPasswordProvider, type ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
+import { resolveActivity, type ResolvedActivity } from '../activity/options.js';
 import { emailCodeOptions } from './email-code.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';
@@ -74,6 +75,8 @@ export interface InternalConfig {
   secondFactor?: Required<Pick<SecondFactorOptions, 'issuer' | 'maxAttempts'>> & Pick<SecondFactorOptions, 'require'>;
   /** Organizations; undefined when the option is not set (no organization routes, no active organization). */
   organizations?: OrganizationsOptions;
+  /** The security activity log; undefined when the option is not set (no record is made). */
+  activity?: ResolvedActivity;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -205,6 +208,10 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     throw new MissingAdapter('Organizations are stored by the adapter: `organizations` needs an `adapter` with the organization methods (PostgresAdapter has them).');
   }
 
+  const activity = resolveActivity(config.activity);
+  if (activity && activity.sinks.length === 0 && typeof config.adapter?.appendActivity !== 'function') {
+    logger.warn('activity-nowhere', 'activity is set, but the adapter has no appendActivity and no sink is configured: no record is kept. Use PostgresAdapter (and `npx authchart migrate`) or add a sink.');
+  }
   const throttle = resolveThrottle(config.throttle, production);
   for (const p of providers) if (p.type === 'credentials') assertIdentifier(p as IdentifiedProvider & { id: string }, throttle !== undefined);
 
@@ -274,6 +281,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     organizations: config.organizations && { roles: { ...config.organizations.roles } },
+    activity,
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,

@@ -6,6 +6,7 @@ import { messagesFor } from '../core/messages/request.js';
 import type { Translator } from '../core/messages/translator.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
+import { noteActivity } from '../activity/run.js';
 import { accountMethods, accountPasskeys } from '../flows/registry.js';
 import { isPasswordProvider } from '../core/provider.js';
 import { listSessions } from '../session/session-control.js';
@@ -70,6 +71,7 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
   } catch (err) {
     return refused(req, err);
   }
+  await noteActivity(req, { kind: 'account.unlinked', userId: gate.userId, provider: done.account.provider, method: done.account.type });
   await dispatchEvent(req.config.events, req.config.logger, 'unlinkAccount', done);
   if (wantsJson(req)) return json(req, { unlinked: { provider: done.account.provider, providerAccountId: done.account.providerAccountId } }, 200, { noCache: true });
   return redirect(req, accountUrl(req));

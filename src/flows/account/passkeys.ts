@@ -1,5 +1,6 @@
 // A signed-in user's passkeys as the account page manages them: listed with their name and dates, renamed, and
 // removed (never the last way to sign in). Every change names the user: another user's credential id changes nothing.
+import { noteActivity } from '../../activity/run.js';
 import { AccessDenied, InvalidRequest, MissingAdapterMethods } from '../../core/errors.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { RequestContext } from '../../core/request-context.js';
@@ -62,4 +63,5 @@ export async function removePasskey(req: RequestContext, userId: string, id: str
   const others = methods.accounts.filter((a) => a.type !== 'webauthn').length + (mine.length - 1) + (methods.email ? 1 : 0);
   if (others < 1) throw new AccessDenied('This passkey is the last way to sign in; add another first.', { expected: 'another sign-in method', actual: 0 });
   if (!(await remove(userId, id))) throw new AccessDenied('No such passkey belongs to the signed-in user.', { expected: 'a passkey of this user', actual: 'none' });
+  await noteActivity(req, { kind: 'passkey.removed', userId, method: 'webauthn' });
 }
