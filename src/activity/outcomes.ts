@@ -78,8 +78,9 @@ export async function noteEmitted(req: RequestContext, emitted: readonly { type:
         fields = { reason: e.locked ? 'SecondFactorLocked' : 'WrongCode' };
         break;
       case 'linkAccount':
-        // A new user's first account is part of the sign-up, not a link of its own.
-        if (created) break;
+        // A new user's first account is part of the sign-up, not a link of its own; a credentials account mirrors the
+        // user the provider's own code vouched for (no second way in).
+        if (created || e.account?.type === 'credentials') break;
         kind = e.account?.type === 'webauthn' ? 'passkey.added' : 'account.linked';
         fields = { provider: e.account?.provider ?? null, method: e.account?.type ?? null };
         break;

@@ -188,7 +188,7 @@ async function runSecondFactor(
   const checkUser = pending?.user.id ?? (paused?.context.userId as string | undefined) ?? (event as { userId?: string }).userId;
   if (settled.kind === 'failed') {
     // A wrong code that locked the check was recorded from what the machine emitted; any other failure is recorded here.
-    if (!emitted.some((e) => e.type === 'secondFactorFailed')) await noteSecondFactorFailed(deps.req, checkUser, settled.error);
+    if (!emitted.some((e) => e.type === 'secondFactorFailed' && (e as { locked?: boolean }).locked)) await noteSecondFactorFailed(deps.req, checkUser, settled.error);
     return failed(settled.error, trace, settled.state);
   }
   if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
