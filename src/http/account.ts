@@ -15,7 +15,7 @@ import { sessionGate } from '../session/gate.js';
 import { accountErrorUrl, accountUrl } from './account-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { handleFlow, wantsJson } from './flow.js';
-import { renderAccountPage, type AccountDeviceRow, type SessionControl } from './pages/account.js';
+import { renderAccountPage, type AccountActivityRow, type AccountDeviceRow, type SessionControl } from './pages/account.js';
 import { deviceName } from './pages/device-name.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { html, json, redirect, redirectsAsData } from './response.js';
@@ -92,6 +92,24 @@ async function devicesOf(req: AuthRequest, i18n: Translator): Promise<{ devices:
   return { devices: [here], sessionControl: keepsValidAfter(req) ? 'othersLater' : 'thisOnly' };
 }
 
+/** How many records the account page shows. */
+export const ACCOUNT_ACTIVITY = 10;
+
+/**
+ * The user's newest security activity, for the account page; undefined when the log is off or unreadable (a read
+ * that fails is logged: the page still shows the rest).
+ */
+async function recentActivity(req: AuthRequest, userId: string, i18n: Translator): Promise<AccountActivityRow[] | undefined> {
+  if (!req.config.activity || !req.config.adapter?.listActivity) return undefined;
+  try {
+    const { records } = await req.config.adapter.listActivity({ userId, limit: ACCOUNT_ACTIVITY });
+    return await Promise.all(records.map(async (r) => ({ kind: r.kind, at: r.at.toISOString(), device: await deviceName(r.userAgent, i18n), place: r.ip ?? null })));
+  } catch (err) {
+    req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
+    return undefined;
+  }
+}
+
 /** `GET {basePath}/account`: the built-in account page (JSON for a client that asks), or a redirect to `pages.account`. */
 export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   if (req.config.pages.account) return redirect(req, accountUrl(req));
@@ -107,7 +125,8 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   const i18n = await messagesFor(req);
   const { devices, sessionControl } = await devicesOf(req, i18n);
   const passkeys = await (await accountPasskeys()).listPasskeys(req, gate.userId);
-  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl }, 200, { noCache: true });
+  const activity = await recentActivity(req, gate.userId, i18n);
+  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl, ...(activity ? { activity } : {}) }, 200, { noCache: true });
   const error = req.query.error;
   const who = methods.user.email ?? methods.user.name ?? undefined;
   const passkey = [...req.config.providersById.values()].find((p) => p.type === 'webauthn');
@@ -126,6 +145,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       changePassword: [...req.config.providersById.values()].some(isPasswordProvider),
       devices,
       sessionControl,
+      ...(activity ? { activity } : {}),
       ...(error ? { notice: error } : {}),
       ...(req.query.done ? { done: req.query.done } : {}),
       nonce: pageNonce(req),
