@@ -8,7 +8,8 @@ import { PostgresAdapter, type PostgresAdapterInstance } from '../../src/adapter
 import { readActivity } from '../../src/activity/list.js';
 import { memoryActivity } from '../../src/activity/memory.js';
 import { newActivityId } from '../../src/activity/record.js';
-import type { ActivityKind, ActivityRecord } from '../../src/activity/types.js';
+import type { ActivityKind, ActivityPage, ActivityQuery, ActivityRecord } from '../../src/activity/types.js';
+import type { Awaitable } from '../../src/core/types.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { InvalidRequest } from '../../src/core/errors.js';
 import { Credentials } from '../../src/providers/credentials.js';
@@ -62,7 +63,7 @@ function record(i: number, fields: Partial<ActivityRecord> = {}): ActivityRecord
 }
 
 /** Every page of a query, following the cursor. */
-async function allPages(list: (q: { cursor?: string; limit?: number } & Record<string, unknown>) => Promise<{ records: ActivityRecord[]; cursor: string | null }> | { records: ActivityRecord[]; cursor: string | null }, query: Record<string, unknown>) {
+async function allPages(list: (q: ActivityQuery) => Awaitable<ActivityPage>, query: ActivityQuery) {
   const pages: ActivityRecord[][] = [];
   let cursor: string | undefined;
   do {
