@@ -71,7 +71,7 @@ export type { OrganizationNeed } from './organizations/gate.js';
 export type { MemberAccess } from './organizations/members.js';
 // The security activity log (docs/activity-and-webhooks.md).
 export type { ActivityKind, ActivityRecord, ActivityTransition, ActivityQuery, ActivityPage, ActivityAdapterMethods, ActivitySink } from './activity/types.js';
-export type { ActivityOptions } from './activity/options.js';
+export type { ActivityOptions } from './core/activity-options.js';
 export { listActivity, type ListActivityQuery } from './http/integrations/activity-helpers.js';
 export { activityStream, type ActivityStream, type ActivityStreamOptions } from './activity/stream.js';
 export { memoryActivity } from './activity/memory.js';

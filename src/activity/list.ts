@@ -3,7 +3,7 @@
 // user's own records unless the app says it is an admin read; the account page: the user's own).
 import { InvalidRequest, MissingAdapterMethods } from '../core/errors.js';
 import type { InternalConfig } from '../core/config.js';
-import { activityLimit, readActivityCursor } from './cursor.js';
+import { activityLimit, readActivityCursor } from '../core/activity-cursor.js';
 import type { ActivityKind, ActivityPage, ActivityQuery } from './types.js';
 
 /** Every kind of record, for checking a query's `kinds`. */

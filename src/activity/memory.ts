@@ -1,6 +1,6 @@
 // The activity log in this process's memory: appendActivity and listActivity for an adapter of the app's own (or a
 // test), with the same order, filters and cursor as PostgreSQL's. Bounded: past `max` records the oldest go.
-import { activityCursor, activityLimit, readActivityCursor } from './cursor.js';
+import { activityCursor, activityLimit, readActivityCursor } from '../core/activity-cursor.js';
 import type { ActivityAdapterMethods, ActivityRecord } from './types.js';
 
 /**

@@ -44,14 +44,14 @@ function methodOfRun(req: RequestContext): string | null {
  * The records of a sign-in that reached its session: `signIn.succeeded`, and `signUp.completed` for a new user.
  * Built before the session is written, so the transaction that writes it writes them.
  */
-export function signInRecords(req: RequestContext, pending: { user: User; account: Account | null; isNewUser?: boolean }, secondFactor: string | undefined): ActivityRecord[] {
+export async function signInRecords(req: RequestContext, pending: { user: User; account: Account | null; isNewUser?: boolean }, secondFactor: string | undefined): Promise<ActivityRecord[]> {
   if (!req.config.activity) return [];
   const userId = idOf(pending.user);
   const provider = pending.account?.provider ?? req.activity?.provider ?? null;
   const method = pending.account?.type ?? methodOfRun(req);
   const detail = secondFactor ? { secondFactor } : undefined;
-  const records = [activityRecord(req, { kind: 'signIn.succeeded', userId, provider, method, ...(detail ? { detail } : {}) })];
-  if (pending.isNewUser) records.unshift(activityRecord(req, { kind: 'signUp.completed', userId, provider, method }));
+  const records = [await activityRecord(req, { kind: 'signIn.succeeded', userId, provider, method, ...(detail ? { detail } : {}) })];
+  if (pending.isNewUser) records.unshift(await activityRecord(req, { kind: 'signUp.completed', userId, provider, method }));
   return records;
 }
 

@@ -3,9 +3,8 @@
 // none of them can carry a secret: no form field, no token, no code, no free text from the client but its
 // user agent (clipped).
 import { createHash, randomBytes } from 'node:crypto';
-import { clientAddress } from '../core/client-address.js';
+import { lazy } from '../core/lazy.js';
 import type { RequestContext } from '../core/request-context.js';
-import { storedSessionToken } from '../session/session-token.js';
 import type { ActivityRecord } from './types.js';
 
 /** The fields a caller names; the rest come from the request. */
@@ -35,13 +34,20 @@ export function sessionHashOf(req: RequestContext): string | null {
 
 const UA_MAX = 512;
 
+// The client address module (node:net) loads on first use: the root entry stays free of it on edge runtimes.
+const loadAddress = lazy(() => import('../core/client-address.js'));
+
+/** A database session's row id: the SHA-256 of its token, as session/session-token.ts stores it (`sha256:` + hex). */
+const storedSessionToken = (token: string) => `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+
 /** A record of an outcome outside any request (an app's call to an organization function): no address, no agent, no session. */
 export function plainActivityRecord(fields: ActivityFields): ActivityRecord {
   return { ...fields, id: newActivityId(), at: fields.at ?? new Date(), correlationId: fields.correlationId ?? newActivityId().slice(4), sessionHash: fields.sessionHash ?? null, ip: null, userAgent: null };
 }
 
 /** One record of `fields`, as this request made it. */
-export function activityRecord(req: RequestContext, fields: ActivityFields): ActivityRecord {
+export async function activityRecord(req: RequestContext, fields: ActivityFields): Promise<ActivityRecord> {
+  const { clientAddress } = await loadAddress();
   const agent = req.request.headers.get('user-agent');
   const record: ActivityRecord = {
     ...fields,

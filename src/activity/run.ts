@@ -3,21 +3,11 @@
 // around every machine it drives (flows/runtime/flow.ts `recorded`); a record queued during the run is written in
 // the transaction of the outcome that writes something (the session), else when the run closes.
 import type { RequestContext } from '../core/request-context.js';
-import type { TraceEntry } from '../flows/runtime/observe/refs.js';
 import { activityRecord, type ActivityFields } from './record.js';
-import type { ActivityRecord } from './types.js';
+import type { ActivityRecord, ActivityRun } from './types.js';
 import { writeActivity } from './write.js';
 
-export interface ActivityRun {
-  /** The flow id: the same in the flow record (`FlowRecord.id`), the trace and the span's `authchart.flow.id`. */
-  correlationId: string;
-  flow?: { machine: string; version: string };
-  provider?: string;
-  /** `source → target` of the machine's last transition (or `→ state` when no trace was kept). */
-  transition?: string;
-  /** Records made during the run, not yet written. */
-  pending: ActivityRecord[];
-}
+export type { ActivityRun };
 
 /**
  * Opens the run of a machine on this request (when the log is on) and returns a function that closes it: the
@@ -36,7 +26,7 @@ export function openActivityRun(req: RequestContext, run: Omit<ActivityRun, 'pen
 }
 
 /** Marks the transition that settled a machine of this run, from its trace (or its final state). */
-export function markTransition(req: RequestContext, trace: readonly TraceEntry[], state: string | undefined): void {
+export function markTransition(req: RequestContext, trace: readonly { from: string; to: string }[], state: string | undefined): void {
   if (!req.activity) return;
   const last = trace.at(-1);
   req.activity.transition = last ? `${last.from} → ${last.to}` : state ? `→ ${state}` : req.activity.transition;
@@ -48,7 +38,7 @@ export function markTransition(req: RequestContext, trace: readonly TraceEntry[]
  */
 export async function noteActivity(req: RequestContext, fields: ActivityFields): Promise<void> {
   if (!req.config.activity) return;
-  const record = activityRecord(req, fields);
+  const record = await activityRecord(req, fields);
   if (req.activity) req.activity.pending.push(record);
   else await writeActivity(req, [record]);
 }

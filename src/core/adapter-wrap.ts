@@ -5,7 +5,7 @@
 import { AdapterError, MissingAdapter, MissingAdapterMethods, ServiceUnavailable } from './errors.js';
 import { redactAdapterArgs } from './redact.js';
 import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
-import type { ActivityPage, ActivityQuery, ActivityRecord } from '../activity/types.js';
+import type { ActivityPage, ActivityQuery, ActivityRecord } from './activity.js';
 import { adapterMethods, type Adapter, type AdapterMethod, type PruneOptions, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';

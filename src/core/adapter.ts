@@ -11,7 +11,7 @@ import type {
 } from './types.js';
 import type { FactorAdapterMethods } from './factors.js';
 import type { OrganizationAdapterMethods } from './organizations.js';
-import type { ActivityAdapterMethods } from '../activity/types.js';
+import type { ActivityAdapterMethods } from './activity.js';
 
 export type {
   Account,

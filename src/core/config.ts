@@ -17,7 +17,7 @@ import type { CookiesConfig } from './cookies.js';
 import { isPasswordProvider, type ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
-import { resolveActivity, type ResolvedActivity } from '../activity/options.js';
+import { resolveActivity, type ResolvedActivity } from './activity-options.js';
 import { emailCodeOptions } from './email-code.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';

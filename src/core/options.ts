@@ -9,7 +9,7 @@ import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodePar
 import type { AnyProvider } from './provider.js';
 import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
 import type { FlowStore } from './flow-store/store.js';
-import type { ActivityOptions } from '../activity/options.js';
+import type { ActivityOptions } from './activity-options.js';
 
 /** Passing this as `skipCSRFCheck` disables the CSRF check. A named opt-out, never a boolean. */
 export const skipCSRFCheck: unique symbol = Symbol('skip-csrf-check');

@@ -32,7 +32,7 @@ export interface RequestContext {
    */
   nonce?: string;
   /** The activity log's run of this request (src/activity/run.ts): its correlation id and the records it queued. */
-  activity?: import('../activity/run.js').ActivityRun;
+  activity?: import('./activity.js').ActivityRun;
 }
 
 /** Queues a cookie on the response; a later write of the same name replaces an earlier one. */

@@ -47,19 +47,19 @@ export async function issueSession(
   // so they name the new session.
   const activity = req.config.activity !== undefined;
   const queued = activity ? takePending(req) : [];
-  const records = () => [...queued, ...signInRecords(req, result, secondFactor)];
+  const records = async () => [...queued, ...(await signInRecords(req, result, secondFactor))];
   try {
     if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database' || activityInAdapter(req.config))) {
       afterCommit = await adapter.withTransaction(async (tx) => {
         if (spend) await spendIn(tx, spend);
         const after = await strategy.issue(req, verified, tx);
-        if (activity) await writeActivity(req, records(), { tx });
+        if (activity) await writeActivity(req, await records(), { tx });
         return after;
       });
     } else {
       if (spend) await spendIn(spendingAdapter(req), spend);
       afterCommit = await strategy.issue(req, verified);
-      if (activity) await writeActivity(req, records(), { required: true });
+      if (activity) await writeActivity(req, await records(), { required: true });
     }
   } catch (err) {
     // The answer reports no session: none of the cookies the strategy queued goes out.

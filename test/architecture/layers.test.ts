@@ -32,17 +32,19 @@ const layerOf = (file: string) => file.split('/')[0].replace(/\.ts$/, '');
 const ALLOWED: Record<string, string[]> = {
   core: [],
   adapters: ['core'],
-  session: ['core', 'adapters'],
+  // The security activity log: records built from a request and written through the adapter and the sinks.
+  activity: ['core', 'adapters'],
+  session: ['core', 'adapters', 'activity'],
   providers: ['core', 'adapters'],
   // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
-  organizations: ['core', 'adapters', 'session'],
-  flows: ['core', 'adapters', 'session', 'providers', 'organizations'],
-  http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations'],
+  organizations: ['core', 'adapters', 'session', 'activity'],
+  flows: ['core', 'adapters', 'session', 'providers', 'organizations', 'activity'],
+  http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations', 'activity'],
   client: [],
-  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
-  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations'],
+  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'activity'],
+  index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'activity'],
   node: ['http'],
-  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations'],
+  cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations', 'activity'],
   // The subpath entries: authchart/flow (the flow kit, with testFlow from devtools, and the session's TokenSpend that a
   // flow's output names) and authchart/jwt.
   flow: ['core', 'session', 'flows', 'devtools'],

@@ -1,8 +1,8 @@
 // The activity log methods of the PostgreSQL adapter (schema version 15): records appended in one INSERT (inside the
 // transaction of the outcome when called on `tx`), read newest first by a keyset cursor on (at, id), so a page costs
 // the same however deep it is. Records older than the retention are deleted by prune(), nothing else deletes them.
-import type { ActivityKind, ActivityPage, ActivityQuery, ActivityRecord } from '../../activity/types.js';
-import { activityCursor, activityLimit, readActivityCursor } from '../../activity/cursor.js';
+import type { ActivityKind, ActivityPage, ActivityQuery, ActivityRecord } from '../../core/activity.js';
+import { activityCursor, activityLimit, readActivityCursor } from '../../core/activity-cursor.js';
 import type { Row } from './client.js';
 
 type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;

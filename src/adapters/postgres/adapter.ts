@@ -18,7 +18,7 @@ import { organizationMethods } from './organizations.js';
 import type { OrganizationAdapterMethods } from '../../core/organizations.js';
 import { flowStoreMethods } from './flow-store.js';
 import { activityMethods } from './activity.js';
-import type { ActivityAdapterMethods } from '../../activity/types.js';
+import type { ActivityAdapterMethods } from '../../core/activity.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';

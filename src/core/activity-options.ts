@@ -2,8 +2,8 @@
 // long they are kept, how many records an anonymous client can cause. The log is on exactly when the app sets
 // `activity` (an adapter that could store records does not turn it on by itself: what is written, and kept for how
 // long, is the app's decision). Records go to the adapter when it has `appendActivity`, and to every sink.
-import { UnsupportedStrategy } from '../core/errors.js';
-import type { ActivitySink } from './types.js';
+import { UnsupportedStrategy } from './errors.js';
+import type { ActivitySink } from './activity.js';
 
 const DAY = 24 * 60 * 60;
 

@@ -1,7 +1,7 @@
 // The keyset cursor of an activity page: the (at, id) of the page's last record, opaque to callers. A cursor that
 // does not decode is a client's mistake (a typed InvalidRequest), never a query error.
-import { InvalidRequest } from '../core/errors.js';
-import type { ActivityRecord } from './types.js';
+import { InvalidRequest } from './errors.js';
+import type { ActivityRecord } from './activity.js';
 
 /** Records per page when the query names no limit, and the most a page returns. */
 export const ACTIVITY_PAGE = 50;
