@@ -87,7 +87,7 @@ export function runDatabaseChecks(
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'authchart_fresh_probe' ORDER BY 1`,
         );
         expect(rows.map((r) => r.table_name)).toEqual(
-          ['accounts', 'authchart_throttle', 'authenticators', 'factor_challenges', 'factors', 'flow_store', 'logout_token_jti', 'memberships', 'organizations', 'passwords', 'provider_sessions', versionTable, 'sessions', 'sessions_valid_after', 'token_refresh', 'users', 'verification_token'].sort(),
+          ['accounts', 'activity', 'authchart_throttle', 'authenticators', 'factor_challenges', 'factors', 'flow_store', 'logout_token_jti', 'memberships', 'organizations', 'passwords', 'provider_sessions', versionTable, 'sessions', 'sessions_valid_after', 'token_refresh', 'users', 'verification_token'].sort(),
         );
       });
     });
