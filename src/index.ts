@@ -82,6 +82,12 @@ export type { SsoOptions, ResolveTxt } from './sso/options.js';
 // Invitations to an organization (issue 47): the stored shape, the adapter methods, the mail, the event message.
 export type { AdapterInvitation, InvitationAdapterMethods, InvitationRefusal, InvitationStatus, InvitationMail, InvitationsOptions } from './core/invitations.js';
 export type { InvitationEventMessage } from './core/options.js';
+// The security activity log (docs/activity-and-webhooks.md).
+export type { ActivityKind, ActivityRecord, ActivityTransition, ActivityQuery, ActivityPage, ActivityAdapterMethods, ActivitySink } from './activity/types.js';
+export type { ActivityOptions } from './core/activity-options.js';
+export { listActivity, type ListActivityQuery } from './http/integrations/activity-helpers.js';
+export { activityStream, type ActivityStream, type ActivityStreamOptions } from './activity/stream.js';
+export { memoryActivity } from './activity/memory.js';
 
 export type { RequestContext } from './core/request-context.js';
 // What `logger.debug` hands an app for each flow (also in `authchart/flow`).

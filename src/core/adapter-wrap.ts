@@ -5,7 +5,8 @@
 import { AdapterError, MissingAdapter, MissingAdapterMethods, ServiceUnavailable } from './errors.js';
 import { redactAdapterArgs } from './redact.js';
 import { DEFAULT_STORE_TIMEOUT, outage, storeError, withDeadline } from './store-deadline.js';
-import { adapterMethods, type Adapter, type AdapterMethod, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
+import type { ActivityPage, ActivityQuery, ActivityRecord } from './activity.js';
+import { adapterMethods, type Adapter, type AdapterMethod, type PruneOptions, type PruneResult, type SessionRecord, type VerificationToken } from './adapter.js';
 import { factorAdapterMethods, type FactorAdapterMethods } from './factors.js';
 import { organizationAdapterMethods, type OrganizationAdapterMethods } from './organizations.js';
 import { ssoAdapterMethods, type SsoAdapterMethods } from '../sso/types.js';
@@ -41,7 +42,9 @@ export type WrappedAdapter = {
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
   lockUser?(userId: string): Promise<void>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
-  prune?(): Promise<PruneResult>;
+  prune?(options?: PruneOptions): Promise<PruneResult>;
+  appendActivity?(records: ActivityRecord[]): Promise<void>;
+  listActivity?(query: ActivityQuery): Promise<ActivityPage>;
   listSessions?(userId: string): Promise<SessionRecord[]>;
   renameAuthenticator?(userId: string, credentialID: string, name: string): Promise<boolean>;
   deleteAuthenticator?(userId: string, credentialID: string): Promise<boolean>;
@@ -236,7 +239,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, ...invitationAdapterMethods, 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, ...invitationAdapterMethods, 'appendActivity', 'listActivity', 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

@@ -14,6 +14,7 @@ import type { OrganizationAdapterMethods } from './organizations.js';
 import type { SsoAdapterMethods } from '../sso/types.js';
 import type { WebhookAdapterMethods } from './webhook-outbox.js';
 import type { InvitationAdapterMethods } from './invitations.js';
+import type { ActivityAdapterMethods } from './activity.js';
 
 export type {
   Account,
@@ -50,7 +51,7 @@ export type AccountKey = Pick<AdapterAccount, 'provider' | 'providerAccountId'>;
  * const adapter: Adapter = PgAdapter(pool);           // an Auth.js adapter, unchanged
  * const adapter2: Adapter = PostgresAdapter(pglite);  // authchart's own
  */
-export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods>, Partial<WebhookAdapterMethods>, Partial<InvitationAdapterMethods> {
+export interface Adapter extends Partial<FactorAdapterMethods>, Partial<OrganizationAdapterMethods>, Partial<SsoAdapterMethods>, Partial<WebhookAdapterMethods>, Partial<InvitationAdapterMethods>, Partial<ActivityAdapterMethods> {
   /**
    * authchart extension, absent from Auth.js adapters: `true` when the adapter keeps authchart's session facts
    * (`authTime`, `amr`) with the session row: `createSession` and `updateSession` then receive them and
@@ -178,7 +179,7 @@ export interface Adapter extends Partial<FactorAdapterMethods>, Partial<Organiza
    * @example
    * const { verificationTokens, sessions } = await adapter.prune?.() ?? {};
    */
-  prune?(): Awaitable<PruneResult>;
+  prune?(options?: PruneOptions): Awaitable<PruneResult>;
   /**
    * authchart extension (session control), absent from Auth.js adapters: the user's unexpired database sessions,
    * newest first. With it, `createSession` also receives `createdAt`, `userAgent` and `ipAddress`, and
@@ -319,6 +320,12 @@ export interface SessionRecord extends AdapterSession {
   ipAddress?: string | null;
 }
 
+/** What {@link Adapter.prune} is asked to delete beyond expired rows. */
+export interface PruneOptions {
+  /** Activity records older than this are deleted (the configured `activity.retention`). */
+  activityBefore?: Date;
+}
+
 /** What {@link Adapter.prune} deleted, per kind of row. */
 export interface PruneResult {
   verificationTokens: number;
@@ -332,10 +339,12 @@ export interface PruneResult {
   flowStore?: number;
   /** Webhook deliveries delivered more than a week ago. */
   webhookDeliveries?: number;
+  /** Activity records past their retention. */
+  activity?: number;
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'appendActivity' | 'listActivity' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

@@ -18,6 +18,7 @@ import type { CookiesConfig } from './cookies.js';
 import { isPasswordProvider, type ResolvedProvider } from './provider.js';
 import { defaultCallbacks } from './callbacks.js';
 import { assertConditionalUI } from './webauthn-config.js';
+import { resolveActivity, type ResolvedActivity } from './activity-options.js';
 import { emailCodeOptions } from './email-code.js';
 import { resolveThrottle, type ResolvedThrottle, type ThrottleCounter } from './throttle/options.js';
 import { memoryThrottleStore } from './throttle/store.js';
@@ -77,6 +78,8 @@ export interface InternalConfig {
   organizations?: OrganizationsOptions;
   /** Enterprise SSO; undefined when the option is not set (no SSO routes). */
   sso?: SsoOptions;
+  /** The security activity log; undefined when the option is not set (no record is made). */
+  activity?: ResolvedActivity;
   skipCSRFCheck: boolean;
   enableWebAuthn: boolean;
   production: boolean;
@@ -210,6 +213,10 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     throw new MissingAdapter('Organizations are stored by the adapter: `organizations` needs an `adapter` with the organization methods (PostgresAdapter has them).');
   }
 
+  const activity = resolveActivity(config.activity);
+  if (activity && activity.sinks.length === 0 && typeof config.adapter?.appendActivity !== 'function') {
+    logger.warn('activity-nowhere', 'activity is set, but the adapter has no appendActivity and no sink is configured: no record is kept. Use PostgresAdapter (and `npx authchart migrate`) or add a sink.');
+  }
   const throttle = resolveThrottle(config.throttle, production);
   for (const p of providers) if (p.type === 'credentials') assertIdentifier(p as IdentifiedProvider & { id: string }, throttle !== undefined);
 
@@ -280,6 +287,7 @@ export function resolveConfig(config: AuthConfig, options: ResolveOptions = {}):
     enableWebAuthn: Boolean(config.experimental?.enableWebAuthn),
     organizations: config.organizations && { roles: { ...config.organizations.roles }, invitations: { ...config.organizations.invitations } },
     ...(config.sso ? { sso: { ...config.sso } } : {}),
+    activity,
     secondFactor: config.secondFactor && { issuer: config.secondFactor.issuer ?? 'authchart', maxAttempts: config.secondFactor.maxAttempts ?? 5, require: config.secondFactor.require },
     production,
     env,

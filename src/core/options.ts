@@ -10,6 +10,7 @@ import type { Account, AdapterSession, AdapterUser, Awaitable, JWT, JWTDecodePar
 import type { AnyProvider } from './provider.js';
 import type { ThrottleLimit, ThrottleOptions } from './throttle/options.js';
 import type { FlowStore } from './flow-store/store.js';
+import type { ActivityOptions } from './activity-options.js';
 
 /** Passing this as `skipCSRFCheck` disables the CSRF check. A named opt-out, never a boolean. */
 export const skipCSRFCheck: unique symbol = Symbol('skip-csrf-check');
@@ -371,6 +372,15 @@ export interface AuthConfig {
    * sso: {}
    */
   sso?: SsoOptions;
+  /**
+   * The security activity log: one record per sign-in, failure, factor or password change, session end, account or
+   * membership change (docs/activity-and-webhooks.md). On when set; records go to the adapter (`appendActivity`,
+   * PostgresAdapter has it) in the transaction of the outcome, and to the sinks.
+   *
+   * @example
+   * activity: { retention: { days: 30 }, sinks: [activityStream((records) => ship(records))] }
+   */
+  activity?: ActivityOptions;
   /**
    * The app's signed-in flows, made with `defineSignedInFlow` (authchart/flow): machines a signed-in user runs at
    * `POST {basePath}/flows/:id/start` and `GET|POST {basePath}/flows/:id`, behind the session gate at the level each

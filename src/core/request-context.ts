@@ -31,6 +31,8 @@ export interface RequestContext {
    * and the page's security policy names it (without one, no script of the page runs).
    */
   nonce?: string;
+  /** The activity log's run of this request (src/activity/run.ts): its correlation id and the records it queued. */
+  activity?: import('./activity.js').ActivityRun;
 }
 
 /** Queues a cookie on the response; a later write of the same name replaces an earlier one. */
@@ -75,6 +77,7 @@ export class RequestFacts implements RequestContext {
   cookieOptions: CookiesOptions;
   setCookies: RequestContext['setCookies'] = [];
   nonce: string | undefined = undefined;
+  activity: RequestContext['activity'] = undefined;
   /** The response headers, once a route asked for them. */
   added: Headers | undefined = undefined;
   #request: Request | undefined;

@@ -6,6 +6,7 @@ import { messagesFor } from '../core/messages/request.js';
 import type { Translator } from '../core/messages/translator.js';
 import { AccessDenied, InvalidProvider, publicErrorType } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
+import { noteActivity } from '../activity/run.js';
 import { accountMethods, accountPasskeys } from '../flows/registry.js';
 import { isPasswordProvider } from '../core/provider.js';
 import { listSessions } from '../session/session-control.js';
@@ -14,7 +15,7 @@ import { sessionGate } from '../session/gate.js';
 import { accountErrorUrl, accountUrl } from './account-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { handleFlow, wantsJson } from './flow.js';
-import { renderAccountPage, type AccountDeviceRow, type SessionControl } from './pages/account.js';
+import { renderAccountPage, type AccountActivityRow, type AccountDeviceRow, type SessionControl } from './pages/account.js';
 import { deviceName } from './pages/device-name.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { html, json, redirect, redirectsAsData } from './response.js';
@@ -70,6 +71,7 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
   } catch (err) {
     return refused(req, err);
   }
+  await noteActivity(req, { kind: 'account.unlinked', userId: gate.userId, provider: done.account.provider, method: done.account.type });
   await dispatchEvent(req.config.events, req.config.logger, 'unlinkAccount', done);
   if (wantsJson(req)) return json(req, { unlinked: { provider: done.account.provider, providerAccountId: done.account.providerAccountId } }, 200, { noCache: true });
   return redirect(req, accountUrl(req));
@@ -90,6 +92,24 @@ async function devicesOf(req: AuthRequest, i18n: Translator): Promise<{ devices:
   return { devices: [here], sessionControl: keepsValidAfter(req) ? 'othersLater' : 'thisOnly' };
 }
 
+/** How many records the account page shows. */
+export const ACCOUNT_ACTIVITY = 10;
+
+/**
+ * The user's newest security activity, for the account page; undefined when the log is off or unreadable (a read
+ * that fails is logged: the page still shows the rest).
+ */
+async function recentActivity(req: AuthRequest, userId: string, i18n: Translator): Promise<AccountActivityRow[] | undefined> {
+  if (!req.config.activity || !req.config.adapter?.listActivity) return undefined;
+  try {
+    const { records } = await req.config.adapter.listActivity({ userId, limit: ACCOUNT_ACTIVITY });
+    return await Promise.all(records.map(async (r) => ({ kind: r.kind, at: r.at.toISOString(), device: await deviceName(r.userAgent, i18n), place: r.ip ?? null })));
+  } catch (err) {
+    req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
+    return undefined;
+  }
+}
+
 /** `GET {basePath}/account`: the built-in account page (JSON for a client that asks), or a redirect to `pages.account`. */
 export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   if (req.config.pages.account) return redirect(req, accountUrl(req));
@@ -105,7 +125,8 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
   const i18n = await messagesFor(req);
   const { devices, sessionControl } = await devicesOf(req, i18n);
   const passkeys = await (await accountPasskeys()).listPasskeys(req, gate.userId);
-  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl }, 200, { noCache: true });
+  const activity = await recentActivity(req, gate.userId, i18n);
+  if (wantsJson(req)) return json(req, { accounts: providers, passkeys: methods.passkeys, passkeyList: passkeys, email: methods.email, devices, sessionControl, ...(activity ? { activity } : {}) }, 200, { noCache: true });
   const error = req.query.error;
   const who = methods.user.email ?? methods.user.name ?? undefined;
   const passkey = [...req.config.providersById.values()].find((p) => p.type === 'webauthn');
@@ -125,6 +146,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       organizations: Boolean(req.config.organizations),
       devices,
       sessionControl,
+      ...(activity ? { activity } : {}),
       ...(error ? { notice: error } : {}),
       ...(req.query.done ? { done: req.query.done } : {}),
       nonce: pageNonce(req),

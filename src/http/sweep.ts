@@ -24,7 +24,9 @@ export function sweepIfDue(config: InternalConfig, now = Date.now()): Promise<vo
   if (last === undefined) lastSweep.set(config, now);
   if (last === undefined || now - last < SWEEP_INTERVAL_MS) return undefined;
   lastSweep.set(config, now);
-  return prune().then(
+  // The activity log's retention is the configuration's (`activity.retention`); without it, the adapter's own.
+  const options = config.activity ? { activityBefore: new Date(now - config.activity.retention * 1000) } : undefined;
+  return prune(options).then(
     (counts) => config.logger.debug('prune', counts),
     (error: unknown) => config.logger.warn('prune-failed', `Deleting expired rows failed: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -1,6 +1,7 @@
 // The throttle at the door of every sign-in route: before a flow runs, count this request against the limits it
 // falls under (the client's sign-in requests; failed passwords per account and client; magic links per address and
 // client; WebAuthn ceremonies per client); over a limit, answer 429 with Retry-After and run nothing.
+import { noteActivity } from '../activity/run.js';
 import { messagesFor } from '../core/messages/request.js';
 import { clientAddress as requestClientAddress, addressUnit } from '../core/client-address.js';
 import type { InternalConfig } from '../core/config.js';
@@ -130,6 +131,7 @@ export async function throttleSecondFactor(req: AuthRequest, providerId: string,
   if (!throttle || !req.config.throttle) return undefined;
   const refusal = await throttle.hit('secondFactorAccount', userId);
   if (refusal) {
+    await noteActivity(req, { kind: 'rateLimit.hit', userId, provider: providerId, reason: 'secondFactorAccount' });
     await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', { limit: 'secondFactorAccount', provider: providerId, retryAfter: refusal.retryAfter, storeDown: refusal.unavailable });
     return refusedResponse(req, 'callback', refusal);
   }
@@ -192,6 +194,7 @@ async function throttleHits(req: AuthRequest, provider: ResolvedProvider, route:
   for (const [limit, key] of hits) {
     const refusal = await throttle.hit(limit, key, limit === 'signIn' ? undefined : provider.id);
     if (refusal) {
+      await noteActivity(req, { kind: 'rateLimit.hit', userId: null, provider: provider.id, reason: limit });
       await dispatchEvent(req.config.events, req.config.logger, 'rateLimited', {
         limit,
         provider: limit === 'signIn' ? undefined : provider.id,

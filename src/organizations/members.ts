@@ -1,6 +1,9 @@
 // What a signed-in user may do to an organization, decided on permissions: create one, read, add, re-role and remove
 // members, rename and delete it. Every action reads the actor's membership first (not a member: refused alike
 // whether or not the organization exists), and emits its event once the adapter has done it.
+import { plainActivityRecord } from '../activity/record.js';
+import { writeActivity } from '../activity/write.js';
+import type { ActivityKind } from '../activity/types.js';
 import { randomUUID } from 'node:crypto';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { InternalConfig } from '../core/config.js';
@@ -49,6 +52,10 @@ export function assertWithin(config: InternalConfig, actor: MemberAccess, role: 
   }
 }
 
+/** The activity record of a membership change: the member is the record's user, whoever changed it its actor. */
+const memberActivity = (config: InternalConfig, kind: ActivityKind, actorId: string, organizationId: string, userId: string, detail: Record<string, string>) =>
+  config.activity ? writeActivity({ config }, [plainActivityRecord({ kind, userId, actorId, organizationId, detail })]) : Promise.resolve();
+
 const event = (config: InternalConfig, name: Parameters<typeof dispatchEvent>[2], message: unknown) => dispatchEvent(config.events, config.logger, name, message);
 
 /** Creates an organization with `userId` as its first owner. */
@@ -88,7 +95,10 @@ export async function addMember(config: InternalConfig, actorId: string, organiz
   const actor = await authorize(config, organizationId, actorId, 'member:invite');
   assertWithin(config, actor, role, 'hand out');
   const { membership, added } = await organizationStore(config).addMember({ organizationId, userId, role });
-  if (added) await event(config, 'memberAdded', { organizationId, by: actorId, userId, role });
+  if (added) {
+    await memberActivity(config, 'organization.memberAdded', actorId, organizationId, userId, { role });
+    await event(config, 'memberAdded', { organizationId, by: actorId, userId, role });
+  }
   return membership;
 }
 
@@ -106,7 +116,10 @@ export async function changeRole(config: InternalConfig, actorId: string, organi
   const changed = await store.setMemberRole({ organizationId, userId, role });
   if (changed === 'lastOwner') throw new LastOwner('The organization would have no owner left: make another member owner first.', { organizationId });
   if (!changed) throw new OrganizationForbidden('Not a member of this organization.', { organizationId });
-  if (current.role !== role) await event(config, 'memberRoleChanged', { organizationId, by: actorId, userId, from: current.role, to: role });
+  if (current.role !== role) {
+    await memberActivity(config, 'organization.roleChanged', actorId, organizationId, userId, { from: current.role, to: role });
+    await event(config, 'memberRoleChanged', { organizationId, by: actorId, userId, from: current.role, to: role });
+  }
   return changed;
 }
 
@@ -125,5 +138,6 @@ export async function removeMember(config: InternalConfig, actorId: string, orga
   const removed = await store.removeMember(organizationId, userId);
   if (removed === 'lastOwner') throw new LastOwner('The organization would have no owner left: make another member owner first.', { organizationId });
   if (!removed) throw new OrganizationForbidden('Not a member of this organization.', { organizationId });
+  await memberActivity(config, 'organization.memberRemoved', actorId, organizationId, userId, { role: removed.role });
   await event(config, 'memberRemoved', { organizationId, by: actorId, userId, role: removed.role });
 }

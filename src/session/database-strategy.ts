@@ -1,5 +1,6 @@
 // Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
+import { noteActivity } from '../activity/run.js';
 import { AdapterError, MissingAdapter, ServiceUnavailable, SessionTokenError } from '../core/errors.js';
 import { outage } from '../core/store-deadline.js';
 import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
@@ -237,6 +238,7 @@ export const databaseStrategy: SessionStrategyImpl = {
         logFailure(req, err);
       }
     }
+    if (session) await noteActivity(req, { kind: 'session.ended', userId: String(session.userId), reason: 'signOut' });
     clearSession(req);
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { session });
   },

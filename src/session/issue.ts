@@ -7,6 +7,9 @@ import { spendIn, spendingAdapter, type TokenSpend } from './spend.js';
 import { strategyFor, type SignInResult } from './strategy.js';
 import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
+import { signInRecords } from '../activity/outcomes.js';
+import { putBack, takePending } from '../activity/run.js';
+import { activityInAdapter, writeActivity } from '../activity/write.js';
 
 /**
  * Writes the session (JWT cookie or database row) for the signed-in user, verified now by the first factor of the
@@ -39,19 +42,29 @@ export async function issueSession(
   if (result.user.id) await recordProviderSessionInStore(req, String(result.user.id), result.account);
   const cookies = [...req.setCookies];
   let afterCommit: void | (() => Promise<void>);
+  // The activity log: this sign-in's records (and those its run queued, a second factor passed) are written with the
+  // session, in its transaction: no session exists without its record. Built once the session cookie is written,
+  // so they name the new session.
+  const activity = req.config.activity !== undefined;
+  const queued = activity ? takePending(req) : [];
+  const records = async () => [...queued, ...(await signInRecords(req, result, secondFactor))];
   try {
-    if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database')) {
+    if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database' || activityInAdapter(req.config))) {
       afterCommit = await adapter.withTransaction(async (tx) => {
         if (spend) await spendIn(tx, spend);
-        return strategy.issue(req, verified, tx);
+        const after = await strategy.issue(req, verified, tx);
+        if (activity) await writeActivity(req, await records(), { tx });
+        return after;
       });
     } else {
       if (spend) await spendIn(spendingAdapter(req), spend);
       afterCommit = await strategy.issue(req, verified);
+      if (activity) await writeActivity(req, await records(), { required: true });
     }
   } catch (err) {
     // The answer reports no session: none of the cookies the strategy queued goes out.
     req.setCookies = cookies;
+    putBack(req, queued);
     throw err;
   }
   await afterCommit?.();

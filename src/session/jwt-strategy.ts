@@ -1,5 +1,6 @@
 // JWT sessions: the encrypted token lives in the (chunked) session cookie.
 // The cookie is re-encrypted only when the jwt callback changed the token or `updateAge` has passed.
+import { noteActivity } from '../activity/run.js';
 import { defaultCallbacks } from '../core/callbacks.js';
 import { AccessDenied, JWTSessionError } from '../core/errors.js';
 import type { Awaitable, JWT, Session } from '../core/types.js';
@@ -293,6 +294,7 @@ export const jwtStrategy: SessionStrategyImpl = {
     } catch {
       // A broken cookie is still cleared.
     }
+    if (typeof token?.sub === 'string') await noteActivity(req, { kind: 'session.ended', userId: token.sub, reason: 'signOut' });
     clearSession(req);
     if (req.config.migrateFrom === 'authjs') (await loadMigration()).clearAuthjsCookies(req);
     await dispatchEvent(req.config.events, req.config.logger, 'signOut', { token: withoutProviderTokens(token) });

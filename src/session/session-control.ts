@@ -10,6 +10,21 @@ import { liveToken, clearSession as clearJwtCookie, rewriteToken } from './jwt-s
 import { storedSessionToken } from './session-token.js';
 import { endSessionsBefore, keepsValidAfter } from './valid-after.js';
 import { sessionGate } from './gate.js';
+import { noteActivity } from '../activity/run.js';
+import { hashSessionId, sessionHashOf } from '../activity/record.js';
+
+/** The record of sessions ended through session control: by this request's session (`endedBy`, a hash). */
+function noteEnded(req: AuthRequest, userId: string, scope: 'one' | 'others' | 'all', ended: { id?: string; count?: number }): Promise<void> {
+  const by = sessionHashOf(req);
+  return noteActivity(req, {
+    kind: 'session.ended',
+    userId,
+    actorId: userId,
+    reason: scope === 'one' ? 'revoked' : scope === 'others' ? 'othersRevoked' : 'allRevoked',
+    sessionHash: ended.id ? hashSessionId(ended.id) : null,
+    detail: { scope, ...(by ? { endedBy: by } : {}), ...(ended.count !== undefined ? { count: ended.count } : {}) },
+  });
+}
 
 /** One session as its owner sees it. `id` is safe to show: it names the row, and is not the cookie. */
 export interface SessionInfo {
@@ -92,6 +107,7 @@ export async function revokeSession(req: AuthRequest, id: string): Promise<boole
   const own = (await adapter.listSessions(me.userId)).some((row) => row.sessionToken === id);
   if (!own) return false;
   await adapter.deleteSession(id);
+  await noteEnded(req, me.userId, 'one', { id });
   if (id === me.stored) clearSessionCookie(req);
   return true;
 }
@@ -111,6 +127,7 @@ async function endJwtSessions(req: AuthRequest, keep: boolean): Promise<number |
   if (typeof token?.sub !== 'string') return undefined;
   const now = new Date();
   await endSessionsBefore(req, token.sub, now);
+  await noteEnded(req, token.sub, keep ? 'others' : 'all', {});
   if (keep) await rewriteToken(req, { ...token, session_iat: now.getTime() / 1000 });
   else clearJwtCookie(req);
   // The other JWTs are not counted: each is refused at its next refresh.
@@ -130,7 +147,9 @@ export async function revokeOtherSessions(req: AuthRequest): Promise<number | un
   const adapter = controlAdapter(req);
   const me = await current(req);
   if (!me) return undefined;
-  return adapter.deleteSessions(me.userId, { except: me.stored });
+  const count = await adapter.deleteSessions(me.userId, { except: me.stored });
+  await noteEnded(req, me.userId, 'others', { count });
+  return count;
 }
 
 /**
@@ -146,6 +165,7 @@ export async function revokeAllSessions(req: AuthRequest): Promise<number | unde
   const me = await current(req);
   if (!me) return undefined;
   const count = await adapter.deleteSessions(me.userId);
+  await noteEnded(req, me.userId, 'all', { count });
   clearSessionCookie(req);
   return count;
 }

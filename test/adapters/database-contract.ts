@@ -89,7 +89,7 @@ export function runDatabaseChecks(
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'authchart_fresh_probe' ORDER BY 1`,
         );
         expect(rows.map((r) => r.table_name)).toEqual(
-          ['accounts', 'authchart_throttle', 'authenticators', 'factor_challenges', 'factors', 'flow_store', 'logout_token_jti', 'memberships', 'organization_domains', 'organization_invitations', 'organizations', 'passwords', 'provider_sessions', versionTable, 'sessions', 'sessions_valid_after', 'sso_connections', 'token_refresh', 'users', 'verification_token', 'webhook_endpoint_health', 'webhook_outbox'].sort(),
+          ['accounts', 'activity', 'authchart_throttle', 'authenticators', 'factor_challenges', 'factors', 'flow_store', 'logout_token_jti', 'memberships', 'organization_domains', 'organization_invitations', 'organizations', 'passwords', 'provider_sessions', versionTable, 'sessions', 'sessions_valid_after', 'sso_connections', 'token_refresh', 'users', 'verification_token', 'webhook_endpoint_health', 'webhook_outbox'].sort(),
         );
       });
     });

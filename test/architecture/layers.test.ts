@@ -34,19 +34,20 @@ const SHARED_TYPES = new Set(['sso/types.ts', 'sso/options.ts', 'activity/types.
 const ALLOWED: Record<string, string[]> = {
   core: [],
   adapters: ['core'],
-  session: ['core', 'adapters'],
+  // The security activity log and the webhook outbox: records built from a request, written through the adapter and
+  // the sinks; the deliverer.
+  activity: ['core', 'adapters'],
+  session: ['core', 'adapters', 'activity'],
   providers: ['core', 'adapters'],
   // Organizations: data and checks on permissions, and the gate that reads a membership beside the session.
-  organizations: ['core', 'adapters', 'session'],
-  // The activity log and the webhook outbox: records, sinks and the deliverer, over the adapter.
-  activity: ['core', 'adapters'],
+  organizations: ['core', 'adapters', 'session', 'activity'],
   // flows -> sso: the runtime joins an SSO sign-in to its organization once the session is issued.
-  flows: ['core', 'adapters', 'session', 'providers', 'organizations', 'sso'],
+  flows: ['core', 'adapters', 'session', 'providers', 'organizations', 'sso', 'activity'],
   // Enterprise SSO: connections and verified domains (data and checks), the OIDC connection as a provider.
   sso: ['core', 'adapters', 'session', 'providers', 'organizations'],
-  http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations', 'sso'],
+  http: ['core', 'adapters', 'session', 'providers', 'flows', 'organizations', 'sso', 'activity'],
   client: [],
-  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso'],
+  devtools: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso', 'activity'],
   index: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'organizations', 'sso', 'activity'],
   node: ['http'],
   cli: ['core', 'adapters', 'session', 'providers', 'flows', 'http', 'devtools', 'organizations', 'activity'],

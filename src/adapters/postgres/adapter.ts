@@ -9,7 +9,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../../core/types.js';
-import type { AccountKey, Adapter, PruneResult, SessionRecord } from '../../core/adapter.js';
+import type { AccountKey, Adapter, PruneOptions, PruneResult, SessionRecord } from '../../core/adapter.js';
 import type { FactorAdapterMethods } from '../../core/factors.js';
 import { toQueryable, type Database, type Queryable, type Row } from './client.js';
 import { factorMethods } from './factors.js';
@@ -23,6 +23,8 @@ import type { SsoAdapterMethods } from '../../sso/types.js';
 import { invitationMethods } from './invitations.js';
 import type { InvitationAdapterMethods } from '../../core/invitations.js';
 import { flowStoreMethods } from './flow-store.js';
+import { activityMethods } from './activity.js';
+import type { ActivityAdapterMethods } from '../../core/activity.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
 import { prune } from './prune.js';
@@ -35,7 +37,15 @@ export interface PostgresAdapterOptions {
    * for a shared server, prefer calling `migrate()` from a deploy step.
    */
   autoMigrate?: boolean;
+  /**
+   * How long activity records are kept, in seconds, when `prune()` is called without `activityBefore` (a cleanup
+   * job of the app's); authchart's own sweep passes the `activity.retention` of the configuration. Default 90 days.
+   */
+  activityRetention?: number;
 }
+
+/** Default retention of activity records: 90 days. */
+export const ACTIVITY_RETENTION_SECONDS = 90 * 24 * 60 * 60;
 
 /** The adapter object: every contract method (required here), plus authchart's extensions. */
 export interface PostgresAdapterInstance extends Adapter {
@@ -125,8 +135,11 @@ export interface PostgresAdapterInstance extends Adapter {
   withTransaction<T>(fn: (tx: PostgresAdapterInstance) => Promise<T>, options?: { timeout?: number }): Promise<T>;
   /** Creates or upgrades the schema; see {@link migrate}. */
   migrate(): Promise<number[]>;
-  /** Deletes expired tokens, challenges, sessions and throttle counters; see {@link prune}. */
-  prune(): Promise<PruneResult>;
+  /** Deletes expired tokens, challenges, sessions and throttle counters, and activity past its retention; see {@link prune}. */
+  prune(options?: PruneOptions): Promise<PruneResult>;
+  /** The activity log (schema version 15): see {@link ActivityAdapterMethods}. */
+  appendActivity: ActivityAdapterMethods['appendActivity'];
+  listActivity: ActivityAdapterMethods['listActivity'];
   /** The user's unexpired sessions, newest first (stored tokens: hashes). */
   listSessions(userId: string): Promise<SessionRecord[]>;
   /** Deletes the user's sessions but the one stored as `except`; how many went. */
@@ -224,7 +237,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | 'appendActivity' | 'listActivity' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -459,7 +472,7 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
   };
 }
 
-function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance {
+function bind(q: Queryable, ready: () => Promise<void>, retention: number): PostgresAdapterInstance {
   const rows = async (sql: string, params: readonly unknown[] = []) => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -471,6 +484,7 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     ...passwordMethods(rows),
     ...flowStoreMethods(rows),
     ...ssoMethods(rows),
+    ...activityMethods(rows),
     ...organizationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
@@ -494,14 +508,14 @@ function bind(q: Queryable, ready: () => Promise<void>): PostgresAdapterInstance
     async withTransaction(fn, options) {
       await ready();
       // Inside the transaction the schema is known to be ready; don't re-enter the migration lock.
-      return q.transaction((tx) => fn(bind(tx, async () => {})), options);
+      return q.transaction((tx) => fn(bind(tx, async () => {}, retention)), options);
     },
     async migrate() {
       return migrate(q);
     },
-    async prune() {
+    async prune(options) {
       await ready();
-      return prune(q);
+      return prune(q, new Date(), { activityBefore: options?.activityBefore ?? new Date(Date.now() - retention * 1000) });
     },
   };
   return adapter;
@@ -532,5 +546,5 @@ export function PostgresAdapter(db: Database, options: PostgresAdapterOptions = 
         await migrated;
       }
     : async () => {};
-  return bind(q, ready);
+  return bind(q, ready, options.activityRetention ?? ACTIVITY_RETENTION_SECONDS);
 }

@@ -243,11 +243,36 @@ export const migrations: readonly Migration[] = [
     ],
   },
   {
-    // MERGER: placeholder for the activity log's migration (branch `activity` holds version 15); replace this entry
-    // with it. It only keeps the list contiguous on this branch.
     version: 15,
-    description: 'reserved (the activity log)',
-    statements: [],
+    description: 'the security activity log (append-only), by user and time and by organization and time',
+    // No foreign keys: a record outlives the user, session and organization it names (an audit trail of a deleted
+    // account), and a failed sign-in names nobody. Rows are never updated: the rule turns an UPDATE into nothing, and
+    // only prune() deletes (records older than the retention).
+    statements: [
+      `CREATE TABLE activity (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        at TIMESTAMPTZ NOT NULL,
+        user_id TEXT,
+        actor_id TEXT,
+        organization_id TEXT,
+        provider TEXT,
+        method TEXT,
+        machine TEXT,
+        machine_version TEXT,
+        transition TEXT,
+        session_hash TEXT,
+        ip TEXT,
+        user_agent TEXT,
+        correlation_id TEXT NOT NULL,
+        reason TEXT,
+        detail JSONB
+      )`,
+      `CREATE INDEX activity_user_at_idx ON activity (user_id, at DESC, id DESC)`,
+      `CREATE INDEX activity_organization_at_idx ON activity (organization_id, at DESC, id DESC) WHERE organization_id IS NOT NULL`,
+      `CREATE INDEX activity_at_idx ON activity (at DESC, id DESC)`,
+      `CREATE RULE activity_append_only AS ON UPDATE TO activity DO INSTEAD NOTHING`,
+    ],
   },
   {
     version: 16,

@@ -1,5 +1,6 @@
 // A signed-in user's passkeys as the account page manages them: listed with their name and dates, renamed, and
 // removed (never the last way to sign in). Every change names the user: another user's credential id changes nothing.
+import { noteActivity } from '../../activity/run.js';
 import { AccessDenied, InvalidRequest, MissingAdapterMethods } from '../../core/errors.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { RequestContext } from '../../core/request-context.js';
@@ -84,4 +85,5 @@ export async function removePasskey(req: RequestContext, userId: string, id: str
       refuse: lastOne,
     },
   );
+  await noteActivity(req, { kind: 'passkey.removed', userId, method: 'webauthn' });
 }

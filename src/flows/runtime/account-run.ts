@@ -18,6 +18,7 @@ import { openPaused } from './resume.js';
 import { settleMachine, type RunOptions, type SettledFlow } from './run.js';
 import type { StageDefinition } from './stage.js';
 import type { TraceEntry } from './trace.js';
+import { markTransition, noteActivity } from '../../activity/run.js';
 
 /** The namespace of an account flow's store entries for one provider (a provider's own are `flow:<id>:`). */
 export function accountStoreNamespace(flowId: string, providerId: string): string {
@@ -77,6 +78,8 @@ async function settleAccount(flow: AccountFlowDefinition, deps: FlowDeps, entry:
   const input = { ...(flow.input?.(deps) ?? {}), deps, callbackUrl: deps.callbackUrl, providerId: deps.provider.id, startedAt: Date.now() };
   // What the machine emits reaches no event handler: only the runtime speaks for what changed.
   const settled = await settleMachine(flow.machine, input, entry.event, paused, trace, [], options);
+  if (settled.kind !== 'paused') markTransition(deps.req, trace, settled.state);
+  await noteAccountOutcome(deps, entry, settled, trace);
   switch (settled.kind) {
     case 'failed':
       return { status: 'failed', error: settled.error, state: settled.state, trace };
@@ -93,4 +96,21 @@ async function settleAccount(flow: AccountFlowDefinition, deps: FlowDeps, entry:
   if (out.created) await dispatchEvent(deps.req.config.events, deps.req.config.logger, 'createUser', { user: out.user });
   const identity = { user: out.user, account: { provider: deps.provider.id, type: 'credentials' as const, providerAccountId: out.user.id }, existingUser: true as const };
   return afterProof(deps, settled.context, identity, out.amr, undefined, stages, trace, options, out.created === true);
+}
+
+/**
+ * The outcomes of an account flow that are security events of their own: a recovery requested (a code or link sent:
+ * the machine paused in `codeSent` after a request; naming nobody, so an address that has no account reads the
+ * same), a recovery completed (the password reset: `done`, naming the user).
+ */
+async function noteAccountOutcome(deps: FlowDeps, entry: FlowEntry, settled: Awaited<ReturnType<typeof settleMachine>>, trace: TraceEntry[]): Promise<void> {
+  const req = deps.req;
+  if (!req.config.activity) return;
+  const sent = entry.event.type;
+  if (settled.kind === 'paused' && settled.paused.value === 'codeSent' && (sent === 'REQUEST' || sent === 'RESEND')) {
+    markTransition(req, trace, 'codeSent');
+    await noteActivity(req, { kind: 'recovery.requested', userId: null, method: 'password' });
+  }
+  const reset = settled.kind === 'done' ? (settled.context as { reset?: { userId?: unknown } }).reset : undefined;
+  if (reset && typeof reset.userId === 'string') await noteActivity(req, { kind: 'recovery.completed', userId: reset.userId, method: 'password' });
 }

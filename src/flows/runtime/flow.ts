@@ -21,6 +21,8 @@ import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
 import { inFlowSpan, type MachineSpan } from './spans.js';
+import { markTransition, openActivityRun } from '../../activity/run.js';
+import { noteEmitted, noteSecondFactorFailed, noteSecondFactorPassed, noteSignInFailed } from '../../activity/outcomes.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
@@ -75,7 +77,11 @@ async function settle(flow: FlowDefinition, deps: FlowDeps, entry: FlowEntry, pa
     startedAt: Date.now(),
   };
   const first = await settleMachine(flow.machine, input, entry.event, paused, trace, flowEmitted, options);
-  if (first.kind === 'failed') return failed(first.error, trace, first.state);
+  if (first.kind !== 'paused') markTransition(deps.req, trace, first.state);
+  if (first.kind === 'failed') {
+    await noteSignInFailed(deps.req, first.error);
+    return failed(first.error, trace, first.state);
+  }
   if (first.kind === 'refused') return { status: 'refused', error: first.error, state: first.state, trace };
   if (first.kind === 'paused') return { status: 'paused', paused: first.paused, response: first.response, trace };
   const out = outputOf(first.output, deps);
@@ -115,7 +121,11 @@ export async function afterProof(
   const tailEmitted: EventObject[] = [];
   const tail = await stage('authchart.signin', stages.tail, { ...stages.tailInput, deps, callbackUrl, identity }, { type: 'START' }, undefined, trace, tailEmitted, options);
   await dispatchEmitted(deps, tailEmitted);
-  if (tail.kind === 'failed' || tail.kind === 'refused') return failed(tail.error, trace, tail.state);
+  await noteEmitted(deps.req, tailEmitted);
+  if (tail.kind === 'failed' || tail.kind === 'refused') {
+    await noteSignInFailed(deps.req, tail.error, identity.existingUser ? identity.user : undefined);
+    return failed(tail.error, trace, tail.state);
+  }
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
   const resolved = tail.output as { outcome: string; url?: string } & Omit<PendingSignIn, 'providerId'>;
   if (resolved.outcome === 'redirected') return { status: 'redirected', url: String(resolved.url), trace };
@@ -174,7 +184,14 @@ async function runSecondFactor(
   const input: StageInput = { deps: { req: deps.req }, callbackUrl: pending?.redirect ?? deps.callbackUrl };
   const settled = await stage('authchart.second_factor', flow, { ...input }, event, paused, trace, emitted, options);
   await dispatchEmitted(deps, emitted);
-  if (settled.kind === 'failed') return failed(settled.error, trace, settled.state);
+  await noteEmitted(deps.req, emitted);
+  // The user of the check: the pending sign-in's, or the signed-in user's the check was started or answered for.
+  const checkUser = pending?.user.id ?? (paused?.context.userId as string | undefined) ?? (event as { userId?: string }).userId;
+  if (settled.kind === 'failed') {
+    // A wrong code that locked the check was recorded from what the machine emitted; any other failure is recorded here.
+    if (!emitted.some((e) => e.type === 'secondFactorFailed' && (e as { locked?: boolean }).locked)) await noteSecondFactorFailed(deps.req, checkUser, settled.error);
+    return failed(settled.error, trace, settled.state);
+  }
   if (settled.kind === 'refused') return { status: 'refused', error: settled.error, state: settled.state, trace };
   if (settled.kind === 'paused') {
     // The second-factor page is the answer that reports the proof: the link is spent with it, not left for a replay.
@@ -189,6 +206,9 @@ async function runSecondFactor(
     return { status: 'paused', paused: settled.paused, response: settled.response, trace, slot: 'second-factor' };
   }
   const result = settled.output as StageOutput | undefined;
+  if (settled.kind === 'done' && result?.outcome === 'passed' && (pending || !(result as { changed?: boolean }).changed)) {
+    await noteSecondFactorPassed(deps.req, checkUser, result.method, pending ? 'signIn' : (paused?.context.purpose as string | undefined));
+  }
   if (!pending) return { status: 'assured', output: settled.output, trace };
   if (result?.outcome !== 'passed') return failed(new CallbackRouteError('The second-factor check ended without passing.', { actual: result?.outcome }), trace);
   return signIn(deps, pending, result.method, trace, spend);
@@ -200,6 +220,7 @@ async function signIn(deps: Pick<FlowDeps, 'req'>, pending: PendingSignIn, metho
   try {
     await issueSession(deps.req, { user, account, profile, isNewUser }, method, pending.amr, spend);
   } catch (err) {
+    await noteSignInFailed(deps.req, err, user);
     if (err instanceof AccessDenied || err instanceof AdapterError || err instanceof Verification) return failed(err, trace, 'issuingSession');
     return failed(new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'issuingSession' }), trace, 'issuingSession');
   }
@@ -285,7 +306,14 @@ export async function recorded(
   const clock = performance.now();
   const carried = paused?.context[FLOW_ID_KEY];
   const id = isFlowId(carried) ? carried : newFlowId();
-  const result = await inFlowSpan(provider, machine.id, flow.version, run, (r) => ({ outcome: r.status, error: r.status === 'failed' || r.status === 'refused' ? r.error : undefined }));
+  // The activity records of this run share its id (the flow record's, the span's `authchart.flow.id`).
+  const closeActivity = openActivityRun(req, { correlationId: id, flow: { machine: machine.id, version: String(flow.version) }, provider });
+  let result: SettledFlow;
+  try {
+    result = await inFlowSpan(provider, machine.id, flow.version, run, (r) => ({ outcome: r.status, error: r.status === 'failed' || r.status === 'refused' ? r.error : undefined }), id);
+  } finally {
+    await closeActivity();
+  }
   if (result.status === 'paused') result.paused.context[FLOW_ID_KEY] = id;
   const record = await recordFor(req.config, {
     id,

@@ -11,6 +11,7 @@ import { strategyFor } from '../../session/strategy.js';
 import { knownMethods } from '../../session/verification.js';
 import { sealPaused, slotAfter, slotCookieName, type FlowSlot, type PausedFlow } from './cookie.js';
 import type { DoorAnswer, StepOptions } from './answer.js';
+import { noteActivity } from '../../activity/run.js';
 import { answerOf, runOwn } from './flow.js';
 import { openPaused } from './resume.js';
 import { signedInOutputOf, type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute } from './signed-in.js';
@@ -62,7 +63,12 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   const sealed = paused?.context.callbackUrl;
   const back = typeof sealed === 'string' && sealed ? sealed : callbackUrl;
   try {
-    return await applyOutcome(req, gate.userId, result.output, back);
+    const answer = await applyOutcome(req, gate.userId, result.output, back);
+    // The built-in password change: its final state is the change (the hash is written by its machine).
+    if (flow.machine.id === 'change-password' && (result.output as { outcome?: string } | undefined)?.outcome === 'completed') {
+      await noteActivity(req, { kind: 'password.changed', userId: gate.userId, method: 'password', correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
+    }
+    return answer;
   } catch (err) {
     return { status: 'failed', error: err instanceof AuthError ? err : new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'applyingOutcome' }), record: result.record };
   }

@@ -1,6 +1,7 @@
 // The built-in account page: the signed-in user's linked accounts (unlink, link another), passkeys (rename, remove,
 // add), second factors and devices (sign one out, or every other). One section per concern, each its own function.
 // Optional: `pages.account` names an app's own page instead.
+import type { ActivityKind } from '../../activity/types.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english, type Translator } from '../../core/messages/translator.js';
@@ -48,6 +49,17 @@ function passwordSection(params: AccountPageParams, i18n: Translator): SafeHtml 
 }
 
 /** Input of {@link renderAccountPage}. */
+/** One record of the user's recent security activity, as the page shows it: what, when, which device, from where. */
+export interface AccountActivityRow {
+  kind: ActivityKind;
+  /** ISO time. */
+  at: string;
+  /** The device's readable name ("Firefox on Linux"), never the raw user agent. */
+  device: string;
+  /** The client address, when known. */
+  place: string | null;
+}
+
 export interface AccountPageParams {
   theme: Theme;
   /** `{origin}{basePath}`: the forms post under it. */
@@ -68,6 +80,8 @@ export interface AccountPageParams {
   /** Organizations are configured: a link to the organizations page. */
   organizations?: boolean;
   devices: AccountDeviceRow[];
+  /** The user's recent security activity, newest first; absent when the activity log is off. */
+  activity?: AccountActivityRow[];
   sessionControl: SessionControl;
   /** A refusal to show (`?error=`): its error type. */
   notice?: string;
@@ -193,6 +207,17 @@ ${note ? html`<p class="muted" data-sessions-note>${note}</p>` : ''}
 ${params.sessionControl !== 'thisOnly' && others ? post(params, 'account/sessions', i18n.t('manage.signOutOthers'), 'sign-out-others', { fields: { scope: 'others', step: 'confirm' }, style: 'danger' }) : ''}</section>`;
 }
 
+// Recent security activity: the newest records of the user's own (present when the activity log is on).
+function activitySection(params: AccountPageParams, i18n: Translator): SafeHtml | '' {
+  if (!params.activity) return '';
+  const rows = params.activity.map((a) => {
+    const place = a.place ? i18n.t('account.activityPlace', { place: a.place }) : i18n.t('account.activityUnknownPlace');
+    return html`<li${attr('data-activity', a.kind)}><span><strong>${i18n.t(`activity.${a.kind}` as MessageId)}</strong><br><small class="muted"><time${attr('datetime', a.at)}>${i18n.date(a.at)}</time> · <span data-activity-device>${a.device}</span> · <span data-activity-place>${place}</span></small></span></li>`;
+  });
+  return html`<section data-section="activity"><h2>${i18n.t('account.activity')}</h2>
+${rows.length ? html`<ul class="rows" data-activity-list>${rows}</ul>` : html`<p class="muted">${i18n.t('account.activityNone')}</p>`}</section>`;
+}
+
 /**
  * Renders the account page.
  *
@@ -213,6 +238,7 @@ ${passkeysSection(params, i18n)}
 ${passwordSection(params, i18n)}
 ${params.organizations ? html`<section data-section="organizations"><p><a class="button secondary"${attr('href', safeUrl(`${params.authUrl}/account/organizations`))} data-account-action="organizations">${i18n.t('account.organizations')}</a></p></section>` : ''}
 ${factorsSection(params, i18n)}
-${devicesSection(params, i18n)}`;
+${devicesSection(params, i18n)}
+${activitySection(params, i18n)}`;
   return layout({ title, theme: params.theme, body, css, nonce: params.nonce, i18n });
 }

@@ -15,6 +15,7 @@ import type { ClientResponse } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
+import type { ActivityRecord } from '../../../src/activity/types.js';
 
 /** A provider's own CredentialsSignin, whose code must reach the URL. */
 class InvalidLogin extends CredentialsSignin {
@@ -71,6 +72,9 @@ interface Run {
   trace: TraceEntry[];
   tail: TraceEntry[];
   status: string;
+  /** The activity records the run wrote (a sink of the test's), and the flow record's id. */
+  activity: ActivityRecord[];
+  flowId: string;
 }
 
 /** Configures an instance whose `authorize` takes the path's branch, and submits the form once. */
@@ -101,7 +105,9 @@ async function play(strategy: Strategy, path: ModelPath): Promise<Run> {
       }
     },
   });
+  const activity: ActivityRecord[] = [];
   const config: Partial<AuthConfig> = {
+    activity: { sinks: [{ name: 'test', write: (records) => void activity.push(...records) }] },
     callbacks: {
       signIn: async (params) => {
         signIns.push(params);
@@ -128,6 +134,8 @@ async function play(strategy: Strategy, path: ModelPath): Promise<Run> {
     trace: trace.filter((e) => e.machine === undefined),
     tail: trace.filter((e) => e.machine === 'signin'),
     status: logged[0].message.slice('flow credentials '.length),
+    activity,
+    flowId: (logged[0].metadata as { id: string }).id,
   };
 }
 
@@ -182,6 +190,21 @@ describe.each(strategies)('credentials flow, model paths with %s sessions', (str
     expect(sessionCookies.length > 0, 'a session cookie is set').toBe(want.session);
     expect(run.events).toEqual(want.events);
     expect(run.t.logger.errorTypes()).toEqual(want.logged);
+
+    // The activity log: one record per outcome, of the outcome's kind, correlated with the flow record.
+    const kinds = run.activity.map((r) => r.kind);
+    if (path.finalState === 'authenticated') expect(kinds).toEqual(strategy === 'database' ? ['signUp.completed', 'signIn.succeeded'] : ['signIn.succeeded']);
+    else expect(kinds).toEqual(['signIn.failed']);
+    for (const record of run.activity) {
+      expect(record.correlationId).toBe(run.flowId);
+      expect(record.flow).toMatchObject({ machine: 'credentials', transition: expect.stringContaining(path.finalState) });
+      expect(record).toMatchObject({ provider: 'credentials', method: 'credentials' });
+    }
+    if (path.finalState !== 'authenticated') expect(run.activity[0]).toMatchObject({ userId: null, reason: want.logged[0], sessionHash: null });
+    if (strategy === 'database') {
+      const stored = await pg.db.query<{ id: string; kind: string }>('SELECT id, kind FROM activity WHERE correlation_id = $1 ORDER BY kind DESC', [run.flowId]);
+      expect(stored.rows.map((r) => r.id).sort()).toEqual(run.activity.map((r) => r.id).sort());
+    }
 
     if (path.finalState !== 'authenticated') {
       expect(run.signIns, 'the signIn callback is never asked about a failed flow').toEqual([]);

@@ -242,6 +242,9 @@ async function answer(branch: string | undefined): Promise<boolean | string> {
   return branch === undefined || branch === 'signIn returns true';
 }
 
+/** The activity records every instance wrote, in order (each path reads those after its mark). */
+const activityLog: { kind: string; reason?: string | null }[] = [];
+
 function instance(emitted: string[], signInCalls: SignInCallbackParams[], canPeek: boolean): TestAuth {
   const send = async ({ identifier, url, code }: { identifier: string; url: string; code?: string }) => {
     if (scenario.send === 'the mail server refuses') throw new Error('550 mailbox unavailable');
@@ -249,6 +252,7 @@ function instance(emitted: string[], signInCalls: SignInCallbackParams[], canPee
   };
   const record = (name: string) => async () => void emitted.push(name);
   const config: Partial<AuthConfig> = {
+    activity: { sinks: [{ name: 'test', write: (records) => void activityLog.push(...records) }] },
     adapter: faultyAdapter(canPeek),
     flowStore,
     // JWT sessions, so that the jwt callback can refuse at issue time (the tail's issuingSession branches).
@@ -290,6 +294,8 @@ interface Run {
   tailTrace: TraceEntry[];
   statuses: string[];
   mailed: boolean;
+  /** The activity records of the path's requests. */
+  activity: { kind: string; reason?: string | null }[];
 }
 
 /** Requests a real link for `email` with everything succeeding, outside the path under test. */
@@ -349,6 +355,7 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
     scenario = { request: b.checkSignIn ?? allGood.request, send: b.sendLink ?? allGood.send, tail };
 
     const mark = t.logger.debugs.length;
+    const activityMark = activityLog.length;
     let res: ClientResponse;
     const first = path.events[0].type;
     if (first === 'REQUEST') {
@@ -411,6 +418,7 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
       tailTrace: traces.filter((e) => e.machine === 'signin'),
       statuses: logged.map((d) => d.message.slice('flow email '.length)),
       mailed: outbox.some((m) => m.identifier === email),
+      activity: activityLog.slice(activityMark),
     };
   } finally {
     faults.clear();
@@ -479,6 +487,13 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
     expect(run.trace.map((e) => e.event)).toEqual(path.events.map((e) => e.type));
     expect(run.trace.at(-1)?.to).toBe(path.finalState);
     expect(run.statuses.at(-1)).toBe(want.status);
+    // The activity log: a sign-in (a new user's: its sign-up too) or a failure, one record per outcome.
+    const kinds = run.activity.map((r) => r.kind);
+    if (want.status === 'signedIn') expect(kinds).toEqual(run.emitted.includes('createUser') ? ['signUp.completed', 'signIn.succeeded'] : ['signIn.succeeded']);
+    else if (want.status === 'failed') {
+      expect(kinds).toEqual(['signIn.failed']);
+      expect(run.activity[0].reason).toBe(want.logged[0]);
+    } else expect(kinds).toEqual([]);
     if (b.CONFIRM && b.OPEN_LINK) expect(run.statuses[0]).toBe('paused');
     // Only a proven address reaches the standard tail, which here signs the new user in.
     expect(run.tailTrace.at(-1)?.to).toBe(path.finalState === 'authenticated' ? 'resolved' : undefined);

@@ -164,6 +164,8 @@ interface Played {
   flow: TraceEntry[];
   tail: TraceEntry[];
   events: string[];
+  /** The activity records the sign-in wrote. */
+  activity: { kind: string; reason?: string | null }[];
 }
 
 /** Logs in at the OP as `person` and brings the browser back, tampering on the way where the scenario says so. */
@@ -180,7 +182,7 @@ async function signIn(t: TestAuth, s: Scenario, person: string) {
   return callbackWithCookie(t.client, nav, cookie);
 }
 
-function tracesOf(t: TestAuth): Omit<Played, 'events'> {
+function tracesOf(t: TestAuth): Omit<Played, 'events' | 'activity'> {
   const entries = loggedTraces(t).flatMap((r) => r.trace);
   return { flow: entries.filter((e) => e.machine === undefined), tail: entries.filter((e) => e.machine === 'signin') };
 }
@@ -190,10 +192,12 @@ async function play(path: ModelPath, index: number): Promise<Played> {
   const s = scenarioOf(path);
   const events: string[] = [];
   const record = (name: string) => () => void events.push(name);
+  const activity: { kind: string; reason?: string | null; correlationId: string; flow?: { machine: string } | null }[] = [];
   const t = testAuth({
     providers: [providerFor(s)],
     adapter: PostgresAdapter(db),
     session: { strategy: 'jwt' },
+    activity: { sinks: [{ name: 'test', write: (records) => void activity.push(...records) }] },
     events: { signIn: record('signIn'), createUser: record('createUser'), linkAccount: record('linkAccount') },
   });
   const last = await signIn(t, s, people[index]);
@@ -205,7 +209,7 @@ async function play(path: ModelPath, index: number): Promise<Played> {
     const [type, publicType] = errorTypes[path.finalState];
     expectFailure(t, last, type, publicType);
   }
-  return { ...tracesOf(t), events };
+  return { ...tracesOf(t), events, activity };
 }
 
 // ---- the suite ----------------------------------------------------------------------------------------------
@@ -220,7 +224,7 @@ describe('oauth machine, model-based through HTTP and a real OP', () => {
 
   paths.forEach((path, index) => {
     it(path.description, async () => {
-      const { flow, tail, events } = await play(path, index);
+      const { flow, tail, events, activity } = await play(path, index);
       coverage.record(flow);
       const expected = modelTrace(path);
       // A path that stops mid-way is a prefix of what the real flow did; any other is the whole of it.
@@ -229,7 +233,11 @@ describe('oauth machine, model-based through HTTP and a real OP', () => {
         // Proven, then signed in by the standard tail with its default answers: a new user, linked, a session.
         expect(tail.at(-1)?.to).toBe('resolved');
         expect(events).toEqual(['createUser', 'linkAccount', 'signIn']);
+        // The activity log: the new user's sign-up and sign-in, one record each, of the oauth machine's run.
+        expect(activity.map((r) => r.kind)).toEqual(['signUp.completed', 'signIn.succeeded']);
       } else {
+        expect(activity.map((r) => r.kind)).toEqual(['signIn.failed']);
+        expect(activity[0].reason).toBe(errorTypes[path.finalState][0]);
         // A failed flow never reaches the tail: nothing is stored, no event fires.
         expect(tail).toEqual([]);
         expect(events).toEqual([]);

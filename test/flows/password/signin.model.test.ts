@@ -79,7 +79,7 @@ async function play(strategy: 'jwt' | 'database', path: ModelPath) {
   const before = userId ? await pg.adapter.getPasswordHash(userId) : null;
   const adapter: Adapter = has('the database is down') ? { ...pg.adapter, getUserByEmail: outage } : pg.adapter;
   const signIns: SignInCallbackParams[] = [];
-  const config: Partial<AuthConfig> = { adapter, session: { strategy }, callbacks: { signIn: async (p) => (signIns.push(p), true) } };
+  const config: Partial<AuthConfig> = { adapter, session: { strategy }, activity: {}, callbacks: { signIn: async (p) => (signIns.push(p), true) } };
   const t = testAuth({ providers: [Password({ hasher })], ...config });
   const csrfToken = await t.csrfToken();
   const password = has('a wrong password') ? 'not the password at all' : PASSWORD;
@@ -88,7 +88,9 @@ async function play(strategy: 'jwt' | 'database', path: ModelPath) {
   expect(logged, 'one flow trace logged').toHaveLength(1);
   const { trace } = logged[0]!.metadata as { trace: TraceEntry[] };
   const after = userId ? await pg.adapter.getPasswordHash(userId) : null;
-  return { t, res, signIns, userId, email, before, after, trace: trace.filter((e) => e.machine === undefined), tail: trace.filter((e) => e.machine === 'signin') };
+  const flowId = (logged[0]!.metadata as { id: string }).id;
+  const activity = (await pg.db.query<{ kind: string; user_id: string | null; reason: string | null; machine: string; transition: string; method: string }>('SELECT kind, user_id, reason, machine, transition, method FROM activity WHERE correlation_id = $1', [flowId])).rows;
+  return { t, res, signIns, userId, email, before, after, activity, trace: trace.filter((e) => e.machine === undefined), tail: trace.filter((e) => e.machine === 'signin') };
 }
 
 function expectedLocation(path: ModelPath): string {
@@ -126,6 +128,11 @@ describe.each(['jwt', 'database'] as const)('password sign-in, model paths with 
     expect(run.res.headers.get('location')).toBe(expectedLocation(path));
     const sessionSet = run.res.setCookie.some((line) => line.startsWith(`${SESSION_COOKIE}=`) && !/max-age=0/i.test(line));
     expect(sessionSet).toBe(endOf(path) === 'authenticated');
+    // The activity log: one record per outcome, of its kind; a failure names nobody (not even a known address's user).
+    expect(run.activity.map((r) => r.kind)).toEqual([endOf(path) === 'authenticated' ? 'signIn.succeeded' : 'signIn.failed']);
+    expect(run.activity[0]).toMatchObject({ machine: 'password-signin', method: 'credentials', user_id: endOf(path) === 'authenticated' ? run.userId : null });
+    expect(run.activity[0]!.transition).toContain(endOf(path) === 'authenticated' ? 'authenticated' : 'failed');
+    if (endOf(path) !== 'authenticated') expect(run.activity[0]!.reason).toBe(run.t.logger.errorTypes()[0] ?? 'CredentialsSignin');
 
     if (endOf(path) !== 'authenticated') {
       expect(run.tail).toEqual([]);

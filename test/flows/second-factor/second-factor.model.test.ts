@@ -74,6 +74,8 @@ interface Run {
   /** What was stored before the machine ran: the user's factor rows; another session of theirs (signed in only). */
   before: { factors: string[]; elsewhere?: string };
   device?: SoftAuthenticator;
+  /** The kinds of the activity records the path's requests wrote for the user (sorted). */
+  activity: string[];
 }
 
 const slug = () => randomUUID().replace(/-/g, '').slice(0, 12);
@@ -116,6 +118,7 @@ async function play(path: ModelPath, refuseUpdate = false): Promise<Run> {
   const t = testAuth({
     adapter: failing(pg.adapter, armed),
     session: { strategy: 'database' },
+    activity: {},
     secondFactor: {
       issuer: 'Model',
       ...(lastAttempt ? { maxAttempts: 1 } : {}),
@@ -165,6 +168,7 @@ async function play(path: ModelPath, refuseUpdate = false): Promise<Run> {
   }
   const before = { factors: await factorRows(userId), elsewhere };
   events.length = 0;
+  const activityBefore = (await pg.db.query<{ id: string }>('SELECT id FROM activity WHERE user_id = $1', [userId])).rows.map((r) => r.id);
   // Signed in long enough ago that the last check is stale.
   if (started.verifiedAt === 0) vi.setSystemTime(Date.now() + FRESH_CHECK_MS + 60_000);
 
@@ -250,7 +254,27 @@ async function play(path: ModelPath, refuseUpdate = false): Promise<Run> {
   expect(records.map((r) => r.message.split(' ')[1]), 'one flow record per request').toEqual(responses.map((_, i) => (signingIn && i === 0 ? 'credentials' : 'second-factor')));
   const trace = records.flatMap((r) => (r.metadata as { trace: TraceEntry[] }).trace).filter((e) => e.machine === 'second-factor');
   const statuses = records.map((r) => r.message.replace(/^flow \S+ /, ''));
-  return { t, userId, responses, pages, trace, statuses, events, before, device };
+  const activity = (await pg.db.query<{ kind: string }>('SELECT kind FROM activity WHERE user_id = $1 AND NOT (id = ANY($2::text[]))', [userId, activityBefore])).rows.map((r) => r.kind).sort();
+  return { t, userId, responses, pages, trace, statuses, events, before, device, activity };
+}
+
+/**
+ * The activity records a path writes for its user: one per outcome. What the machine emits (a wrong code, a factor
+ * added or removed); a check that failed otherwise than by a locking wrong code; a check that passed (a sign-in's or
+ * a step-up's: a change of factors is recorded as the change); and the sign-in its pass completed.
+ */
+function activityOf(path: ModelPath, b: Record<string, string>): string[] {
+  const names: Record<string, string> = { secondFactorFailed: 'secondFactor.failed', factorEnrolled: 'factor.added', factorRemoved: 'factor.removed' };
+  const kinds = emitted(path).map((e) => names[e]);
+  const last = path.events.at(-1) as Outcome;
+  if (path.finalState.startsWith('failed.') && last.output?.result !== 'locked') kinds.push('secondFactor.failed');
+  const started = starts.find((s) => s.branch === b.START)!;
+  if (path.finalState === 'passed' && (started.purpose === 'signIn' || started.purpose === 'stepUp')) kinds.push('secondFactor.passed');
+  if (path.finalState === 'passed' && started.purpose === 'signIn') kinds.push('signIn.succeeded');
+  // A signed-in user's change of factors ends their other sessions (one record for them all).
+  const changed = (path.finalState === 'passed' || path.finalState === 'showingCodes') && ['enrolTotp', 'backupCodes', 'remove'].includes(started.purpose as string);
+  if (changed) kinds.push('session.ended');
+  return kinds.sort();
 }
 
 /** The events a path emits: a failure per wrong code or passkey, the factor enrolled (an app, a set of codes) or removed. */
@@ -402,6 +426,7 @@ describe('second-factor machine over HTTP', () => {
     if (want.json) expect(JSON.parse(run.pages.at(-1)!)).toMatchObject(want.json);
     expect(run.t.logger.errorTypes()).toEqual(want.logged);
     expect(run.events.map((e) => e.name)).toEqual([...emitted(path), ...(signingIn && path.finalState === 'passed' ? ['signIn'] : [])]);
+    expect(run.activity, 'one activity record per outcome').toEqual(activityOf(path, b));
 
     // Every answer before the last waited at the check: its page (or passkey options), sealed in the check's
     // cookie, and no session cookie. The last one sealed the cookie again if still waiting, else spent it.

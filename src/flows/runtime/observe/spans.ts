@@ -14,6 +14,8 @@ export const SPAN_ATTRIBUTES = {
   provider: 'authchart.provider',
   machine: 'authchart.machine',
   version: 'authchart.flow.version',
+  /** The flow id: the flow record's `id` and the activity records' `correlationId` (a random id, not a request value). */
+  flowId: 'authchart.flow.id',
   outcome: 'authchart.outcome',
   errorType: 'authchart.error.type',
   state: 'authchart.state',
@@ -113,11 +115,12 @@ function tracerOf(api: Otel): Tracer | undefined {
   return typeof provider.getDelegateTracer === 'function' ? provider.getDelegateTracer(TRACER) : provider.getTracer(TRACER);
 }
 
-function spanIn(api: Otel | null, provider: string, machine: string, version: number | undefined): MachineSpan | undefined {
+function spanIn(api: Otel | null, provider: string, machine: string, version: number | undefined, flowId?: string): MachineSpan | undefined {
   const tracer = api ? tracerOf(api) : undefined;
   if (!api || !tracer) return undefined;
   const attributes: Attributes = { [SPAN_ATTRIBUTES.provider]: provider, [SPAN_ATTRIBUTES.machine]: machine };
   if (version !== undefined) attributes[SPAN_ATTRIBUTES.version] = version;
+  if (flowId !== undefined) attributes[SPAN_ATTRIBUTES.flowId] = flowId;
   const span = tracer.startSpan('authchart.flow', { attributes });
   // Not sampled: a non-recording span drops everything, so skip the work altogether.
   if (!span.isRecording()) return undefined;
@@ -133,11 +136,11 @@ function spanIn(api: Otel | null, provider: string, machine: string, version: nu
  * @example
  * const opening = flowSpan('github', 'oauth', 1); const span = opening instanceof Promise ? await opening : opening
  */
-export function flowSpan(provider: string, machine: string, version: number | undefined): MachineSpan | undefined | Promise<MachineSpan | undefined> {
+export function flowSpan(provider: string, machine: string, version: number | undefined, flowId?: string): MachineSpan | undefined | Promise<MachineSpan | undefined> {
   // No provider registered: the API's own proxy would answer no tracer, so the API is not even imported.
   if (!tracerProviderRegistered()) return undefined;
   const api = otelApi();
-  return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version)) : spanIn(api, provider, machine, version);
+  return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version, flowId)) : spanIn(api, provider, machine, version, flowId);
 }
 
 /**
@@ -153,8 +156,9 @@ export async function inFlowSpan<T>(
   version: number | undefined,
   run: (span: MachineSpan | undefined) => Promise<T>,
   ended: (result: T) => { outcome: string; error?: unknown },
+  flowId?: string,
 ): Promise<T> {
-  const opening = flowSpan(provider, machine, version);
+  const opening = flowSpan(provider, machine, version, flowId);
   const span = opening instanceof Promise ? await opening : opening;
   if (!span) return run(undefined);
   let result: T;

@@ -1,0 +1,60 @@
+// Where records go: the adapter's `appendActivity` (on the transaction's adapter `tx` when the outcome has one, so
+// the record commits with it), then every configured sink. The anonymous-flood gate (limit.ts) runs first. A sink
+// that fails is logged and never fails the request; the adapter failing inside a transaction fails the transaction
+// (no sign-in without its record), and outside one is logged (the outcome has already happened).
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
+import type { InternalConfig } from '../core/config.js';
+import type { RequestContext } from '../core/request-context.js';
+import { floodGate, type FloodGate } from './limit.js';
+import type { ActivityRecord } from './types.js';
+
+const gates = new WeakMap<InternalConfig, FloodGate>();
+
+function gateOf(config: InternalConfig): FloodGate {
+  let gate = gates.get(config);
+  if (!gate) gates.set(config, (gate = floodGate(config.activity!.anonymousPerMinute)));
+  return gate;
+}
+
+/** True when the log is on and something keeps records in the adapter: outcomes then write them in a transaction. */
+export function activityInAdapter(config: InternalConfig): boolean {
+  return config.activity !== undefined && typeof config.adapter?.appendActivity === 'function';
+}
+
+export interface WriteOptions {
+  /** The transaction's adapter: the records commit with the outcome (a failure fails the transaction). */
+  tx?: WrappedAdapter;
+  /** Outside a transaction: throw when the adapter cannot write (the caller undoes the outcome). */
+  required?: boolean;
+}
+
+/**
+ * Writes `records` to the adapter and the sinks. Nothing when the log is off.
+ *
+ * @example
+ * await adapter.withTransaction(async (tx) => { await tx.createSession(row); await writeActivity(req, records, { tx }) })
+ */
+export async function writeActivity(req: Pick<RequestContext, 'config'>, records: readonly ActivityRecord[], options: WriteOptions = {}): Promise<void> {
+  const { config } = req;
+  if (!config.activity || records.length === 0) return;
+  const { records: admitted, warn } = gateOf(config).admit(records);
+  if (warn) config.logger.warn('activity-flood', `Activity records of one client address passed ${config.activity.anonymousPerMinute} a minute; more are dropped until the minute ends.`);
+  if (admitted.length === 0) return;
+  const { tx } = options;
+  if (tx?.appendActivity) await tx.appendActivity(admitted);
+  else if (config.adapter?.appendActivity) {
+    try {
+      await config.adapter.appendActivity(admitted);
+    } catch (err) {
+      if (options.required) throw err;
+      config.logger.error(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+  for (const sink of config.activity.sinks) {
+    try {
+      await sink.write(admitted, tx);
+    } catch (err) {
+      config.logger.error(new Error(`Activity sink "${sink.name}" failed`, { cause: err }));
+    }
+  }
+}
