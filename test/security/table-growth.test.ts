@@ -63,11 +63,11 @@ describe('prune', () => {
     await seed('p1');
     expect(await counts('p1')).toEqual({ tokens: 3, sessions: 2, throttle: 1, challenges: 2, validAfter: 3, flowStore: 2, webhooks: 3 });
     const deleted = await prune(pglite.db);
-    expect(deleted).toEqual({ verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1, flowStore: 1, webhookDeliveries: 1 });
+    expect(deleted).toEqual({ activity: 0, verificationTokens: 2, sessions: 1, throttle: 1, factorChallenges: 1, sessionsValidAfter: 1, flowStore: 1, webhookDeliveries: 1 });
     expect(await counts('p1')).toEqual({ tokens: 1, sessions: 1, throttle: 0, challenges: 1, validAfter: 2, flowStore: 1, webhooks: 2 });
     expect(await pglite.adapter.getSessionsValidAfter('old-p1')).toBeNull();
     expect(await pglite.adapter.getSessionsValidAfter('live-p1')).toBeInstanceOf(Date);
-    expect(await pglite.adapter.prune()).toEqual({ verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0, flowStore: 0, webhookDeliveries: 0 });
+    expect(await pglite.adapter.prune()).toEqual({ activity: 0, verificationTokens: 0, sessions: 0, throttle: 0, factorChallenges: 0, sessionsValidAfter: 0, flowStore: 0, webhookDeliveries: 0 });
   });
 });
 
