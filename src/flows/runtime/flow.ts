@@ -19,7 +19,8 @@ import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
-import { inFlowSpan, type MachineSpan } from './spans.js';
+import { inFlowSpan } from './observe/flow-span.js';
+import type { MachineSpan } from './observe/spans.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
