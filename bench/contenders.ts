@@ -31,8 +31,7 @@ export interface Authjs {
   version: string;
 }
 
-/** Why a side could not run, shown in the results instead of its figures. */
-export const NOT_INSTALLED = 'not installed (run `npm run bench:install`)';
+export { NOT_INSTALLED } from './measure.js';
 
 /**
  * Loads `@auth/core` from bench/node_modules only, never the copy another package may have put in the root
