@@ -135,8 +135,9 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
   const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
   // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start).
-  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from.
-  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/index.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : []);
+  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from (pages/index.ts
+  // is a barrel with no code of its own: its chunk is found by the sign-in page's module).
+  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : []);
   const inUseCode = Buffer.concat(out.outputFiles.filter((f) => [...inUse].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
   const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
   return {
