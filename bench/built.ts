@@ -3,7 +3,7 @@
 // `#srvx` import resolved by Node. Not the sources through tsx, which differ from what ships (no bundling, `__name`
 // wrappers, srvx's own Node adapter). One install per run: the first process packs and installs, and the sections it
 // spawns find the folder in AUTHCHART_BENCH_APP. The types are the sources' (the dist's declarations are built from them).
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +19,8 @@ export function installedApp(log: (line: string) => void = (line) => console.err
   const known = process.env[APP_ENV];
   if (known && existsSync(join(known, 'node_modules', 'authchart', 'package.json'))) return known;
   const dir = mkdtempSync(join(tmpdir(), 'authchart-bench-app-'));
+  // Removed when the process that made it exits (its sections, children of it, have ended by then).
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   log(`Packing authchart and installing the tarball into ${dir}...`);
   const version = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   packAndInstall(dir, Object.fromEntries(PEERS.map((name) => [name, version(name)])));
