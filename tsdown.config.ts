@@ -12,7 +12,7 @@
 // machine, built with the app's own xstate, runs under the bundled runtime: xstate's actors, systems and snapshots
 // meet through their public shape, not module identity (test/package/consumer.test.ts runs one on the packed build).
 import { readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
 
@@ -134,6 +134,34 @@ const INLINED = /^(h3|rou3|xstate)(\/|$)/;
  * the environment at import (src/http/srvx-web.ts).
  */
 const SRVX_NODE = source('http/srvx-node.ts');
+/**
+ * srvx's NodeRequest for authchart/node, bundled the same way into dist/srvx-node-request.mjs. Bundled from srvx's own
+ * modules, both entries would share them (srvx's Node adapter and its URL class), and the bundler would move them into
+ * a chunk that dist/srvx-node.mjs imports: one more file, with node:stream, on every Node cold start. So this entry
+ * bundles a private copy of srvx's modules (`srvxCopy` below): each of the two files holds only what it uses.
+ */
+const SRVX_NODE_REQUEST = source('http/srvx-node-request.ts');
+const SRVX_COPY = '\0authchart-srvx-copy:';
+
+/** Resolves srvx/node, from SRVX_NODE_REQUEST, and every relative import inside it, to a module id of its own. */
+const srvxCopy = {
+  name: 'authchart:srvx-copy',
+  async resolveId(
+    this: { resolve(source: string, importer: string, options: { skipSelf: boolean }): Promise<{ id: string } | null> },
+    id: string,
+    importer: string | undefined,
+  ) {
+    if (importer === SRVX_NODE_REQUEST && id === 'srvx/node') {
+      const real = await this.resolve(id, importer, { skipSelf: true });
+      return real ? `${SRVX_COPY}${real.id}` : null;
+    }
+    if (importer?.startsWith(SRVX_COPY) && id.startsWith('.')) return `${SRVX_COPY}${resolve(dirname(importer.slice(SRVX_COPY.length)), id)}`;
+    return null;
+  },
+  load(id: string) {
+    return id.startsWith(SRVX_COPY) ? { code: readFileSync(id.slice(SRVX_COPY.length), 'utf8'), moduleType: 'js' as const } : null;
+  },
+};
 
 /**
  * tsdown declares Node's built-ins free of side effects, yet the bundler still writes a bare `import "node:http"`
@@ -215,6 +243,8 @@ export default defineConfig({
     'cli/bin': 'src/cli/bin.ts',
     // What `#srvx` names on Node (package.json "imports"): see the file.
     'srvx-node': 'src/http/srvx-node.ts',
+    // srvx's NodeRequest, for authchart/node only: see the file.
+    'srvx-node-request': 'src/http/srvx-node-request.ts',
     // What `#srvx` names off Node: the native Response and URL (see the file).
     'srvx-web': 'src/http/srvx-web.ts',
   },
@@ -226,12 +256,12 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: true,
-  plugins: [presetEntries, dropBareBuiltinImports, skipDynamicFacades],
+  plugins: [presetEntries, srvxCopy, dropBareBuiltinImports, skipDynamicFacades],
   hash: true,
   tsconfig: 'tsconfig.build.json',
   // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,
   // so an app's H3Event is ours): fewer files to resolve and load. srvx stays an import: it resolves per runtime.
-  deps: { alwaysBundle: (id, importer) => !!importer && !/\.d\.[cm]?ts$/.test(importer) && (INLINED.test(id) || (id === 'srvx/node' && importer === SRVX_NODE)) },
+  deps: { alwaysBundle: (id, importer) => !!importer && !/\.d\.[cm]?ts$/.test(importer) && (INLINED.test(id) || (id === 'srvx/node' && (importer === SRVX_NODE || importer === SRVX_NODE_REQUEST))) },
   // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
   // No JSDoc in the JavaScript (the declarations keep it, and annotations like @__PURE__ stay): a fifth of the bytes
   // that a first sign-in's chunks make Node parse, ~1 ms of its CPU (~2 with OIDC) (test/package/dist-cold-path.test.ts).

@@ -1,11 +1,13 @@
 // Benchmark 6: what an app ships for credentials + one OAuth provider (GitHub), bundled by esbuild (minified ESM,
-// Node built-ins external) and gzipped: authchart's public entries against @auth/core's.
-import { existsSync } from 'node:fs';
+// Node built-ins external) and gzipped: authchart's public entries, from the installed tarball (./built.ts) as an
+// app's bundler finds them, against @auth/core's.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { NOT_INSTALLED } from './contenders.js';
+import { installedApp } from './built.js';
+import { NOT_INSTALLED } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
@@ -16,8 +18,11 @@ export type BundleSide = (typeof BUNDLE_SIDES)[number];
 /** The import an app writes, as an esbuild entry. */
 const ENTRIES: Record<BundleSide, { contents: string; resolveDir: string }> = {
   authchart: {
-    contents: `export { AuthInit, Credentials } from './src/index.ts';\nexport { GitHub } from './src/providers/index.ts';\n`,
-    resolveDir: ROOT,
+    contents: `export { AuthInit, Credentials } from 'authchart';\nexport { default as GitHub } from 'authchart/providers/github';\n`,
+    // The app folder the tarball is installed in: no tsconfig there sends 'authchart' to the sources.
+    get resolveDir() {
+      return installedApp();
+    },
   },
   'Auth.js': {
     contents: `export { Auth } from '@auth/core';\nexport { default as Credentials } from '@auth/core/providers/credentials';\nexport { default as GitHub } from '@auth/core/providers/github';\n`,
@@ -46,6 +51,9 @@ export interface BundleFigures {
 export type BundleResult = Record<BundleSide, BundleFigures | { skipped: string }>;
 
 function packageOf(path: string): string {
+  // authchart's own chunks by name (h3, rou3 and xstate are bundled into them): `authchart core`, `authchart srvx-node`.
+  const chunk = /node_modules\/authchart\/dist\/(.+?)(?:-[\w-]{8})?\.mjs$/.exec(path);
+  if (chunk) return `authchart ${chunk[1]}`;
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   return m ? m[1] : '(own code)';
 }
@@ -79,7 +87,7 @@ function largest(metafile: Metafile, eager: Set<string>): { name: string; bytes:
 }
 
 // A provider module of either side: authchart's catalogue entries, @auth/core's providers/*.js.
-const PRESET = /(?:src\/providers\/catalogue|@auth\/core\/providers)\/([a-z0-9-]+)\.(?:ts|js)$/;
+const PRESET = /(?:authchart\/dist\/providers|@auth\/core\/providers)\/([a-z0-9-]+)\.(?:mjs|js)$/;
 
 function presetsOf(metafile: Metafile, eager: Set<string>): string[] {
   const names = new Set<string>();
@@ -91,6 +99,17 @@ function presetsOf(metafile: Metafile, eager: Set<string>): string[] {
     }
   }
   return [...names].sort();
+}
+
+/** The installed dist's chunks that hold these source modules (the build marks each module's region in its chunk). */
+function chunksHolding(app: string, sources: string[]): string[] {
+  const dist = join(app, 'node_modules', 'authchart', 'dist');
+  const files = readdirSync(dist).filter((file) => file.endsWith('.mjs'));
+  return sources.map((source) => {
+    const file = files.find((f) => readFileSync(join(dist, f), 'utf8').includes(`//#region ${source}\n`));
+    if (!file) throw new Error(`no chunk of the installed dist holds ${source}`);
+    return `authchart/dist/${file}`;
+  });
 }
 
 async function bundle(side: BundleSide): Promise<BundleFigures> {
@@ -116,8 +135,9 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
   const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
   // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start).
-  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from.
-  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, ['src/http/flow.ts', 'src/http/pages/index.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']);
+  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from (pages/index.ts
+  // is a barrel with no code of its own: its chunk is found by the sign-in page's module).
+  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : []);
   const inUseCode = Buffer.concat(out.outputFiles.filter((f) => [...inUse].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
   const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
   return {

@@ -1,12 +1,12 @@
-// The two libraries under test, configured alike: authchart from this tree and Auth.js (`@auth/core`) from
+// The two libraries under test, configured alike: authchart as built and installed (./built.ts) and Auth.js (`@auth/core`) from
 // bench/node_modules, each with a credentials provider and a session cookie obtained by really signing in.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Auth as AuthFn } from '@auth/core';
 import type CredentialsFn from '@auth/core/providers/credentials';
-import { Credentials, type AuthConfig } from '../src/index.js';
-import { createAuthInstance } from '../src/http/auth.js';
+import type { AuthConfig } from '../src/index.js';
+import { root } from './built.js';
 import { createClient } from '../test/support/client.js';
 
 /** One secret for both sides, so the tokens are the same size of work. */
@@ -31,8 +31,7 @@ export interface Authjs {
   version: string;
 }
 
-/** Why a side could not run, shown in the results instead of its figures. */
-export const NOT_INSTALLED = 'not installed (run `npm run bench:install`)';
+export { NOT_INSTALLED } from './measure.js';
 
 /**
  * Loads `@auth/core` from bench/node_modules only, never the copy another package may have put in the root
@@ -71,15 +70,15 @@ export function authchartConfig(extra: Partial<AuthConfig> = {}): AuthConfig {
     secret: BENCH_SECRET,
     trustHost: true,
     logger: quiet,
-    providers: [Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ ...BENCH_USER }) })],
+    providers: [root.Credentials({ credentials: { username: {}, password: {} }, authorize: async () => ({ ...BENCH_USER }) })],
     ...extra,
   };
 }
 
-/** authchart served through its h3 app's `fetch`. */
+/** authchart served through `createAuth(config).handle` (its h3 app's `fetch`, behind the instance's resolve). */
 export async function authchartApp(extra: Partial<AuthConfig> = {}): Promise<Handle> {
-  const { app } = await createAuthInstance(authchartConfig(extra), { defaultBasePath: '/auth' }).resolve(undefined);
-  return (request) => Promise.resolve(app.fetch(request));
+  const auth = root.createAuth(authchartConfig(extra));
+  return (request) => auth.handle(request);
 }
 
 /** Auth.js with the same provider, as its `Auth(request, config)` handler. */

@@ -5,10 +5,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import AuthjsPgAdapter from '@auth/pg-adapter';
 import pg from 'pg';
-import { PostgresAdapter } from '../src/adapters/postgres/index.js';
-import { createAuthInstance } from '../src/http/auth.js';
+import { postgres, root } from './built.js';
 import { BENCH_USER, NOT_INSTALLED, assertSession, authchartConfig, authjsApp, loadAuthjs, sessionCheck, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type LoopOptions, type Sample, type Spread } from './measure.js';
+// The stored form of the seeded session's token (setup only, not timed): the sources' function, the dist's algorithm.
 import { storedSessionToken } from '../src/session/session-token.js';
 import { queryView } from './query-view.js';
 import { betterAuthCheck, betterAuthSide, loadBetterAuth } from './better-auth.js';
@@ -49,14 +49,14 @@ interface Subject {
 /** authchart with the database strategy on `driver`, and one live session for the bench user. */
 async function authchartSubject(driver: object): Promise<Subject> {
   const { db, count } = counted(driver);
-  const adapter = PostgresAdapter(db as never);
+  const adapter = postgres.PostgresAdapter(db as never);
   await adapter.migrate();
   await adapter.createUser({ ...BENCH_USER, emailVerified: null });
   const sessionToken = randomUUID();
   // The table holds the token's SHA-256, as authchart stores it; the cookie carries the token.
   await adapter.createSession({ sessionToken: storedSessionToken(sessionToken), userId: BENCH_USER.id, expires: new Date(Date.now() + 30 * 86_400_000) });
-  const { app } = await createAuthInstance(authchartConfig({ adapter, session: { strategy: 'database' }, providers: [] }), { defaultBasePath: '/auth' }).resolve(undefined);
-  const handle: Handle = (r) => Promise.resolve(app.fetch(r));
+  const auth = root.createAuth(authchartConfig({ adapter, session: { strategy: 'database' }, providers: [] }));
+  const handle: Handle = (r) => auth.handle(r);
   const cookie = `authchart.session-token=${sessionToken}`;
   await assertSession(handle, cookie);
   return { check: sessionCheck(handle, cookie), count };

@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseCookies } from 'cookie';
-import { ServerAuth } from '../src/node.js';
+// The floor's token opening: the sources' decodeSync (the dist's bundled copy is not exported).
 import { decodeSync } from '../src/session/jwt.js';
-import { toWebRequest, writeWebResponse } from '../src/http/integrations/node.js';
+import { node } from './built.js';
 import { closeHttpServer, listenLoopback } from '../test/e2e/peers/net.js';
 import {
   AUTHJS_SESSION_COOKIE,
@@ -69,8 +69,8 @@ const overHttp: Handle = (request) => fetch(request);
 
 function bridge(handle: Handle): NodeHandler {
   return (req, res) => {
-    handle(toWebRequest(req))
-      .then((response) => writeWebResponse(res, response))
+    handle(node.toWebRequest(req))
+      .then((response) => node.writeWebResponse(res, response))
       .catch(() => res.writeHead(500).end());
   };
 }
@@ -125,7 +125,7 @@ export async function benchHttpLoad(options: HttpLoadOptions): Promise<HttpLoadR
   const servers: Server[] = [];
   const runs: Partial<Record<HttpSide, () => Promise<RunFigures>>> = {};
   try {
-    const middleware = ServerAuth(authchartConfig());
+    const middleware = node.ServerAuth(authchartConfig());
     const ours = await serve((req, res) => void middleware(req, res));
     servers.push(ours.server);
     const oursCookie = await signInWithCredentials(undefined, OURS_SESSION_COOKIE, ours.origin);
@@ -133,7 +133,7 @@ export async function benchHttpLoad(options: HttpLoadOptions): Promise<HttpLoadR
     runs.authchart = () => loadRun(ours.url, oursCookie, options);
 
     // Every check opens the token: what the cache saves, and what the decrypt floor below is compared with.
-    const uncachedMiddleware = ServerAuth(authchartConfig({ jwt: { verifiedTokenCache: 0 } }));
+    const uncachedMiddleware = node.ServerAuth(authchartConfig({ jwt: { verifiedTokenCache: 0 } }));
     const uncached = await serve((req, res) => void uncachedMiddleware(req, res));
     servers.push(uncached.server);
     const uncachedCookie = await signInWithCredentials(undefined, OURS_SESSION_COOKIE, uncached.origin);

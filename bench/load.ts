@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { defaultThrottleRules } from '../src/index.js';
+import { root } from './built.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../examples/demo/config.js';
 import { startInstances, type InstancesOptions, type RunningInstances } from '../scripts/instances.js';
 import { SiteBrowser } from '../test/e2e/peers/site-browser.js';
@@ -181,10 +181,10 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadResult> {
       wrongPasswords: {
         ...wrongPasswords,
         reachedCheck: count(wrongPasswords.statuses, (c) => c !== 429),
-        limit: defaultThrottleRules.credentialsAccount.points,
+        limit: root.defaultThrottleRules.credentialsAccount.points,
         retryAfter: refused.status === 429 ? refused.headers.get('retry-after') : null,
       },
-      magicLinks: { ...magicLinks, accepted: count(magicLinks.statuses, (c) => c !== 429), mailed, limit: defaultThrottleRules.emailAddress.points },
+      magicLinks: { ...magicLinks, accepted: count(magicLinks.statuses, (c) => c !== 429), mailed, limit: root.defaultThrottleRules.emailAddress.points },
       revoked: { before, afterOnB, afterOnA, keptOnA },
       serverErrors: all.reduce((n, s) => n + count(s.statuses, (c) => c >= 500), 0),
       failedRequests: all.reduce((n, s) => n + s.perInstance.reduce((m, i) => m + i.errors, 0), 0),

@@ -100,3 +100,6 @@ export async function interleave<T>(rounds: number, contenders: Record<string, (
 export function spreadOf<T>(samples: T[], field: (s: T) => number): Spread {
   return spread(samples.map(field));
 }
+
+/** Why a side could not run, shown in the results instead of its figures. */
+export const NOT_INSTALLED = 'not installed (run `npm run bench:install`)';

@@ -3,8 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createAuthInstance } from '../src/http/auth.js';
-import { OIDC } from '../src/providers/index.js';
+import { providers, root } from './built.js';
 import { createClient, type ClientResponse, type Navigation } from '../test/support/client.js';
 import { AUTHJS_SESSION_COOKIE, BENCH_SECRET, NOT_INSTALLED, ORIGIN, OURS_SESSION_COOKIE, loadAuthjs, loggedErrors, quiet, type Handle } from './contenders.js';
 import { interleave, spreadOf, type Spread } from './measure.js';
@@ -181,9 +180,9 @@ export async function benchOidcFlow(options: OidcFlowOptions): Promise<OidcFlowR
   const peer = await startPeer();
   try {
     const provider = { id: 'oidc', name: 'OIDC', issuer: peer.issuer, clientId: peer.clientId, clientSecret: peer.clientSecret, checks: ['pkce', 'state', 'nonce'] as const };
-    const { app } = await createAuthInstance({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [OIDC({ ...provider, checks: [...provider.checks] })] }, { defaultBasePath: '/auth' }).resolve(undefined);
+    const auth = root.createAuth({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [providers.OIDC({ ...provider, checks: [...provider.checks] })] });
     const flows: Partial<Record<FlowSide, () => Promise<FlowRun>>> = {
-      authchart: () => signInOnce((r) => Promise.resolve(app.fetch(r)), peer, OURS_SESSION_COOKIE),
+      authchart: () => signInOnce((r) => auth.handle(r), peer, OURS_SESSION_COOKIE),
     };
     const authjs = await loadAuthjs();
     if (authjs) {

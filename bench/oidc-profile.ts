@@ -5,8 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { createAuthInstance } from '../src/http/auth.js';
-import { OIDC } from '../src/providers/index.js';
+import { providers, root } from './built.js';
 import { AUTHJS_SESSION_COOKIE, BENCH_SECRET, OURS_SESSION_COOKIE, loadAuthjs, quiet, type Handle } from './contenders.js';
 import { spreadOf } from './measure.js';
 import { signInOnce, startPeer, stopPeer, type FlowRun } from './oidc-flow.js';
@@ -29,8 +28,8 @@ async function handler(peer: Awaited<ReturnType<typeof startPeer>>): Promise<{ h
     const config = { secret: BENCH_SECRET, trustHost: true, basePath: '/auth', logger: { ...quiet, debug() {} }, providers: [{ ...provider, type: 'oidc' as const }] };
     return { handle: (r) => authjs.Auth(r, config), cookie: AUTHJS_SESSION_COOKIE };
   }
-  const { app } = await createAuthInstance({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [OIDC(provider)] }, { defaultBasePath: '/auth' }).resolve(undefined);
-  return { handle: (r) => Promise.resolve(app.fetch(r)), cookie: OURS_SESSION_COOKIE };
+  const auth = root.createAuth({ secret: BENCH_SECRET, trustHost: true, logger: quiet, providers: [providers.OIDC(provider)] });
+  return { handle: (r) => auth.handle(r), cookie: OURS_SESSION_COOKIE };
 }
 
 /** Self time per function inside each phase's windows, in ms per flow. */

@@ -3,7 +3,7 @@
 // at the same cost), each `POST /auth/callback/password` in process with a JWT session, next to argon2id's `verify`
 // of the same hash alone: the difference is what authchart adds (CSRF, the form, the flow, the session cookie).
 import type { Adapter } from '../src/core/adapter.js';
-import { argon2id, Password } from '../src/providers/password/index.js';
+import { root } from './built.js';
 import { BENCH_USER, NOT_INSTALLED, ORIGIN, authchartApp, type Handle } from './contenders.js';
 import { BETTER_AUTH_PASSWORD, betterAuthSide, loadBetterAuth } from './better-auth.js';
 import { interleave, spreadOf, timeLoop, type Sample, type Spread } from './measure.js';
@@ -67,9 +67,9 @@ async function signInOp(handle: Handle, email: string, password: string, signsIn
  * const result = await benchPassword({ rounds: 3, durationMs: 1500, warmup: 2 })
  */
 export async function benchPassword(options: PasswordBenchOptions): Promise<PasswordBenchResult> {
-  const hasher = argon2id();
+  const hasher = root.argon2id();
   const hash = await hasher.hash(PASSWORD);
-  const handle = await authchartApp({ adapter: oneUserAdapter(hash), session: { strategy: 'jwt' }, providers: [Password({ hasher })], throttle: { enabled: false } });
+  const handle = await authchartApp({ adapter: oneUserAdapter(hash), session: { strategy: 'jwt' }, providers: [root.Password({ hasher })], throttle: { enabled: false } });
   const loop = { ops: options.ops, durationMs: options.durationMs, warmup: options.warmup, concurrency: 1 };
   const verify = async () => {
     if (!(await hasher.verify(hash, PASSWORD))) throw new Error('argon2id verify failed');

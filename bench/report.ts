@@ -180,7 +180,7 @@ function databaseSection(r: DatabaseResult | undefined, failure?: string): strin
 }
 
 function bundleSection(r: BundleResult | undefined, failure?: string): string[] {
-  const out = ['## 6. Bundle: credentials + GitHub (esbuild, minified ESM, Node built-ins external, gzip -9)', ''];
+  const out = ['## 6. Bundle: credentials + GitHub (esbuild, minified ESM, Node built-ins external, gzip -9; authchart from the installed tarball)', ''];
   if (!r) return [...out, why(undefined, failure), ''];
   out.push('| side | minified (loaded at start) | gzipped | after signing in with each provider, gzipped | never loaded unless used, gzipped | largest parts at start (minified) |', '|---|---|---|---|---|---|');
   for (const [side, f] of Object.entries(r)) {

@@ -7,10 +7,8 @@
 import { randomInt } from 'node:crypto';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import pg from 'pg';
-import { PostgresAdapter, PostgresThrottleStore, migrate, prune } from '../src/adapters/postgres/index.js';
-import { createAuthInstance } from '../src/http/auth.js';
-import { Email } from '../src/providers/email.js';
-import { argon2id, Password } from '../src/providers/password/index.js';
+import { postgres as adapters, providers, root } from './built.js';
+// The stored form of a seeded session's token (setup only): the sources' function, the dist's algorithm.
 import { storedSessionToken } from '../src/session/session-token.js';
 import { createClient } from '../test/support/client.js';
 import { BENCH_SECRET, ORIGIN, quiet, type Handle } from './contenders.js';
@@ -22,7 +20,7 @@ const SESSIONS_PER_USER = 5;
 const PASSWORD = 'scale-bench-password';
 // A cheap argon2id, so a sign-in's time is the database's and the flow's, not the hash's (section 9 of RESULTS.md
 // measures the hash at OWASP's parameters).
-const HASHER = argon2id({ memoryCost: 64, timeCost: 1, parallelism: 1 });
+const HASHER = root.argon2id({ memoryCost: 64, timeCost: 1, parallelism: 1 });
 
 export const PATHS = ['database session check', 'password sign-in', 'list a user’s sessions', 'end a user’s other sessions', 'link sign-in (request + callback)', 'throttle on PostgreSQL (one consume)', 'prune job (nothing expired)'] as const;
 export type ScalePath = (typeof PATHS)[number];
@@ -145,13 +143,13 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
       await admin.query(`CREATE SCHEMA ${schema}`);
       const pool = new pg.Pool({ connectionString: options.databaseUrl, options: `-c search_path=${schema}`, max: 4 });
       try {
-        await migrate(pool);
+        await adapters.migrate(pool);
         const t0 = performance.now();
         await seed(pool, users, hash);
         seedSeconds.push((performance.now() - t0) / 1000);
         log(`  ${users.toLocaleString('en-US')} users seeded in ${seedSeconds.at(-1)!.toFixed(1)} s`);
         const rec = recording(pool);
-        const adapter = PostgresAdapter(rec.db);
+        const adapter = adapters.PostgresAdapter(rec.db);
         const mails: string[] = [];
         const config = {
           secret: BENCH_SECRET,
@@ -160,10 +158,10 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
           adapter,
           session: { strategy: 'database' as const, control: true },
           throttle: { enabled: false },
-          providers: [Password({ hasher: HASHER }), Email({ confirm: false, sendVerificationRequest: async ({ url }) => void mails.push(url) })],
+          providers: [root.Password({ hasher: HASHER }), providers.Email({ confirm: false, sendVerificationRequest: async ({ url }) => void mails.push(url) })],
         };
-        const { app } = await createAuthInstance(config, { defaultBasePath: '/auth' }).resolve(undefined);
-        const handle: Handle = (r) => Promise.resolve(app.fetch(r));
+        const auth = root.createAuth(config);
+        const handle: Handle = (r) => auth.handle(r);
         const someone = () => randomInt(1, users + 1);
         const statements = new Map<ScalePath, Map<string, unknown[]>>();
         const timed = async (path: ScalePath, op: (n: number) => Promise<void>) => {
@@ -205,9 +203,9 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
           const res = await client.get(url.slice(ORIGIN.length));
           if (res.status !== 302 || !client.cookies.get('authchart.session-token')) throw new Error(`the link answered ${res.status}`);
         });
-        const counter = PostgresThrottleStore(rec.db).counter('scale', { points: 1e9, duration: 3600 });
+        const counter = adapters.PostgresThrottleStore(rec.db).counter('scale', { points: 1e9, duration: 3600 });
         await timed('throttle on PostgreSQL (one consume)', async () => void (await counter.consume(`u${someone()}`)));
-        await timed('prune job (nothing expired)', async () => void (await prune(rec.db)));
+        await timed('prune job (nothing expired)', async () => void (await adapters.prune(rec.db)));
 
         if (index === options.sizes.length - 1) {
           // The index's price: a refresh moves `expires`, an indexed column, so it is no longer a HOT update.
@@ -215,7 +213,7 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
             const i = someone();
             await adapter.updateSession({ sessionToken: storedSessionToken(sessionToken(i, 2)), expires: new Date(Date.now() + 30 * 86_400_000 + randomInt(1, 1e6)) });
           });
-          const pruneOnce = () => timeEach(Math.min(options.ops, 20), 2, async () => void (await prune(pool)));
+          const pruneOnce = () => timeEach(Math.min(options.ops, 20), 2, async () => void (await adapters.prune(pool)));
           const withIndex = { refresh: await refresh(), prune: await pruneOnce() };
           await pool.query('DROP INDEX sessions_expires_idx');
           const withoutIndex = { refresh: await refresh(), prune: await pruneOnce() };
@@ -274,7 +272,7 @@ export function renderScale(r: ScaleResult): string {
     '',
     `Written by \`npm run bench:scale\` on ${m.date.slice(0, 10)}: Node ${m.node}, PostgreSQL ${m.postgres} on the same machine, ${m.os}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB; load average ${m.load[0].toFixed(2)} at the start, ${m.load[1].toFixed(2)} at the end.`,
     '',
-    `Load per size: N users, each with ${SESSIONS_PER_USER} live sessions, an OIDC account and a password hash; a link token and a "valid after" row for every tenth user. Seeded set-based inside PostgreSQL (\`INSERT … SELECT generate_series\`, nothing row by row) in ${r.seedSeconds.map((s, i) => `${s.toFixed(1)} s (${size(r.sizes[i]!)})`).join(', ')}. Each path runs against random users, one operation at a time, in process (\`app.fetch\`, a pg pool of 4). The password hash is a cheap argon2id (64 KiB, one pass) so that what is timed is the database and the flow; the hash at OWASP's parameters is section 9 of RESULTS.md. The activity log (ten records per user) and organizations are not seeded: they do not exist yet.`,
+    `Load per size: N users, each with ${SESSIONS_PER_USER} live sessions, an OIDC account and a password hash; a link token and a "valid after" row for every tenth user. Seeded set-based inside PostgreSQL (\`INSERT … SELECT generate_series\`, nothing row by row) in ${r.seedSeconds.map((s, i) => `${s.toFixed(1)} s (${size(r.sizes[i]!)})`).join(', ')}. Each path runs against random users, one operation at a time, in process (the built package's \`createAuth(config).handle\`, a pg pool of 4). The password hash is a cheap argon2id (64 KiB, one pass) so that what is timed is the database and the flow; the hash at OWASP's parameters is section 9 of RESULTS.md. The activity log (ten records per user) and organizations are not seeded: they do not exist yet.`,
     '',
     `| path | ${r.sizes.map((n) => `${size(n)} users, ms (min / **median** / max)`).join(' | ')} | growth, ${size(r.sizes[0]!)} → ${size(r.sizes.at(-1)!)} |`,
     `|---|${r.sizes.map(() => '---|').join('')}---|`,

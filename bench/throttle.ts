@@ -2,9 +2,8 @@
 // process) with throttling off, then on each store (memory, Redis, PostgreSQL), allowed and refused (over a limit).
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { migrate, PostgresThrottleStore } from '../src/adapters/postgres/index.js';
-import type { ThrottleOptions, ThrottleStore } from '../src/core/throttle/options.js';
-import { memoryThrottleStore, redisThrottleStore } from '../src/core/throttle/store.js';
+import type { ThrottleOptions, ThrottleStore } from '../src/index.js';
+import { postgres, root } from './built.js';
 import { ORIGIN, authchartApp, type Handle } from './contenders.js';
 import { interleave, spreadOf, timeLoop, type Sample, type Spread } from './measure.js';
 
@@ -64,7 +63,7 @@ const throttleWith = (store: ThrottleStore, limit: typeof OPEN): ThrottleOptions
  */
 export async function benchThrottle(options: ThrottleBenchOptions): Promise<ThrottleBenchResult> {
   const cleanups: (() => Promise<unknown>)[] = [];
-  const stores: Partial<Record<ThrottleSide, () => ThrottleStore>> = { memory: memoryThrottleStore };
+  const stores: Partial<Record<ThrottleSide, () => ThrottleStore>> = { memory: root.memoryThrottleStore };
   const skipped: Partial<Record<ThrottleSide, string>> = {};
   try {
     const redis = new Redis(options.redisUrl ?? 'redis://127.0.0.1:6379', { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
@@ -72,7 +71,7 @@ export async function benchThrottle(options: ThrottleBenchOptions): Promise<Thro
     try {
       await redis.connect();
       const prefix = `authchart:bench:${process.pid}:`;
-      stores.Redis = () => redisThrottleStore(redis, { prefix: `${prefix}${Math.random().toString(36).slice(2)}:` });
+      stores.Redis = () => root.redisThrottleStore(redis, { prefix: `${prefix}${Math.random().toString(36).slice(2)}:` });
       cleanups.push(async () => {
         const keys = await redis.keys(`${prefix}*`);
         if (keys.length) await redis.del(...keys);
@@ -89,8 +88,8 @@ export async function benchThrottle(options: ThrottleBenchOptions): Promise<Thro
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.query(`CREATE SCHEMA ${schema}`);
         const pool = new pg.Pool({ connectionString: options.databaseUrl, options: `-c search_path=${schema}`, max: 4 });
-        await migrate(pool);
-        stores.PostgreSQL = () => PostgresThrottleStore(pool);
+        await postgres.migrate(pool);
+        stores.PostgreSQL = () => postgres.PostgresThrottleStore(pool);
         cleanups.push(async () => {
           await pool.end();
           await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -24,7 +24,7 @@ export type { DoorAnswer, StepOptions };
 import type { StageDefinition, StageOutput, StagePurpose } from './stage.js';
 import type { TraceEntry } from './trace.js';
 import { recordFactorCheck } from '../../session/factor-check.js';
-import { inFlowSpan } from './spans.js';
+import { inFlowSpan } from './observe/flow-span.js';
 
 /**
  * The machines the door runs, as the registry names them: the runtime imports no specific flow, so they are handed

@@ -20,7 +20,8 @@ import { completeFlow, recordFor } from './log.js';
 import { isFlowId, newFlowId } from './flow-id.js';
 import type { FlowRecord } from './record.js';
 import type { TraceEntry } from './trace.js';
-import { inFlowSpan, type MachineSpan } from './spans.js';
+import { inFlowSpan } from './observe/flow-span.js';
+import type { MachineSpan } from './observe/spans.js';
 import { markTransition, openActivityRun } from '../../activity/run.js';
 import { noteEmitted, noteSecondFactorFailed, noteSecondFactorPassed, noteSignInFailed } from '../../activity/outcomes.js';
 

@@ -13,7 +13,8 @@ import { knownMethods } from '../../session/verification.js';
 import { isTokenSpend } from '../../session/spend.js';
 import type { TraceEntry } from './observe/refs.js';
 import { observeRun } from './observe/observer.js';
-import { inFlowSpan, type MachineSpan } from './observe/spans.js';
+import { inFlowSpan } from './observe/flow-span.js';
+import type { MachineSpan } from './observe/spans.js';
 import { statePathOf as statePath } from './state-path.js';
 
 import type { PausedFlow } from './cookie.js';

@@ -1,8 +1,9 @@
 // The fetch-based integration (`AuthInit`): route handlers on web Request/Response, the forms of `auth`
-// (auth-forms.ts), and server-side signIn / signOut / update (server-actions.ts).
+// (auth-forms.ts), and server-side signIn / signOut / update (server-actions.ts, loaded on their first call).
 import { createAuthInstance, type ConfigInput } from '../auth.js';
 import { createAuthFunction, type AuthFunction } from './auth-forms.js';
-import { createServerActions, type ServerActions } from './server-actions.js';
+import { lazyServerActions } from './lazy-server-actions.js';
+import type { ServerActions } from './server-actions.js';
 
 export type { AuthenticatedRequest, AuthFunction, AuthHandler, NextFetch, PageContext } from './auth-forms.js';
 export type { SignInOptions, SignOutOptions, SessionUpdate, AuthorizationParams } from './server-actions.js';
@@ -47,6 +48,6 @@ export function AuthInit(config: ConfigInput): AuthInitResult {
     handlers: { GET: handle, POST: handle },
     auth,
     middleware: (request) => auth(request),
-    ...createServerActions(instance),
+    ...lazyServerActions(instance),
   };
 }

@@ -1,9 +1,9 @@
 // Node integration: Express/Connect-style middleware, and the IncomingMessage <-> Request bridge.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeRequest as SrvxNodeRequest } from 'srvx/node';
 import type { AuthConfig } from '../../core/options.js';
 import { AuthResponse } from '../../core/fast-response.js';
 import { mediaType, parseRequestUrlOnce } from '../request.js';
+import { NodeRequest as SrvxNodeRequest } from '../srvx-node-request.js';
 import { instanceFor } from './instances.js';
 import { leanSessionCheck } from './node-session.js';
 

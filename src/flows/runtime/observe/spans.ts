@@ -5,7 +5,7 @@
 import type { Attributes, ProxyTracerProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { InspectionEvent, Snapshot } from 'xstate';
 import { AuthError } from '../../../core/errors.js';
-import { otelApi, tracerProviderRegistered, type Otel } from '../../../core/otel.js';
+import { otelApi, type Otel } from '../../../core/otel.js';
 
 const TRACER = 'authchart';
 
@@ -128,47 +128,14 @@ function spanIn(api: Otel | null, provider: string, machine: string, version: nu
 }
 
 /**
- * The span of one flow run, or undefined when nothing would record it: the API is not installed, no tracer provider
- * is registered, or the sampler dropped it. Undefined costs the run nothing (no inspection is attached for it).
- * Synchronous once the API's import has settled (the first run of a process waits for it); without a provider it
- * starts no span and allocates nothing.
+ * The span of one flow run once a tracer provider is registered (./flow-span.ts checks that before loading this
+ * module), or undefined when nothing would record it: the API is not installed, or no tracer provider records. The
+ * first call of a process may wait for the API's import.
  *
  * @example
- * const opening = flowSpan('github', 'oauth', 1); const span = opening instanceof Promise ? await opening : opening
+ * const opening = openFlowSpan('github', 'oauth', 1); const span = opening instanceof Promise ? await opening : opening
  */
-export function flowSpan(provider: string, machine: string, version: number | undefined, flowId?: string): MachineSpan | undefined | Promise<MachineSpan | undefined> {
-  // No provider registered: the API's own proxy would answer no tracer, so the API is not even imported.
-  if (!tracerProviderRegistered()) return undefined;
+export function openFlowSpan(provider: string, machine: string, version: number | undefined, flowId?: string): MachineSpan | undefined | Promise<MachineSpan | undefined> {
   const api = otelApi();
   return api instanceof Promise ? api.then((loaded) => spanIn(loaded, provider, machine, version, flowId)) : spanIn(api, provider, machine, version, flowId);
-}
-
-/**
- * Runs `run` inside the span of one flow run, when one records, and ends the span with the outcome `ended` reads from
- * the result (or `thrown`). When nothing records, `run` gets no span and nothing else happens.
- *
- * @example
- * const settled = await inFlowSpan('github', 'token-refresh', undefined, (span) => settle(span), (s) => ({ outcome: s.kind }))
- */
-export async function inFlowSpan<T>(
-  provider: string,
-  machine: string,
-  version: number | undefined,
-  run: (span: MachineSpan | undefined) => Promise<T>,
-  ended: (result: T) => { outcome: string; error?: unknown },
-  flowId?: string,
-): Promise<T> {
-  const opening = flowSpan(provider, machine, version, flowId);
-  const span = opening instanceof Promise ? await opening : opening;
-  if (!span) return run(undefined);
-  let result: T;
-  try {
-    result = await run(span);
-  } catch (err) {
-    span.end('thrown', err);
-    throw err;
-  }
-  const { outcome, error } = ended(result);
-  span.end(outcome, error);
-  return result;
 }
