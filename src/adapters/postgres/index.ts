@@ -7,4 +7,4 @@ export { pgTimeouts, type PgTimeouts } from './timeouts.js';
 export { PostgresThrottleStore, throttleTable } from './throttle-store.js';
 export { prune } from './prune.js';
 // What the adapter's methods answer, exported so that their callers' declarations can name them.
-export type { PruneResult, SessionRecord } from '../../core/adapter.js';
+export type { PruneOptions, PruneResult, SessionRecord } from '../../core/adapter.js';
