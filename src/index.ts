@@ -34,7 +34,7 @@ export type { Messages, MessageId } from './core/messages/en.js';
 export type { Translator, MessageValues } from './core/messages/translator.js';
 export {
   AuthError, SignInError, CredentialsSignin, OAuthAccountNotLinked, OAuthCallbackError, AccountNotLinked, MissingCSRF,
-  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, SecondFactorFailed, AdapterError,
+  OAuthSignInError, EmailSignInError, AccessDenied, Verification, WebAuthnVerificationError, SecondFactorFailed, SecondFactorExpired, AdapterError,
   CallbackRouteError, ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError,
   MissingAdapter, MissingAdapterMethods, MissingAuthorize, MissingSecret,
   OAuthProfileParseError, SessionTokenError, SignOutError, UnknownAction, UnsupportedStrategy, InvalidProvider,

@@ -118,6 +118,13 @@ export class WebAuthnVerificationError extends AuthError {
 export class SecondFactorFailed extends AuthError {
   static override type = 'SecondFactorFailed';
 }
+/**
+ * The second-factor check waited too long (10 minutes, or less for a fresh-sign-in level) and was dropped: no code
+ * was wrong. No session was issued; the user signs in again and gets a new check.
+ */
+export class SecondFactorExpired extends SecondFactorFailed {
+  static override type = 'SecondFactorExpired';
+}
 
 // ---- server-side errors (shown as Configuration) --------------------------------
 
@@ -309,6 +316,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   EmailSignInError.type,
   RateLimited.type,
   SecondFactorFailed.type,
+  SecondFactorExpired.type,
   InvalidRequest.type,
   ServiceUnavailable.type,
   SsoAddressRefused.type,
@@ -341,7 +349,7 @@ const allErrorClasses = [
   ErrorPageLoop, EventError, InvalidCallbackUrl, InvalidEndpoints, InvalidCheck, JWTSessionError, MissingAdapter,
   MissingAdapterMethods, MissingAuthorize, MissingSecret, OAuthProfileParseError, SessionTokenError, SignOutError,
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
-  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed,
+  MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed, SecondFactorExpired,
   RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
   SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
   InvalidWebhookEndpoint,

@@ -27,6 +27,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['Verification', 'Verification', 'error'],
   ['WebAuthnVerificationError', 'WebAuthnVerificationError', 'error'],
   ['SecondFactorFailed', 'SecondFactorFailed', 'error'],
+  ['SecondFactorExpired', 'SecondFactorExpired', 'error'],
   ['RefreshTokenError', 'RefreshTokenError', 'error'],
   ['ServiceUnavailable', 'ServiceUnavailable', 'error'],
   ['AdapterError', 'AdapterError', 'error'],
@@ -74,6 +75,8 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
 const clientSafe = new Set([
   'CredentialsSignin', 'OAuthAccountNotLinked', 'OAuthCallbackError', 'AccessDenied', 'Verification', 'MissingCSRF',
   'AccountNotLinked', 'WebAuthnVerificationError', 'EmailSignInError', 'RateLimited', 'SecondFactorFailed', 'InvalidRequest', 'ServiceUnavailable',
+  // A factor check that waited too long: its own words, "no code was wrong".
+  'SecondFactorExpired',
   // An SSO sign-in refused for its address (issue 49): the sign-in page says why.
   'SsoAddressRefused',
 ]);

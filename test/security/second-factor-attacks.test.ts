@@ -145,12 +145,12 @@ describe('attacks on the second-factor stage', () => {
     expect(signedIn(await submit(next, await password(t, who, next), codeNow(who.key, 1)))).toBe(true);
   });
 
-  it('an expired pending sign-in: the right code after 10 minutes is refused (SecondFactorFailed)', async () => {
+  it('an expired pending sign-in: the right code after 10 minutes is refused (SecondFactorExpired)', async () => {
     const t = app();
     const who = await person();
     const csrf = await password(t, who);
     vi.setSystemTime(NOW + FACTOR_TTL_MS + 1_000);
-    await expectRefused(t, await submit(t.client, csrf, codeNow(who.key)), { error: 'SecondFactorFailed', logged: 'SecondFactorFailed' });
+    await expectRefused(t, await submit(t.client, csrf, codeNow(who.key)), { error: 'SecondFactorExpired', logged: 'SecondFactorExpired' });
     // In time it would have passed.
     const intime = t.newClient();
     const csrf2 = await password(t, who, intime);

@@ -204,7 +204,7 @@ describe('attacks on a passkey as the second factor', () => {
     expect(t.client.cookies.get(STAGE_COOKIE)).toBeTruthy();
     vi.setSystemTime(Date.now() + FACTOR_TTL_MS + 1_000);
     const late = await t.client.get('/auth/second-factor?action=authenticate');
-    expect(late.location?.href).toBe(`${ORIGIN}/auth/error?error=SecondFactorFailed`);
+    expect(late.location?.href).toBe(`${ORIGIN}/auth/error?error=SecondFactorExpired`);
     expect(setsSession(late)).toBe(false);
     expect(await sessionRows(who)).toBe(0);
   });

@@ -277,6 +277,8 @@ export const ar: Messages = {
   'factor.check.wrongCodeLast': 'الرمز غير مطابق. تبقّت محاولة واحدة: بعد رمز خاطئ آخر يتوقف تسجيل الدخول هذا.',
   'error.SecondFactorFailed.heading': 'رموز خاطئة كثيرة',
   'error.SecondFactorFailed.message': 'أُوقف تسجيل الدخول هذا بعد رموز خاطئة كثيرة. سجّل الدخول مرة أخرى، ثم أدخل رمزًا من تطبيق المصادقة، أو استخدم أحد رموزك الاحتياطية، أو مفتاح مرور.',
+  'error.SecondFactorExpired.heading': 'انتهت مهلة تسجيل الدخول',
+  'error.SecondFactorExpired.message': 'لم يُدخل الرمز في الوقت المحدد، لذا أُوقف تسجيل الدخول هذا. لم يكن أي رمز خاطئًا. سجّل الدخول مرة أخرى وأدخل رمزًا جديدًا من تطبيق المصادقة أو رمزًا احتياطيًا، أو استخدم مفتاح المرور.',
   'error.fallback.next': 'حاول تسجيل الدخول مرة أخرى. إذا تكرر ذلك، فتواصل مع دعم الموقع.',
   'error.reference': 'مرجع للدعم: {code}',
   // Change password (signed-in flow, issue 45)

@@ -277,6 +277,8 @@ export const de: Messages = {
   'factor.check.wrongCodeLast': 'Der Code stimmt nicht. Noch 1 Versuch: Nach einem weiteren falschen Code wird diese Anmeldung beendet.',
   'error.SecondFactorFailed.heading': 'Zu viele falsche Codes',
   'error.SecondFactorFailed.message': 'Diese Anmeldung wurde nach zu vielen falschen Codes beendet. Melden Sie sich erneut an und geben Sie dann einen Code aus Ihrer Authenticator-App ein, verwenden Sie einen Ihrer Backup-Codes oder einen Passkey.',
+  'error.SecondFactorExpired.heading': 'Die Anmeldung ist abgelaufen',
+  'error.SecondFactorExpired.message': 'Der Code wurde nicht rechtzeitig eingegeben, deshalb wurde diese Anmeldung beendet. Es war kein Code falsch. Melden Sie sich erneut an und geben Sie einen neuen Code aus Ihrer Authenticator-App oder einen Backup-Code ein, oder verwenden Sie einen Passkey.',
   'error.fallback.next': 'Versuchen Sie erneut, sich anzumelden. Wenn es wieder passiert, wenden Sie sich an den Support der Website.',
   'error.reference': 'Referenz für den Support: {code}',
   // Change password (signed-in flow, issue 45)

@@ -288,6 +288,8 @@ export const en = {
   'factor.check.wrongCodeLast': 'That code did not match. 1 try left: after another wrong code this sign-in stops.',
   'error.SecondFactorFailed.heading': 'Too many wrong codes',
   'error.SecondFactorFailed.message': 'This sign-in was stopped after too many wrong codes. Sign in again, then enter a code from your authenticator app, use one of your backup codes, or use a passkey.',
+  'error.SecondFactorExpired.heading': 'The sign-in timed out',
+  'error.SecondFactorExpired.message': 'The code was not entered in time, so this sign-in was stopped. No code was wrong. Sign in again and enter a fresh code from your authenticator app, a backup code, or use a passkey.',
   'error.fallback.next': 'Try signing in again. If it keeps happening, contact the site’s support.',
   'error.reference': 'Reference for support: {code}',
   // Change password (signed-in flow, issue 45)

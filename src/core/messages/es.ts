@@ -277,6 +277,8 @@ export const es: Messages = {
   'factor.check.wrongCodeLast': 'El código no coincide. Queda 1 intento: tras otro código incorrecto, este inicio de sesión se detiene.',
   'error.SecondFactorFailed.heading': 'Demasiados códigos incorrectos',
   'error.SecondFactorFailed.message': 'Este inicio de sesión se detuvo tras demasiados códigos incorrectos. Vuelve a iniciar sesión y después introduce un código de tu aplicación de autenticación, usa uno de tus códigos de respaldo o una llave de acceso.',
+  'error.SecondFactorExpired.heading': 'El inicio de sesión ha caducado',
+  'error.SecondFactorExpired.message': 'El código no se introdujo a tiempo, así que se detuvo este inicio de sesión. Ningún código era incorrecto. Vuelve a iniciar sesión e introduce un código nuevo de tu aplicación de autenticación o un código de respaldo, o usa una llave de acceso.',
   'error.fallback.next': 'Vuelve a intentar iniciar sesión. Si sigue ocurriendo, contacta con el soporte del sitio.',
   'error.reference': 'Referencia para soporte: {code}',
   // Change password (signed-in flow, issue 45)

@@ -277,6 +277,8 @@ export const fr: Messages = {
   'factor.check.wrongCodeLast': 'Ce code ne correspond pas. Il reste 1 essai : après un autre code erroné, cette connexion s’arrête.',
   'error.SecondFactorFailed.heading': 'Trop de codes erronés',
   'error.SecondFactorFailed.message': 'Cette connexion a été arrêtée après trop de codes erronés. Reconnectez-vous, puis saisissez un code de votre application d’authentification, utilisez l’un de vos codes de secours ou une clé d’accès.',
+  'error.SecondFactorExpired.heading': 'La connexion a expiré',
+  'error.SecondFactorExpired.message': 'Le code n’a pas été saisi à temps, cette connexion a donc été interrompue. Aucun code n’était faux. Reconnectez-vous et saisissez un nouveau code de votre application d’authentification ou un code de secours, ou utilisez une clé d’accès.',
   'error.fallback.next': 'Essayez de vous reconnecter. Si cela se reproduit, contactez l’assistance du site.',
   'error.reference': 'Référence pour l’assistance : {code}',
   // Change password (signed-in flow, issue 45)

@@ -277,6 +277,8 @@ export const ja: Messages = {
   'factor.check.wrongCodeLast': 'コードが一致しません。残り 1 回です。次に間違えるとこのサインインは中止されます。',
   'error.SecondFactorFailed.heading': '誤ったコードが多すぎます',
   'error.SecondFactorFailed.message': '誤ったコードが多すぎたため、このサインインは中止されました。もう一度サインインしてから、認証アプリのコードを入力するか、バックアップコードまたはパスキーを使ってください。',
+  'error.SecondFactorExpired.heading': 'サインインの有効期限が切れました',
+  'error.SecondFactorExpired.message': 'コードが時間内に入力されなかったため、このサインインは中止されました。間違ったコードはありません。もう一度サインインして、認証アプリの新しいコードかバックアップコードを入力するか、パスキーを使ってください。',
   'error.fallback.next': 'もう一度サインインしてください。繰り返し起こる場合は、サイトのサポートにお問い合わせください。',
   'error.reference': 'サポート用の参照番号: {code}',
   // Change password (signed-in flow, issue 45)

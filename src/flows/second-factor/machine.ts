@@ -91,7 +91,7 @@ const stateOf = (event: unknown) => output<FactorState>(event);
 function answer<T extends string, A extends string>(then: T, action: A) {
   return [
     { guard: 'otherUser' as const, target: 'failed.accessDenied', actions: 'recordOtherUser' as const },
-    { guard: 'pendingExpired' as const, target: 'failed.secondFactor', actions: 'recordExpiry' as const },
+    { guard: 'pendingExpired' as const, target: 'failed.expired', actions: 'recordExpiry' as const },
     { target: then, actions: action },
   ];
 }
@@ -244,7 +244,7 @@ export const secondFactorMachine = /* @__PURE__ */ setup({
         SUBMIT_CODE: answer('verifyingCode', 'recordCode'),
         PASSKEY_OPTIONS: [
           { guard: 'otherUser', target: 'failed.accessDenied', actions: 'recordOtherUser' },
-          { guard: 'pendingExpired', target: 'failed.secondFactor', actions: 'recordExpiry' },
+          { guard: 'pendingExpired', target: 'failed.expired', actions: 'recordExpiry' },
           { guard: 'passkeyOffered', target: 'preparingPasskey' },
           { actions: 'refusePasskey' },
         ],
@@ -380,6 +380,8 @@ export const secondFactorMachine = /* @__PURE__ */ setup({
       states: {
         accessDenied: { type: 'final', meta: { error: 'AccessDenied' } },
         secondFactor: { type: 'final', meta: { error: 'SecondFactorFailed' } },
+        // The check waited too long: no code was wrong, so the page says so (not "too many wrong codes").
+        expired: { type: 'final', meta: { error: 'SecondFactorExpired' } },
         invalidRequest: { type: 'final', meta: { error: 'InvalidRequest' } },
         callbackRoute: { type: 'final', meta: { error: 'CallbackRouteError' } },
       },

@@ -45,6 +45,8 @@ const pages: Readonly<Record<string, Entry>> = {
   Verification: { heading: 'error.Verification.heading', message: 'error.Verification.message', link: 'signin' },
   // The factor check locked after too many wrong codes: say so, and name the ways back in.
   SecondFactorFailed: { heading: 'error.SecondFactorFailed.heading', message: 'error.SecondFactorFailed.message', link: 'signin' },
+  // The check waited too long: nothing was wrong, the way on is a new sign-in.
+  SecondFactorExpired: { heading: 'error.SecondFactorExpired.heading', message: 'error.SecondFactorExpired.message', link: 'signin' },
 };
 
 // An error with no page of its own still says what to do next, and offers it: signing in again.

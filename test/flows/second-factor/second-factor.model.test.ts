@@ -336,6 +336,9 @@ function expectedFor(path: ModelPath, b: Record<string, string>): Expected {
       return failure('AccessDenied', 'AccessDenied');
     case 'failed.secondFactor':
       return failure('SecondFactorFailed', 'SecondFactorFailed');
+    case 'failed.expired':
+      // Too late is not "too many wrong codes": its own type, its own words on the page.
+      return failure('SecondFactorExpired', 'SecondFactorExpired');
     case 'failed.invalidRequest':
       // A browser is told its request was not valid (never blamed on the server's configuration).
       return failure('InvalidRequest', 'InvalidRequest');
@@ -351,7 +354,7 @@ function expectedFor(path: ModelPath, b: Record<string, string>): Expected {
 function rowsAfter(path: ModelPath, b: Record<string, string>, before: string[]): string[] {
   const final = path.finalState;
   const enrolled = final === 'passed' && b.activateFactor === E.activated;
-  const pendingLeft = ['awaitingEnrolment', 'failed.accessDenied', 'failed.secondFactor'].includes(final) && b.startEnrolment === E.started;
+  const pendingLeft = ['awaitingEnrolment', 'failed.accessDenied', 'failed.secondFactor', 'failed.expired'].includes(final) && b.startEnrolment === E.started;
   const pendingLeftToo = final === 'failed.callbackRoute' && (b.confirmEnrolment === E.fails || b.activateFactor === E.refusesActivation);
   if (enrolled) return [...before, 'totp:active'].sort();
   if (pendingLeft || pendingLeftToo) return [...before, 'totp:pending'].sort();
@@ -379,6 +382,7 @@ describe('second-factor machine, the model', () => {
       'awaitingEnrolment',
       'failed.accessDenied',
       'failed.callbackRoute',
+      'failed.expired',
       'failed.invalidRequest',
       'failed.secondFactor',
       'passed',

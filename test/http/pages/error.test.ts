@@ -63,6 +63,12 @@ describe('renderError', () => {
     expect(locked).toContain('Too many wrong codes');
     expect(locked).toContain('use one of your backup codes, or use a passkey');
     expect(locked).not.toContain('SecondFactorFailed');
+    // A check that waited too long says so, not "too many wrong codes", and offers signing in again.
+    const late = render({ error: 'SecondFactorExpired' });
+    expect(text(late.html)).toContain('The sign-in timed out');
+    expect(text(late.html)).toContain('No code was wrong');
+    expect(text(late.html)).not.toContain('Too many wrong codes');
+    expect(late.html).toMatch(/<a class="button" href="[^"]*signin[^"]*">Sign in<\/a>/);
     const hostile = render({ error: '<img src=x onerror=alert(1)>' }).html;
     expect(text(hostile)).toContain('Something went wrong');
     expect(hostile).not.toContain('onerror');
