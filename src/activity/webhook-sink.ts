@@ -35,6 +35,7 @@ export function webhookSink(config: WebhooksConfig): ActivitySink {
   const webhooks = resolveWebhooks(config);
   return {
     name: 'webhooks',
+    transactional: true,
     async write(records, tx) {
       const rows = outboxRows(records, webhooks.endpoints, new Date(webhooks.now()));
       if (rows.length === 0) return;

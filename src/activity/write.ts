@@ -1,6 +1,6 @@
 // Where records go: the adapter's `appendActivity` (on the transaction's adapter `tx` when the outcome has one, so
 // the record commits with it), then every configured sink. The anonymous-flood gate (limit.ts) runs first. A sink
-// that fails is logged and never fails the request; the adapter failing inside a transaction fails the transaction
+// that fails is logged and never fails the request, except a transactional one (the outbox) inside a transaction; the adapter failing inside a transaction fails the transaction
 // (no sign-in without its record), and outside one is logged (the outcome has already happened).
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { InternalConfig } from '../core/config.js';
@@ -54,6 +54,10 @@ export async function writeActivity(req: Pick<RequestContext, 'config'>, records
     try {
       await sink.write(admitted, tx);
     } catch (err) {
+      // A sink writing into the outcome's transaction fails it: logging and going on would commit a transaction the
+      // database has already aborted (PostgreSQL turns that COMMIT into a rollback, silently), and a JWT sign-in
+      // would then be granted with neither its record nor its webhook.
+      if (tx && sink.transactional) throw err;
       config.logger.error(new Error(`Activity sink "${sink.name}" failed`, { cause: err }));
     }
   }

@@ -102,6 +102,11 @@ export interface ActivityAdapterMethods {
  */
 export interface ActivitySink {
   name: string;
+  /**
+   * The sink writes through `tx` into the outcome's own transaction (the webhook outbox): when it fails there, the
+   * transaction fails with it, so no sign-in commits without what this sink owed it. Other sinks' failures are logged.
+   */
+  transactional?: boolean;
   write(records: readonly ActivityRecord[], tx?: unknown): Awaitable<void>;
 }
 

@@ -75,4 +75,15 @@ describe.each(['database', 'jwt'] as const)('a sign-in and its webhook (%s sessi
     const rows = (await pool.query<{ type: string }>(`SELECT payload->>'type' AS type FROM webhook_outbox`)).rows.map((r) => r.type);
     expect(rows).not.toContain('signIn.succeeded');
   });
+
+  it('refuses the sign-in when its outbox row cannot be written: no session, no record, nothing to send', async () => {
+    const { schema, adapter, webhooks } = await world();
+    const pool = db.pool(schema);
+    await pool.query(`ALTER TABLE webhook_outbox ADD CONSTRAINT refuse_outbox CHECK (payload->>'type' <> 'signIn.succeeded')`);
+    const { userId, res, session } = await signIn(adapter, webhooks, strategy);
+    expect(res.headers.get('location')).toContain('/auth/error');
+    expect(session).toBeNull();
+    expect((await pool.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId])).rows).toEqual([]);
+    expect((await adapter.listActivity({ userId, kinds: ['signIn.succeeded'] })).records).toEqual([]);
+  });
 });
