@@ -73,9 +73,13 @@ function emailAddress(req: AuthRequest, provider: ResolvedProvider, normalizeAdd
   }
 }
 
-/** A request for a magic link (the only one whose limits key on an e-mail address). */
+/**
+ * A request for a magic link (the only one whose limits key on an e-mail address): a sign-in, or "send a new code"
+ * from the code page, which mails like one and names its address (the flow refuses any but its own).
+ */
 function isMagicLinkRequest(req: AuthRequest, provider: ResolvedProvider, route: FlowRoute): boolean {
-  return req.method === 'POST' && route === 'signin' && provider.type === 'email';
+  if (req.method !== 'POST' || provider.type !== 'email') return false;
+  return route === 'signin' || (route === 'callback' && req.body.action === 'resend');
 }
 
 /** The limits this request counts against, with the key of each, in the order they are checked. */

@@ -221,7 +221,7 @@ describe('the pages and the demo as a person sees them', { timeout: 120_000 }, (
       const other = await newPage();
       try {
         await other.page.goto(link);
-        expect(await textOf(other.page)).toMatch(/used already or it may have expired/i);
+        expect(await textOf(other.page)).toMatch(/been used already, expired/i);
       } finally {
         await other.context.close();
       }
@@ -257,7 +257,7 @@ describe('the pages and the demo as a person sees them', { timeout: 120_000 }, (
 
       await page.goto(link);
       const used = await textOf(page);
-      expect(used).toMatch(/used already or it may have expired/i);
+      expect(used).toMatch(/been used already, expired/i);
       expect(used).not.toContain(`Sign in as ${address}`);
       expect(problemsOf(await lookAt(page, SHOTS, 'link-used'))).toEqual({});
       failed.splice(0);

@@ -45,7 +45,7 @@ export const en = {
   'signin.error.OAuthCallbackError': 'The sign-in provider reported a problem. Try again, or choose a different way to sign in.',
   'signin.error.OAuthSignInError': 'Sign in with that provider could not be started. Try again, or choose a different way to sign in.',
   'signin.error.AccessDenied': 'You do not have permission to sign in.',
-  'signin.error.Verification': 'That sign-in link is no longer valid. It may have been used already or it may have expired. Request a new one below.',
+  'signin.error.Verification': 'That sign-in link or code is no longer valid. It may have been used already or it may have expired. Request a new one below.',
   'signin.error.EmailSignInError': 'The sign-in e-mail could not be sent. Check your address and try again.',
   'signin.error.RateLimited': 'Too many sign-in attempts. Wait a few minutes, then try again.',
   'signin.error.WebAuthnVerificationError': 'Your passkey could not be verified. Try again, or choose a different way to sign in.',
@@ -78,7 +78,7 @@ export const en = {
   'error.BodyTooLarge.heading': 'Too much was sent',
   'error.BodyTooLarge.message': 'What was entered is far longer than any sign-in form needs. Go back, shorten it (a password of a few hundred characters is plenty) and try again.',
   'error.Verification.heading': 'Unable to sign in',
-  'error.Verification.message': 'The sign in link is no longer valid. It may have been used already or it may have expired.',
+  'error.Verification.message': 'The sign-in link or code is no longer valid. It may have been used already, expired, or been tried too many times.',
   'error.signIn.heading': 'Unable to sign in',
   'error.fallback.heading': 'Something went wrong',
   'error.fallback.message': 'An unexpected error occurred while signing in.',
@@ -406,6 +406,13 @@ export const en = {
   'activity.organization.invitationAccepted': 'Organization invitation accepted',
   'activity.organization.invitationRevoked': 'Organization invitation revoked',
   'activity.rateLimit.hit': 'Too many attempts',
+  // The e-mail code page never dead-ends (issue 46)
+  'emailCode.wait': 'You can ask for a new code in {seconds} s. The code already sent still works.',
+  'emailCode.waitSpent': 'You can ask for a new code in {seconds} s.',
+  'emailCode.newCodeTitle': 'Get a new code',
+  'emailCode.spentTries': 'Too many wrong codes: that code no longer works.',
+  'emailCode.spentGone': 'That code has expired or was already used.',
+  'emailCode.newCodeMessage': 'Send a new code to {address} and enter it here.',
 } as const;
 
 /** The id of a built-in message. */

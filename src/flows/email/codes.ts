@@ -17,7 +17,7 @@ interface StoredCode {
 }
 
 /** One try at a code: it matched (the entry is gone), it did not (tries left), or the code is spent, dead or expired. */
-export type CodeCheck = { result: 'passed' } | { result: 'wrong'; left: number } | { result: 'dead' };
+export type CodeCheck = { result: 'passed' } | { result: 'wrong'; left: number } | { result: 'dead'; reason: 'tries' | 'gone' };
 
 /** Longest code a form may carry into the check; anything longer is simply wrong. */
 export const MAX_TYPED_CODE = 32;
@@ -101,9 +101,9 @@ export async function checkCode(deps: FlowDeps, input: { email: string; tokenHas
   const { maxAttempts } = required(deps);
   const key = codeKey(input.tokenHash);
   const entry = await deps.store.get<StoredCode>(key);
-  if (!entry || typeof entry.hash !== 'string' || !(entry.expires > Date.now())) return { result: 'dead' };
+  if (!entry || typeof entry.hash !== 'string' || !(entry.expires > Date.now())) return { result: 'dead', reason: 'gone' };
   const tries = await deps.store.increment(triesKey(input.tokenHash), secondsUntil(entry.expires));
-  if (tries > maxAttempts) return { result: 'dead' };
+  if (tries > maxAttempts) return { result: 'dead', reason: 'tries' };
   if (matches(deps, input.tokenHash, typedCode(input.code), entry.hash)) {
     // The token behind the code is spent only with the session (defersSpend): until that commits, the code must
     // still work. Once the token is spent, a code that passes finds no token to use.
@@ -113,7 +113,7 @@ export async function checkCode(deps: FlowDeps, input: { email: string; tokenHas
   if (tries >= maxAttempts) {
     await adapterOf(deps).useVerificationToken({ identifier: input.email, token: input.tokenHash });
     await deps.store.take(key);
-    return { result: 'dead' };
+    return { result: 'dead', reason: 'tries' };
   }
   return { result: 'wrong', left: maxAttempts - tries };
 }

@@ -4,13 +4,16 @@
 // transactional adapter: claim and prove it, left for the session issue to spend in the session's transaction) ->
 // authenticated: the standard sign-in tail creates or verifies the user and issues the session. With codes on, the
 // request also claims the address's resend cooldown and stores a code beside the token, then pauses on the code
-// page; the code typed back in that browser consumes the same token the link would (codes.ts).
+// page; the code typed back in that browser consumes the same token the link would (codes.ts). The code page never
+// dead-ends: "send a new code" is an event of the paused flow (the address kept), answered within the cooldown by the
+// same page with a countdown (the code already sent still works); a code dead after too many wrong tries pauses on a
+// page that offers a new code for the same address.
 import { and, assign, fromPromise, not, setup } from 'xstate';
 import { bodyString } from '../../core/request-context.js';
 import type { Account, AdapterUser, User } from '../../core/types.js';
 import type { TokenSpend } from '../../session/spend.js';
 import { checkSignIn, signInAllowed, signInRedirected, type SignInDecision } from '../signin/check.js';
-import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
+import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, type FlowText, finalOutput } from '../runtime/contract.js';
 import { baseContext, evidenceFrom, doneOutput, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import { checkCode, claimCooldown, codeOptions, storeCode, type CodeCheck } from './codes.js';
 import {
@@ -51,6 +54,14 @@ export interface EmailContext extends FlowContextBase {
   code?: string;
   /** Tries left after a wrong code, shown on the code page. */
   triesLeft?: number;
+  /** The provider's resend cooldown (seconds): what the countdown is measured against. */
+  resendCooldown: number;
+  /** When this browser's last code was mailed (ms): the cooldown it claimed runs from then. */
+  sentAt?: number;
+  /** A "send a new code" refused by the cooldown: when one can be sent (ms), shown as a countdown. */
+  resendAt?: number;
+  /** Why the code can no longer be used: too many wrong tries, or gone (expired, or used by the link). */
+  codeSpent?: 'tries' | 'gone';
   /** The proved token, left stored for the session issue to use up with the session (steps.ts `consumeToken`). */
   spend?: TokenSpend;
 }
@@ -60,17 +71,36 @@ export type EmailInput = {
   confirm: boolean;
   verifyRequestUrl: string;
   codes: boolean;
+  /** The resend cooldown in seconds (0: none, or no codes). */
+  resendCooldown?: number;
 };
 
 export type EmailEvent =
   | { type: 'REQUEST'; email: string }
   | { type: 'OPEN_LINK'; token?: string; email?: string }
   | { type: 'CONFIRM' }
-  | { type: 'SUBMIT_CODE'; code: string };
+  | { type: 'SUBMIT_CODE'; code: string }
+  /** "Send a new code", naming the address the page shows (the throttle counts it against that address). */
+  | { type: 'RESEND'; email?: string };
 
 type TokenFound = { expires: number; spend?: TokenSpend } | null;
 type Link = { deps: FlowDeps; email: string; token: string };
 const output = doneOutput;
+
+/**
+ * An address inside a sentence, isolated from the sentence's direction (Unicode first-strong isolate): in Arabic its
+ * `-` and `@` no longer reorder the address around the line break.
+ */
+function isolated(address: string): string {
+  return `\u2068${address}\u2069`;
+}
+
+/** The countdown a page shows while a new code cannot be sent yet (whole seconds, at least 1), or nothing. */
+function waitOf(context: EmailContext, message: 'emailCode.wait' | 'emailCode.waitSpent'): { wait?: { seconds: number; text: FlowText } } {
+  if (context.resendAt === undefined) return {};
+  const seconds = Math.ceil((context.resendAt - Date.now()) / 1000);
+  return seconds > 0 ? { wait: { seconds, text: { message } } } : {};
+}
 
 /** The account an e-mail sign-in presents: the address is the account. */
 function emailAccount(providerId: string, email: string, user?: User): Account {
@@ -109,6 +139,9 @@ export const emailMachine = /* @__PURE__ */ setup({
     },
     confirmRequired: ({ context }) => context.confirm,
     codesOn: ({ context }) => context.codes,
+    // A new code is asked for the address this flow mails, named as the page named it: the limits the throttle
+    // counted (per address) were this address's. Another address is refused, and nothing runs.
+    resendHere: ({ context, event }) => (event as Extract<EmailEvent, { type: 'RESEND' }>).email === context.email,
     cooling: ({ event }) => output<unknown>(event) === 'cooling',
     codePassed: ({ event }) => output<CodeCheck>(event).result === 'passed',
     codeWrong: ({ event }) => output<CodeCheck>(event).result === 'wrong',
@@ -128,13 +161,30 @@ export const emailMachine = /* @__PURE__ */ setup({
       failure: ({ context, event }) => ({ ...context.failure, expected: 'the unsent token revoked', actual: `still stored: ${evidenceFrom(errorOf(event)).message ?? 'unknown error'}` }),
     }),
     forgetToken: assign({ token: undefined, code: undefined }),
+    recordNoCodeSent: assign({ failure: () => ({ message: 'This browser did not ask for a sign-in code, or its request has expired.', expected: 'a flow cookie', actual: null }) }),
     recordSpend: assign({ spend: ({ event }) => output<NonNullable<TokenFound>>(event).spend }),
     recordCooldown: assign({ failure: () => ({ message: 'A code went to this address moments ago: wait before asking for another.', expected: 'the resend cooldown over', actual: 'cooling' }) }),
     recordWrongCode: assign({ triesLeft: ({ event }) => (output<CodeCheck>(event) as { left: number }).left }),
-    recordCodeDead: assign({
+    // The code is dead: the page says why and offers a new one for the same address.
+    recordCodeSpent: assign({
       tokenHash: undefined,
-      failure: () => ({ message: 'The code is used, expired, or dead after too many wrong tries; the link in the same mail went with it.', expected: 'a live code', actual: null }),
+      triesLeft: undefined,
+      resendAt: undefined,
+      codeSpent: ({ event }) => ((output<CodeCheck>(event) as { reason?: 'tries' | 'gone' }).reason === 'tries' ? ('tries' as const) : ('gone' as const)),
     }),
+    recordCodeDead: assign({
+      failure: () => ({ message: 'A code was posted for a code that is used, expired, or dead after too many wrong tries.', expected: 'a live code', actual: null }),
+    }),
+    // A new code within the cooldown: none is sent; the page counts down to when one can be (from this browser's
+    // last mail, or a whole cooldown when another browser asked since).
+    recordWait: assign({
+      resendAt: ({ context }) => {
+        const now = Date.now();
+        const fromHere = (context.sentAt ?? 0) + context.resendCooldown * 1000;
+        return fromHere > now ? fromHere : now + context.resendCooldown * 1000;
+      },
+    }),
+    recordSent: assign({ sentAt: () => Date.now(), triesLeft: undefined, resendAt: undefined, codeSpent: undefined }),
     // The page after sending: the code field, posted with this browser's flow cookie (the only place the token's hash is).
     presentCodePage: assign({
       response: ({ context }) => ({
@@ -142,16 +192,30 @@ export const emailMachine = /* @__PURE__ */ setup({
         page: 'form' as const,
         data: {
           title: { message: 'verify.title' },
-          message: { message: 'emailCode.message', values: { address: context.email! } },
+          message: { message: 'emailCode.message', values: { address: isolated(context.email!) } },
           ...(context.triesLeft !== undefined ? { error: context.triesLeft === 1 ? { message: 'emailCode.wrongLast' } : { message: 'emailCode.wrong', values: { count: context.triesLeft } } } : {}),
+          ...waitOf(context, 'emailCode.wait'),
           fields: [{ name: 'code', label: { message: 'emailCode.label' }, type: 'text' as const, autocomplete: 'one-time-code', inputmode: 'numeric' as const, maxlength: 16 }],
           submit: { message: 'common.signIn' },
-          // Asking again is a new sign-in for the same address (its cooldown and answers are the sign-in's own).
-          alternative: {
-            action: `signin/${encodeURIComponent(context.providerId)}`,
-            label: { message: 'emailCode.resend' },
-            fields: { email: context.email!, callbackUrl: context.callbackUrl },
-          },
+          // Asking again is an event of this paused flow: the address stays, and the cooldown answers with this page.
+          alternative: { action: `callback/${encodeURIComponent(context.providerId)}`, label: { message: 'emailCode.resend' }, fields: { action: 'resend', email: context.email! } },
+          leave: { href: `signin?${new URLSearchParams({ callbackUrl: context.callbackUrl })}`, text: { message: 'emailCode.otherAddress' } },
+        },
+      }),
+    }),
+    // The code is dead (too many wrong tries, expired, or used by the link): the one action is a new code.
+    presentSpentPage: assign({
+      response: ({ context }) => ({
+        kind: 'page' as const,
+        page: 'form' as const,
+        data: {
+          title: { message: 'emailCode.newCodeTitle' },
+          error: { message: context.codeSpent === 'tries' ? 'emailCode.spentTries' : 'emailCode.spentGone' },
+          message: { message: 'emailCode.newCodeMessage', values: { address: isolated(context.email!) } },
+          ...waitOf(context, 'emailCode.waitSpent'),
+          fields: [],
+          hidden: { action: 'resend', email: context.email! },
+          submit: { message: 'emailCode.resend' },
           leave: { href: `signin?${new URLSearchParams({ callbackUrl: context.callbackUrl })}`, text: { message: 'emailCode.otherAddress' } },
         },
       }),
@@ -176,7 +240,7 @@ export const emailMachine = /* @__PURE__ */ setup({
 }).createMachine({
   id: 'email',
   initial: 'idle',
-  context: ({ input }) => ({ ...baseContext(input), confirm: input.confirm, verifyRequestUrl: input.verifyRequestUrl, codes: input.codes }),
+  context: ({ input }) => ({ ...baseContext(input), confirm: input.confirm, verifyRequestUrl: input.verifyRequestUrl, codes: input.codes, resendCooldown: input.resendCooldown ?? 0 }),
   output: finalOutput,
   states: {
     idle: {
@@ -198,10 +262,8 @@ export const emailMachine = /* @__PURE__ */ setup({
           }),
         },
         // A code typed in a browser that never asked for one (another browser, or a flow cookie gone): no code to try.
-        SUBMIT_CODE: {
-          target: 'failed.noCodeSent',
-          actions: assign({ failure: () => ({ message: 'This browser did not ask for a sign-in code, or its request has expired.', expected: 'a flow cookie', actual: null }) }),
-        },
+        SUBMIT_CODE: { target: 'failed.noCodeSent', actions: 'recordNoCodeSent' },
+        RESEND: { target: 'failed.noCodeSent', actions: 'recordNoCodeSent' },
       },
     },
 
@@ -279,7 +341,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         src: 'sendLink',
         input: ({ context }) => ({ deps: context.deps, email: context.email!, token: context.token!, expires: context.expires!, code: context.code }),
         onDone: [
-          { guard: 'codesOn', target: 'awaitingCode', actions: 'forgetToken' },
+          { guard: 'codesOn', target: 'awaitingCode', actions: ['forgetToken', 'recordSent'] },
           { target: 'linkSent', actions: 'forgetToken' },
         ],
         onError: { target: 'revokingToken', actions: 'recordError' },
@@ -303,7 +365,37 @@ export const emailMachine = /* @__PURE__ */ setup({
     awaitingCode: {
       tags: [AWAITING],
       entry: 'presentCodePage',
-      on: { SUBMIT_CODE: 'checkingCode' },
+      on: { SUBMIT_CODE: 'checkingCode', RESEND: { guard: 'resendHere', target: 'claimingResend' } },
+    },
+    // "Send a new code" from the code page: within the cooldown nothing is sent and the same page (its code still
+    // good) counts down; after it, a new token and code go out and the page asks for the new code.
+    claimingResend: {
+      invoke: {
+        id: 'claimCooldown',
+        src: 'claimCooldown',
+        input: ({ context }) => ({ deps: context.deps, email: context.email! }),
+        onDone: [{ guard: 'cooling', target: 'awaitingCode', actions: 'recordWait' }, { target: 'storingToken' }],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
+    },
+    // The code can no longer be used: this browser may ask for a new one for the same address, or leave.
+    awaitingNewCode: {
+      tags: [AWAITING],
+      entry: 'presentSpentPage',
+      on: {
+        RESEND: { guard: 'resendHere', target: 'claimingNewCode' },
+        // A code posted from an older copy of the code page: that code is dead.
+        SUBMIT_CODE: { target: 'failed.codeDead', actions: 'recordCodeDead' },
+      },
+    },
+    claimingNewCode: {
+      invoke: {
+        id: 'claimCooldown',
+        src: 'claimCooldown',
+        input: ({ context }) => ({ deps: context.deps, email: context.email! }),
+        onDone: [{ guard: 'cooling', target: 'awaitingNewCode', actions: 'recordWait' }, { target: 'storingToken' }],
+        onError: { target: 'failed.callbackRoute', actions: 'recordError' },
+      },
     },
     checkingCode: {
       invoke: {
@@ -318,7 +410,7 @@ export const emailMachine = /* @__PURE__ */ setup({
         onDone: [
           { guard: 'codePassed', target: 'consumingToken' },
           { guard: 'codeWrong', target: 'awaitingCode', actions: 'recordWrongCode' },
-          { target: 'failed.codeDead', actions: 'recordCodeDead' },
+          { target: 'awaitingNewCode', actions: 'recordCodeSpent' },
         ],
         onError: { target: 'failed.callbackRoute', actions: 'recordError' },
       },
@@ -405,12 +497,13 @@ export const emailMachine = /* @__PURE__ */ setup({
  */
 export const emailFlow = /* @__PURE__ */ defineFlow({
   machine: emailMachine,
-  version: 3,
+  version: 4,
   csrf: ['signin', 'callback'],
   input: (deps): EmailInput => ({
     confirm: emailProviderOf(deps).confirm !== false,
     verifyRequestUrl: `${deps.req.authUrl}/verify-request?${new URLSearchParams({ provider: deps.provider.id, type: 'email' })}`,
     codes: codeOptions(deps) !== undefined,
+    resendCooldown: codeOptions(deps)?.resendCooldown ?? 0,
   }),
   entry: (route, deps, paused) => {
     const { req } = deps;
@@ -420,9 +513,10 @@ export const emailFlow = /* @__PURE__ */ defineFlow({
     // Without a flow cookie there is no opened link to confirm: a fresh machine says so (Verification),
     // rather than the runtime reporting a missing cookie as a server problem.
     if (req.method === 'POST') {
-      // The code page posts its field; the confirmation page posts none.
+      // The code page posts its field, or asks for a new code; the confirmation page posts neither.
       const code = bodyString(req, 'code');
-      return { resume: paused, event: code !== undefined ? { type: 'SUBMIT_CODE', code } : { type: 'CONFIRM' } };
+      if (code !== undefined) return { resume: paused, event: { type: 'SUBMIT_CODE', code } };
+      return { resume: paused, event: bodyString(req, 'action') === 'resend' ? { type: 'RESEND', email: bodyString(req, 'email') ?? '' } : { type: 'CONFIRM' } };
     }
     return null;
   },

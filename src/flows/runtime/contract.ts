@@ -128,6 +128,13 @@ export interface FlowFormPage {
   fields: FlowFormField[];
   /** The button's label; `Continue` by default. */
   submit?: FlowText;
+  /** Sent back with the form as they are, e.g. which of the page's actions this form is (`{ action: 'resend' }`). */
+  hidden?: Record<string, string>;
+  /**
+   * A wait before something can be done again (a new code within its cooldown): `text` with `{seconds}`, which
+   * built-in pages count down without script; the sentence goes once the wait is over.
+   */
+  wait?: { seconds: number; text: FlowText };
   /** A picture above the form (an `https:` or `data:image/svg+xml` URL, e.g. a QR code rendered on the server). */
   image?: { src: string; alt: FlowText };
   /**

@@ -63,6 +63,24 @@ function passkeySection(action: string, csrfToken: string, label: string, script
 ${src ? html`<script${attr('src', src)}${attr('nonce', nonce)} defer></script>` : ''}`;
 }
 
+// The marker put where `{seconds}` goes in the wait sentence, so the number can be its own element.
+const SECONDS = '\u0001';
+
+/**
+ * A wait shown as a sentence whose number counts down to 0 without script (an animated integer custom property shown
+ * through a CSS counter); the sentence itself goes when the wait is over. Assistive technology reads the number as
+ * it was when the page was served.
+ */
+function waitNote(seconds: number, text: FlowText, i18n: Translator) {
+  const [before, after = ''] = (typeof text === 'string' ? text.replace('{seconds}', SECONDS) : i18n.t(text.message, { ...text.values, seconds: SECONDS })).split(SECONDS);
+  return html`<p class="wait center" role="status" data-wait="${String(seconds)}">${before}<span class="countdown" aria-hidden="true"></span><span class="visually-hidden">${String(seconds)}</span>${after}</p>`;
+}
+
+/** The countdown's style: `seconds` whole steps from `seconds` to 0, then the sentence hidden. */
+function countdownCss(seconds: number): string {
+  return `@property --wait{syntax:'<integer>';inherits:false;initial-value:0}.countdown{font-variant-numeric:tabular-nums;font-weight:600;counter-reset:wait var(--wait);animation:countdown ${seconds}s steps(${seconds},end) forwards}.countdown::after{content:counter(wait)}@keyframes countdown{from{--wait:${seconds}}to{--wait:0}}.wait{animation:wait-over 0s linear ${seconds}s forwards}@keyframes wait-over{to{visibility:hidden;height:0;margin:0;overflow:hidden}}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}`;
+}
+
 /**
  * Renders a flow's form page: heading, message, optional error, the inputs, one submit button.
  *
@@ -80,11 +98,13 @@ export function renderFormPage(params: FormPageParams): string {
   const link = page.link && (/^otpauth:\/\/[a-z]+\//i.test(page.link.href) ? page.link.href : safeUrl(page.link.href));
   const alternative = page.alternative && resolved(page.alternative.action, params.authUrl);
   const leave = page.leave && resolved(page.leave.href, params.authUrl);
-  const hidden = Object.entries(params.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  const wait = page.wait && Number.isInteger(page.wait.seconds) && page.wait.seconds > 0 && page.wait.seconds <= 86_400 ? page.wait : undefined;
+  const hidden = Object.entries({ ...page.hidden, ...params.hiddenFields }).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   const body = html`<h1>${title}</h1>
 ${page.error ? html`<div class="alert" role="alert">${say(page.error, i18n)}</div>` : ''}
 ${image ? html`<img class="figure"${attr('src', image)} alt="${say(page.image!.alt, i18n)}">` : ''}
 ${page.message ? html`<p class="muted center message">${say(page.message, i18n)}</p>` : ''}
+${wait ? waitNote(wait.seconds, wait.text, i18n) : ''}
 ${page.copyable ? html`<div class="copyable" data-copyable><p class="copy-label" id="copy-label">${say(page.copyable.label, i18n)}</p><code id="copy-value" class="copy-value" dir="ltr" aria-labelledby="copy-label" data-copy-value>${page.copyable.value}</code><button type="button" class="button secondary" data-copy="copy-value"${attr('data-copied', i18n.t('manage.copied'))} aria-live="polite" hidden>${i18n.t('manage.copy')}</button></div>${copyScript(params.nonce)}` : ''}
 ${link ? html`<p class="center"><a${attr('href', link)}>${say(page.link!.text, i18n)}</a></p>` : ''}
 ${
@@ -103,5 +123,5 @@ ${Object.entries(page.alternative!.fields ?? {}).map(([name, value]) => html`<in
 </form>` : ''}
 ${leave ? html`<p class="center"><a${attr('href', leave)} data-form-leave>${say(page.leave!.text, i18n)}</a></p>` : ''}
 ${action && page.passkey && params.passkeyScript ? passkeySection(action, params.hiddenFields.csrfToken ?? '', say(page.passkey.label, i18n), params.passkeyScript, i18n, params.nonce) : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}.copyable{display:grid;gap:.5rem;margin:0 0 1rem;padding:.75rem;border:1px solid var(--border);border-radius:8px;background:var(--input)}.copy-label{margin:0;font-size:.85rem;font-weight:600}.copy-value{font:1.05rem/1.6 ui-monospace,monospace;letter-spacing:.05em;user-select:all;overflow-wrap:anywhere;text-align:center}.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.field-error{color:#c62828;margin:.25rem 0 0;font-size:.9rem}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: (wait ? countdownCss(wait.seconds) : '') + '.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}.copyable{display:grid;gap:.5rem;margin:0 0 1rem;padding:.75rem;border:1px solid var(--border);border-radius:8px;background:var(--input)}.copy-label{margin:0;font-size:.85rem;font-weight:600}.copy-value{font:1.05rem/1.6 ui-monospace,monospace;letter-spacing:.05em;user-select:all;overflow-wrap:anywhere;text-align:center}.alternative{margin-top:.75rem}.message{overflow-wrap:anywhere}.field-error{color:#c62828;margin:.25rem 0 0;font-size:.9rem}.figure{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:8px}', nonce: params.nonce });
 }

@@ -41,6 +41,7 @@ const events: Labelled[] = [
   { type: 'OPEN_LINK', branch: 'a link without its token', email: modelUser.email },
   { type: 'CONFIRM', branch: 'the confirmation form' },
   { type: 'SUBMIT_CODE', branch: 'the code form', code: '123456' },
+  { type: 'RESEND', branch: 'send a new code', email: modelUser.email },
   done('normalize', 'a valid address', modelUser.email),
   failed('normalize', 'an invalid address', new TypeError('not an address')),
   done('findRecipient', 'no user yet', null),
@@ -58,7 +59,7 @@ const events: Labelled[] = [
   storeFails('storeCode'),
   done('checkCode', 'the right code', { result: 'passed' }),
   done('checkCode', 'a wrong code', { result: 'wrong', left: 2 }),
-  done('checkCode', 'a forgotten code', { result: 'dead' }),
+  done('checkCode', 'a forgotten code', { result: 'dead', reason: 'gone' }),
   storeFails('checkCode'),
   dbFails('storeToken'),
   done('sendLink', 'sent', undefined),
@@ -128,8 +129,19 @@ function pathsFor(variant: Variant): ModelPath[] {
   // A code's entry expires with its token, so a code can never reach an expired token: that branch is the link's.
   return completed.filter((p) => {
     const b = branchesOf(p);
-    return (p.events[0].type === 'REQUEST' || p.events[0].type === 'SUBMIT_CODE') && b.consumeToken !== 'found but expired';
+    return ['REQUEST', 'SUBMIT_CODE', 'RESEND'].includes(p.events[0].type) && b.consumeToken !== 'found but expired';
   });
+}
+
+/** A path cut where the browser acts (a form posted): each part's event and the branches of what it set off. */
+function segmentsOf(path: ModelPath): { event: Labelled; branches: Record<string, string> }[] {
+  const out: { event: Labelled; branches: Record<string, string> }[] = [];
+  for (const event of path.events as Labelled[]) {
+    const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type)?.[1];
+    if (!actor) out.push({ event, branches: { [event.type]: event.branch } });
+    else out.at(-1)!.branches[actor] = event.branch;
+  }
+  return out;
 }
 
 /** The branch of every event on a path, by actor name (or event type); the last one where an actor runs twice. */
@@ -312,6 +324,10 @@ async function mailedLink(t: TestAuth, providerId: string, email: string): Promi
 /** Configures the instance so that the real flow takes the path's branches, then makes the path's requests. */
 async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise<Run> {
   const b = branchesOf(path);
+  const segments = segmentsOf(path);
+  // What the first request sets off (a path with "send a new code" runs some actors again, each as its part says);
+  // a link's paths are set up whole, as its faults are injected once the link is opened.
+  const b1 = path.events[0].type === 'REQUEST' ? segments[0].branches : b;
   const providerId = providerIds[variant];
   const email = `m-${randomUUID()}@model.test`;
   const emitted: string[] = [];
@@ -343,16 +359,16 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
       }
       if (b.peekToken === 'stored but expired' || (oneClick && b.consumeToken === 'found but expired')) vi.setSystemTime(t0 + MAX_AGE * 1000 + 1000);
     }
-    if (b.claimCooldown === 'a code sent moments ago') {
+    if (b1.claimCooldown === 'a code sent moments ago') {
       await mailedLink(t, providerId, email);
       outbox.length = 0;
       signInCalls.length = 0;
     }
-    for (const [actor, branch] of Object.entries(b)) if (branch === 'the database fails') faults.add(faultFor[actor]);
+    for (const [actor, branch] of Object.entries(b1)) if (branch === 'the database fails') faults.add(faultFor[actor]);
     // A code's faults start at the first try: sending it had to store it.
     const codeTried = path.events.some((e) => e.type === 'SUBMIT_CODE');
-    for (const [actor, branch] of Object.entries(b)) if (branch === 'the flow store fails' && !(actor === 'checkCode' && codeTried)) storeFaults.add(storeFaultFor[actor]);
-    scenario = { request: b.checkSignIn ?? allGood.request, send: b.sendLink ?? allGood.send, tail };
+    for (const [actor, branch] of Object.entries(b1)) if (branch === 'the flow store fails' && !(actor === 'checkCode' && codeTried)) storeFaults.add(storeFaultFor[actor]);
+    scenario = { request: b1.checkSignIn ?? allGood.request, send: b1.sendLink ?? allGood.send, tail };
 
     const mark = t.logger.debugs.length;
     const activityMark = activityLog.length;
@@ -362,26 +378,44 @@ async function play(variant: Variant, path: ModelPath, tail: Tail = {}): Promise
       const typed = b.normalize === 'an invalid address' ? 'not an address' : `  ${email.toUpperCase()} `;
       const csrfToken = await t.csrfToken();
       res = await t.client.post(`/auth/signin/${providerId}`, { csrfToken, email: typed, callbackUrl: '/dashboard' });
-      // Each try at the code, as the branch of the check that follows it says.
-      const checks = (path.events as Labelled[]).filter((e) => e.type === 'xstate.done.actor.checkCode' || e.type === 'xstate.error.actor.checkCode');
-      const mailed = outbox.find((m) => m.identifier === email)?.code;
-      for (const check of checks) {
-        expect(res.status, 'the code page').toBe(200);
-        const [form] = readForms(await res.text());
-        if (check.branch === 'the flow store fails') storeFaults.add('code:');
-        if (check.branch === 'a forgotten code') await forgetCodes();
-        if (check.branch === 'the right code') {
-          if (b.consumeToken === 'not found') await pg.db.query('DELETE FROM verification_token WHERE identifier = $1', [email]);
-          if (b.consumeToken === 'the database fails') faults.add('useVerificationToken');
-          if (tail.fault) faults.add(tail.fault);
+      // Then each form the path posts: a try at the code, or "send a new code", set up as its part's branches say.
+      for (const { event, branches: sb } of segments.slice(1)) {
+        expect(res.status, 'a code page').toBe(200);
+        const forms = readForms(await res.text());
+        if (event.type === 'SUBMIT_CODE') {
+          const check = sb.checkCode;
+          if (check === 'the flow store fails') storeFaults.add('code:');
+          if (check === 'a forgotten code') await forgetCodes();
+          if (check === 'the right code') {
+            if (sb.consumeToken === 'not found') await pg.db.query('DELETE FROM verification_token WHERE identifier = $1', [email]);
+            if (sb.consumeToken === 'the database fails') faults.add('useVerificationToken');
+            if (tail.fault) faults.add(tail.fault);
+          }
+          const mailed = outbox.filter((m) => m.identifier === email).at(-1)?.code;
+          const code = check === 'a wrong code' ? (mailed === '000000' ? '111111' : '000000') : mailed!;
+          const form = forms.find((f) => 'code' in f.fields);
+          // The page of a dead code has no code field: an older copy of the code page posts it.
+          res = form
+            ? await t.client.post(new URL(form.action, res.requestUrl), { ...form.fields, code })
+            : await t.client.post(`/auth/callback/${providerId}`, { csrfToken: forms[0].fields.csrfToken, code });
+        } else {
+          expect(event.type).toBe('RESEND');
+          // The cooldown (60 s) claimed by the last mail is over, or not.
+          if (sb.claimCooldown === 'no code sent lately') vi.setSystemTime(Date.now() + 61_000);
+          if (sb.claimCooldown === 'the flow store fails') storeFaults.add('cooldown:');
+          if (sb.storeToken === 'the database fails') faults.add('createVerificationToken');
+          if (sb.storeCode === 'the flow store fails') storeFaults.add('code:');
+          if (sb.revokeToken === 'the database fails') faults.add('useVerificationToken');
+          scenario = { ...scenario, send: sb.sendLink ?? allGood.send };
+          const form = forms.find((f) => f.fields.action === 'resend');
+          expect(form, '"send a new code" on the page').toBeDefined();
+          res = await t.client.post(new URL(form!.action, res.requestUrl), form!.fields);
         }
-        const code = check.branch === 'a wrong code' ? (mailed === '000000' ? '111111' : '000000') : mailed!;
-        res = await t.client.post(new URL(form.action, res.requestUrl), { ...form.fields, code });
       }
-    } else if (first === 'SUBMIT_CODE') {
-      // A code posted by a browser that never asked for one.
+    } else if (first === 'SUBMIT_CODE' || first === 'RESEND') {
+      // A code, or a new one asked for, posted by a browser that never asked for one.
       const csrfToken = await t.csrfToken();
-      res = await t.client.post(`/auth/callback/${providerId}`, { csrfToken, code: '123456' });
+      res = await t.client.post(`/auth/callback/${providerId}`, first === 'RESEND' ? { csrfToken, action: 'resend' } : { csrfToken, code: '123456' });
     } else if (first === 'CONFIRM') {
       // Someone posts the confirmation form without having opened a link in this browser.
       const csrfToken = await t.csrfToken();
@@ -521,7 +555,7 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
 
     // Side effects: events where they happened, mail only when the flow says it was sent.
     expect(run.emitted).toEqual(path.finalState === 'authenticated' ? ['createUser', 'signIn'] : []);
-    expect(run.mailed).toBe(b.sendLink === 'sent');
+    expect(run.mailed).toBe(path.events.some((e) => e.type === 'xstate.done.actor.sendLink'));
 
     const tokenLeft =
       path.finalState === 'linkSent' || // the new link waits to be used
@@ -534,7 +568,13 @@ describe.each(variants)('email flow, model paths (%s)', (variant) => {
       // Codes: the check could not run, or the code was forgotten (its token was not); or an earlier mail's token.
       (b.sendLink === 'sent' && path.finalState !== 'authenticated' && b.consumeToken !== 'not found') ||
       b.claimCooldown === 'a code sent moments ago';
-    expect(await tokensLeft(run.email), 'tokens stored for the address').toBe(tokenLeft ? 1 : 0);
+    if (path.events.some((e) => e.type === 'RESEND') && b.REQUEST) {
+      // With "send a new code", each mail stored its own token: those stored, less those revoked or used.
+      const count = (type: string) => path.events.filter((e) => e.type === type).length;
+      const stored = count('xstate.done.actor.storeToken') + (b.claimCooldown !== undefined && segmentsOf(path)[0].branches.claimCooldown === 'a code sent moments ago' ? 1 : 0);
+      const left = b.consumeToken === 'not found' ? 0 : stored - count('xstate.done.actor.revokeToken') - (path.finalState === 'authenticated' ? 1 : 0);
+      expect(await tokensLeft(run.email), 'tokens stored for the address').toBe(left);
+    } else expect(await tokensLeft(run.email), 'tokens stored for the address').toBe(tokenLeft ? 1 : 0);
 
     if (path.finalState === 'authenticated') {
       const session = (await (await run.t.client.get('/auth/session')).json()) as { user?: { email?: string } } | null;
