@@ -395,4 +395,5 @@ export const ar: Messages = {
   'activity.organization.invitationAccepted': 'قُبلت الدعوة',
   'activity.organization.invitationRevoked': 'أُلغيت الدعوة',
   'activity.rateLimit.hit': 'محاولات كثيرة جدًا',
+  'signin.error.SamlResponseRefused': 'أرسلت خدمة تسجيل الدخول في مؤسستك ردًا تعذّر قبوله. ابدأ من جديد من «المتابعة عبر SSO».',
 };

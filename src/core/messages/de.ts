@@ -395,4 +395,5 @@ export const de: Messages = {
   'activity.organization.invitationAccepted': 'Einladung angenommen',
   'activity.organization.invitationRevoked': 'Einladung zurückgezogen',
   'activity.rateLimit.hit': 'Zu viele Versuche',
+  'signin.error.SamlResponseRefused': 'Der Anmeldedienst Ihrer Organisation hat eine Antwort gesendet, die nicht angenommen werden konnte. Bitte beginnen Sie erneut mit „Mit SSO fortfahren“.',
 };

@@ -406,6 +406,7 @@ export const en = {
   'activity.organization.invitationAccepted': 'Organization invitation accepted',
   'activity.organization.invitationRevoked': 'Organization invitation revoked',
   'activity.rateLimit.hit': 'Too many attempts',
+  'signin.error.SamlResponseRefused': 'Your organization’s sign-in service sent an answer that could not be accepted. Please start again from “Continue with SSO”.',
 } as const;
 
 /** The id of a built-in message. */

@@ -395,4 +395,5 @@ export const es: Messages = {
   'activity.organization.invitationAccepted': 'Invitación aceptada',
   'activity.organization.invitationRevoked': 'Invitación revocada',
   'activity.rateLimit.hit': 'Demasiados intentos',
+  'signin.error.SamlResponseRefused': 'El servicio de inicio de sesión de tu organización envió una respuesta que no se pudo aceptar. Vuelve a empezar desde «Continuar con SSO».',
 };

@@ -395,4 +395,5 @@ export const fr: Messages = {
   'activity.organization.invitationAccepted': 'Invitation acceptée',
   'activity.organization.invitationRevoked': 'Invitation révoquée',
   'activity.rateLimit.hit': 'Trop de tentatives',
+  'signin.error.SamlResponseRefused': 'Le service de connexion de votre organisation a envoyé une réponse qui n’a pas pu être acceptée. Recommencez depuis « Continuer avec le SSO ».',
 };

@@ -395,4 +395,5 @@ export const ja: Messages = {
   'activity.organization.invitationAccepted': '招待を承諾',
   'activity.organization.invitationRevoked': '招待を取り消し',
   'activity.rateLimit.hit': '試行回数が多すぎます',
+  'signin.error.SamlResponseRefused': '組織のサインインサービスから受け入れられない応答が届きました。「SSO で続行」からやり直してください。',
 };
