@@ -3,10 +3,11 @@
 // with bounded skew, InResponseTo of this browser's request); then what the library does not check, read from the
 // assertion it verified: the issuer is the connection's IdP, the Destination and Recipient are this ACS.
 import { SAML, SamlStatusError, type Profile } from '@node-saml/node-saml';
+import { OAuthCallbackError } from '../../core/errors.js';
 import { samlEndpoints } from '../../sso/saml-endpoints.js';
 import type { SamlConnection } from '../../sso/saml-provider.js';
 import { ASSERTION_NS, guardResponse, MAX_RESPONSE_BYTES, parseXml } from './guard.js';
-import { onlyRequest, samlConfigOf } from './options.js';
+import { idpCertificates, onlyRequest, samlConfigOf } from './options.js';
 import { refuse } from './refusal.js';
 
 /** An assertion that passed every check: what the flow needs of it. */
@@ -60,6 +61,9 @@ function time(value: string | null): number {
  * const assertion = await validateSamlResponse(connection, authUrl, { samlResponse, requestId })
  */
 export async function validateSamlResponse(connection: SamlConnection, authUrl: string, posted: { samlResponse: unknown; requestId: string | undefined }): Promise<SamlAssertion> {
+  // The connection lost its certificates since the request left: nothing could verify the answer (the server's
+  // problem, not the response's).
+  if (idpCertificates(connection).length === 0) throw new OAuthCallbackError('This SAML connection has no IdP signing certificate.', { actual: connection.id });
   const xml = decodeResponse(posted.samlResponse);
   const guarded = guardResponse(xml);
   const endpoints = samlEndpoints(authUrl, connection.id);
