@@ -30,6 +30,13 @@ describe('a SAML connection', () => {
     });
   });
 
+  it('shows the ACS and metadata URLs on the built-in SSO page', async () => {
+    const page = await (await w.admin.get('/auth/organizations/sso/page')).text();
+    expect(page).toContain('Acme SAML');
+    expect(page).toContain(`ACS URL http://localhost:3000/auth/sso/saml/${w.connectionId}/acs`);
+    expect(page).not.toContain(`/auth/callback/sso-${w.connectionId}`);
+  });
+
   it('serves the SP metadata with the ACS and signed assertions wanted', async () => {
     const res = await w.a.newClient().get(`/auth/sso/saml/${w.connectionId}/metadata`);
     expect(res.status).toBe(200);

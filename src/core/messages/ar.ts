@@ -396,4 +396,5 @@ export const ar: Messages = {
   'activity.organization.invitationRevoked': 'أُلغيت الدعوة',
   'activity.rateLimit.hit': 'محاولات كثيرة جدًا',
   'signin.error.SamlResponseRefused': 'أرسلت خدمة تسجيل الدخول في مؤسستك ردًا تعذّر قبوله. ابدأ من جديد من «المتابعة عبر SSO».',
+  'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
 };

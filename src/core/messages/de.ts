@@ -396,4 +396,5 @@ export const de: Messages = {
   'activity.organization.invitationRevoked': 'Einladung zurückgezogen',
   'activity.rateLimit.hit': 'Zu viele Versuche',
   'signin.error.SamlResponseRefused': 'Der Anmeldedienst Ihrer Organisation hat eine Antwort gesendet, die nicht angenommen werden konnte. Bitte beginnen Sie erneut mit „Mit SSO fortfahren“.',
+  'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
 };

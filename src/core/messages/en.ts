@@ -407,6 +407,7 @@ export const en = {
   'activity.organization.invitationRevoked': 'Organization invitation revoked',
   'activity.rateLimit.hit': 'Too many attempts',
   'signin.error.SamlResponseRefused': 'Your organization’s sign-in service sent an answer that could not be accepted. Please start again from “Continue with SSO”.',
+  'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
 } as const;
 
 /** The id of a built-in message. */

@@ -396,4 +396,5 @@ export const es: Messages = {
   'activity.organization.invitationRevoked': 'Invitación revocada',
   'activity.rateLimit.hit': 'Demasiados intentos',
   'signin.error.SamlResponseRefused': 'El servicio de inicio de sesión de tu organización envió una respuesta que no se pudo aceptar. Vuelve a empezar desde «Continuar con SSO».',
+  'sso.samlEndpoints': 'Registrar en el proveedor de identidad: URL de ACS {acs}, ID de entidad del SP y metadatos {metadata}',
 };

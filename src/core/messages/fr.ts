@@ -396,4 +396,5 @@ export const fr: Messages = {
   'activity.organization.invitationRevoked': 'Invitation révoquée',
   'activity.rateLimit.hit': 'Trop de tentatives',
   'signin.error.SamlResponseRefused': 'Le service de connexion de votre organisation a envoyé une réponse qui n’a pas pu être acceptée. Recommencez depuis « Continuer avec le SSO ».',
+  'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
 };

@@ -396,4 +396,5 @@ export const ja: Messages = {
   'activity.organization.invitationRevoked': '招待を取り消し',
   'activity.rateLimit.hit': '試行回数が多すぎます',
   'signin.error.SamlResponseRefused': '組織のサインインサービスから受け入れられない応答が届きました。「SSO で続行」からやり直してください。',
+  'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
 };
