@@ -66,6 +66,17 @@ describe('signatures', () => {
     expectRefused(await attack({ signAssertion: false, signResponse: true }), 'rejected');
   });
 
+  it('refuses a response whose assertion alone is signed when the connection wants signed responses', async () => {
+    const csrf = await w.a.csrfToken(w.admin);
+    expect((await w.admin.post(`/auth/organizations/sso/connections/${w.connectionId}`, { csrfToken: csrf, wantResponseSigned: 'true' })).status).toBe(200);
+    try {
+      expectRefused(await attack({}), 'rejected');
+      expect(setsSession(await attack({ signResponse: true }, 'bob@acme.test', 'bob'))).toBe(true);
+    } finally {
+      expect((await w.admin.post(`/auth/organizations/sso/connections/${w.connectionId}`, { csrfToken: csrf, wantResponseSigned: 'false' })).status).toBe(200);
+    }
+  });
+
   it('refuses an assertion signed by another key', async () => {
     expectRefused(await attack({ keyPair: stranger }), 'rejected');
   });

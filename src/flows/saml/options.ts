@@ -1,5 +1,6 @@
 // The SAML library's settings for one connection, in one place so the request and the response are checked alike:
-// the audience is this SP's entity id, every assertion must be signed by one of the connection's certificates, the
+// the audience is this SP's entity id, every assertion must be signed by one of the connection's certificates (and
+// the whole response too when the connection says `wantResponseSigned`), the
 // clock skew is bounded, and InResponseTo is always required (IdP-initiated responses carry none and are refused).
 import { ValidateInResponseTo, type CacheProvider, type SamlConfig } from '@node-saml/node-saml';
 import type { SamlConnection } from '../../sso/saml-provider.js';
@@ -31,7 +32,7 @@ export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoint
     idpCert: idpCertificates(connection),
     audience: endpoints.entityId,
     wantAssertionsSigned: true,
-    wantAuthnResponseSigned: false,
+    wantAuthnResponseSigned: connection.wantResponseSigned === true,
     acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
     validateInResponseTo: ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: SAML_FLOW_TTL_MS,
