@@ -41,7 +41,7 @@ export {
   DuplicateProviderId, UntrustedHost, DuplicateConditionalUI, MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled,
   InvalidRequest, InvalidPassword, RateLimited, ServiceUnavailable, MissingRequestContext, RefreshTokenError, type ErrorCause, type ErrorKind,
   type PasswordProblem, OrganizationForbidden, LastOwner, SessionRequired, InvalidWebhookEndpoint,
-  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
+  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound, SamlResponseRefused,
 } from './core/errors.js';
 export {
   defaultThrottleRules, type ThrottleOptions, type ThrottleRule, type ThrottleRules, type ThrottleLimit, type StoreDownPolicy,

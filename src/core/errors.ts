@@ -288,6 +288,16 @@ export class SsoAddressRefused extends OAuthCallbackError {
   static override type = 'SsoAddressRefused';
 }
 
+/**
+ * A SAML response refused at the assertion consumer service: not signed by the connection's IdP, meant for another
+ * service provider or request, expired, replayed, malformed, or built to trick a parser (DTD, a second assertion, a
+ * comment in the NameID). `cause.reason` says which check failed. Client-safe: the sign-in page says the
+ * organization's sign-in service sent an answer that could not be accepted.
+ */
+export class SamlResponseRefused extends OAuthCallbackError {
+  static override type = 'SamlResponseRefused';
+}
+
 /** A domain claim refused: another organization verified it first (409), or it is no domain name (400). */
 export class SsoDomainRefused extends AuthError {
   static override type = 'SsoDomainRefused';
@@ -320,6 +330,7 @@ export const clientSafeErrorTypes: ReadonlySet<string> = new Set([
   InvalidRequest.type,
   ServiceUnavailable.type,
   SsoAddressRefused.type,
+  SamlResponseRefused.type,
 ]);
 
 /** The type to show a client for an error: itself when client-safe, else `Configuration`. */
@@ -351,7 +362,7 @@ const allErrorClasses = [
   UnknownAction, UnsupportedStrategy, InvalidProvider, DuplicateProviderId, UntrustedHost, DuplicateConditionalUI,
   MissingWebAuthnAutocomplete, ExperimentalFeatureNotEnabled, InvalidRequest, RateLimited, MissingRequestContext, SecondFactorFailed, SecondFactorExpired,
   RefreshTokenError, ServiceUnavailable, InvalidPassword, OrganizationForbidden, LastOwner, SessionRequired,
-  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound,
+  SsoAddressRefused, SsoDomainRefused, SsoDomainUnverified, SsoNotFound, SamlResponseRefused,
   InvalidWebhookEndpoint,
 ];
 

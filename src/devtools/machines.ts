@@ -16,6 +16,7 @@ import { passwordSignInMachine } from '../flows/password/signin-machine.js';
 import { recoveryMachine } from '../flows/password/recovery-machine.js';
 import { signUpMachine } from '../flows/password/signup-machine.js';
 import { invitationMachine } from '../flows/organizations/invitation-machine.js';
+import { samlMachine } from '../flows/saml/machine.js';
 
 export const machines: Record<string, AnyStateMachine> = {
   signin: signInMachine,
@@ -32,4 +33,5 @@ export const machines: Record<string, AnyStateMachine> = {
   'rp-logout': rpLogoutMachine,
   link: linkMachine,
   invitation: invitationMachine,
+  saml: samlMachine,
 };

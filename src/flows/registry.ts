@@ -25,6 +25,8 @@ const builtIn: Readonly<Record<string, Loader>> = {
   email: lazy(() => import('./email/machine.js').then((m) => m.emailFlow as unknown as FlowDefinition)),
   webauthn: lazy(() => import('./webauthn/machine.js').then((m) => m.webauthnFlow as unknown as FlowDefinition)),
   password: lazy(() => import('./password/signin-machine.js').then((m) => m.passwordSignInFlow as unknown as FlowDefinition)),
+  // An organization's SAML connection (sso/saml-provider.ts): providers made at runtime, never configured.
+  saml: lazy(() => import('./saml/machine.js').then((m) => m.samlFlow as unknown as FlowDefinition)),
 };
 
 /**
@@ -187,6 +189,9 @@ export async function step(...args: StepArgs): Promise<DoorAnswer> {
 type StepArgs = Parameters<typeof import('./runtime/door.js').step> extends [unknown, ...infer Rest] ? Rest : never;
 export type { Door, DoorAnswer } from './runtime/door.js';
 export type { AccountFlowDefinition, AccountRoute } from './runtime/account.js';
+
+/** A SAML connection's service provider metadata (`GET {basePath}/sso/saml/:id/metadata`): loaded on first use. */
+export const samlMetadata = lazy(() => import('./saml/metadata.js').then((m) => m.samlMetadata));
 
 /** Invitations to an organization (sending, listing, revoking, reading a link): loaded with the first invitation route. */
 export const invitations = lazy(() => import('./organizations/invitations.js'));

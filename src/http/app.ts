@@ -94,6 +94,8 @@ export function createAuthApp(config: InternalConfig): H3 {
     app.post(`${admin}/domains/route`, route(config, 'json', async (req) => (await sso()).routeDomainRoute(req)));
     app.post(`${admin}/domains/delete`, route(config, 'json', async (req) => (await sso()).deleteDomainRoute(req)));
     app.post(`${base}/sso`, route(config, 'browser', async (req) => (await sso()).continueWithSsoRoute(req)));
+    app.post(`${base}/sso/saml/:id/acs`, route(config, 'browser', async (req, event) => (await sso()).samlAcsRoute(req, param(event, 'id'))));
+    app.get(`${base}/sso/saml/:id/metadata`, route(config, 'browser', async (req, event) => (await sso()).samlMetadataRoute(req, param(event, 'id'))));
   }
   app.get(`${base}/signin`, route(config, 'browser', signInPage));
   app.post(`${base}/signin/:provider`, route(config, 'browser', (req, event) => signInAction(req, param(event, 'provider'))));

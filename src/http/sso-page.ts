@@ -1,6 +1,7 @@
 // `GET {basePath}/organizations/sso/page`: the built-in page where an organization's admin manages its SSO
 // connections and domains (the forms post to the admin API, which brings them back here). Needs `sso:manage` in the
 // active organization; signed out, the sign-in page first.
+import { samlEndpoints } from '../sso/saml-endpoints.js';
 import { messagesFor } from '../core/messages/request.js';
 import { organizationGate } from '../organizations/gate.js';
 import { rolesOf } from '../organizations/roles.js';
@@ -30,7 +31,9 @@ export async function ssoPageRoute(req: AuthRequest): Promise<Response> {
         enabled: c.enabled === true,
         defaultRole: String(c.defaultRole),
         ...(typeof c.issuer === 'string' ? { issuer: c.issuer } : {}),
-        redirectUri: `${req.authUrl}/callback/sso-${String(c.id)}`,
+        ...(c.kind === 'saml'
+          ? { redirectUri: samlEndpoints(req.authUrl, String(c.id)).acsUrl, spMetadataUrl: samlEndpoints(req.authUrl, String(c.id)).metadataUrl }
+          : { redirectUri: `${req.authUrl}/callback/sso-${String(c.id)}` }),
       })),
       domains: overview.domains.map((d) => ({ domain: d.domain, verified: d.verifiedAt !== null, txtHost: d.txtHost, txtValue: d.txtValue, connectionId: d.connectionId })),
       roles: [...rolesOf(req.config).keys()].filter((r) => r !== 'owner'),

@@ -110,6 +110,7 @@ export function settingsFrom(config: InternalConfig, body: Record<string, unknow
       idpSsoUrl: url(config, body, 'idpSsoUrl'),
       idpCertificates,
       signAuthnRequests: flag(body, 'signAuthnRequests'),
+      wantResponseSigned: flag(body, 'wantResponseSigned'),
       allowIdpInitiated: flag(body, 'allowIdpInitiated'),
       metadataUrl: url(config, body, 'metadataUrl'),
     } as Partial<SsoConnection>;
@@ -132,6 +133,7 @@ export async function createConnection(config: InternalConfig, organizationId: s
     for (const f of ['idpEntityId', 'idpSsoUrl'] as const) if (!s[f]) throw bad(`A SAML connection needs \`${f}\`.`, f);
     s.idpCertificates ??= [];
     s.signAuthnRequests ??= false;
+    s.wantResponseSigned ??= false;
     s.allowIdpInitiated ??= false;
   }
   const connection = { ...s, id, organizationId, defaultRole: s.defaultRole ?? 'member', enabled: s.enabled ?? true, createdAt: new Date() } as SsoConnection;

@@ -24,6 +24,8 @@ export interface SamlConnectionSettings {
   idpCertificates: string[];
   /** The IdP wants signed AuthnRequests (`WantAuthnRequestsSigned`). */
   signAuthnRequests: boolean;
+  /** The whole Response must be signed too, not only its assertion (which always must be). Default false. */
+  wantResponseSigned?: boolean;
   /** IdP-initiated sign-in (no AuthnRequest); off by default, and single-use when on. */
   allowIdpInitiated: boolean;
   /** Where the metadata was imported from, to refresh it. */

@@ -64,6 +64,7 @@ const expected: [name: string, type: string, kind: 'signIn' | 'error'][] = [
   ['SsoDomainRefused', 'SsoDomainRefused', 'error'],
   ['SsoDomainUnverified', 'SsoDomainUnverified', 'error'],
   ['SsoNotFound', 'SsoNotFound', 'error'],
+  ['SamlResponseRefused', 'SamlResponseRefused', 'signIn'],
   ['InvalidWebhookEndpoint', 'InvalidWebhookEndpoint', 'error'],
 ];
 
@@ -79,6 +80,8 @@ const clientSafe = new Set([
   'SecondFactorExpired',
   // An SSO sign-in refused for its address (issue 49): the sign-in page says why.
   'SsoAddressRefused',
+  // A SAML response refused at the ACS: the sign-in page says the IdP's answer could not be accepted.
+  'SamlResponseRefused',
 ]);
 
 const classOf = (name: string) => (errors as unknown as Record<string, ErrorClass>)[name]!;

@@ -402,4 +402,6 @@ export const ar: Messages = {
   'emailCode.spentTries': 'رموز خاطئة كثيرة: هذا الرمز لم يعد صالحًا.',
   'emailCode.spentGone': 'انتهت صلاحية هذا الرمز أو استُخدم من قبل.',
   'emailCode.newCodeMessage': 'أرسل رمزًا جديدًا إلى {address} وأدخله هنا.',
+  'signin.error.SamlResponseRefused': 'أرسلت خدمة تسجيل الدخول في مؤسستك ردًا تعذّر قبوله. ابدأ من جديد من «المتابعة عبر SSO».',
+  'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
 };

@@ -402,4 +402,6 @@ export const de: Messages = {
   'emailCode.spentTries': 'Zu viele falsche Codes: Dieser Code gilt nicht mehr.',
   'emailCode.spentGone': 'Dieser Code ist abgelaufen oder wurde schon benutzt.',
   'emailCode.newCodeMessage': 'Senden Sie einen neuen Code an {address} und geben Sie ihn hier ein.',
+  'signin.error.SamlResponseRefused': 'Der Anmeldedienst Ihrer Organisation hat eine Antwort gesendet, die nicht angenommen werden konnte. Bitte beginnen Sie erneut mit „Mit SSO fortfahren“.',
+  'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
 };

@@ -413,6 +413,8 @@ export const en = {
   'emailCode.spentTries': 'Too many wrong codes: that code no longer works.',
   'emailCode.spentGone': 'That code has expired or was already used.',
   'emailCode.newCodeMessage': 'Send a new code to {address} and enter it here.',
+  'signin.error.SamlResponseRefused': 'Your organization’s sign-in service sent an answer that could not be accepted. Please start again from “Continue with SSO”.',
+  'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
 } as const;
 
 /** The id of a built-in message. */

@@ -402,4 +402,6 @@ export const fr: Messages = {
   'emailCode.spentTries': 'Trop de codes erronés : ce code ne fonctionne plus.',
   'emailCode.spentGone': 'Ce code a expiré ou a déjà servi.',
   'emailCode.newCodeMessage': 'Envoyez un nouveau code à {address} et saisissez-le ici.',
+  'signin.error.SamlResponseRefused': 'Le service de connexion de votre organisation a envoyé une réponse qui n’a pas pu être acceptée. Recommencez depuis « Continuer avec le SSO ».',
+  'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
 };

@@ -402,4 +402,6 @@ export const ja: Messages = {
   'emailCode.spentTries': '間違ったコードが多すぎたため、このコードは使えなくなりました。',
   'emailCode.spentGone': 'このコードは期限切れか、使用済みです。',
   'emailCode.newCodeMessage': '{address} に新しいコードを送信し、ここに入力してください。',
+  'signin.error.SamlResponseRefused': '組織のサインインサービスから受け入れられない応答が届きました。「SSO で続行」からやり直してください。',
+  'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
 };

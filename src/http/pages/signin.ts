@@ -85,6 +85,7 @@ export const signInErrorIds: Readonly<Record<string, MessageId>> = {
   MissingCSRF: 'signin.error.MissingCSRF',
   OAuthCallbackError: 'signin.error.OAuthCallbackError',
   SsoAddressRefused: 'signin.error.SsoAddressRefused',
+  SamlResponseRefused: 'signin.error.SamlResponseRefused',
   OAuthSignInError: 'signin.error.OAuthSignInError',
   AccessDenied: 'signin.error.AccessDenied',
   Verification: 'signin.error.Verification',

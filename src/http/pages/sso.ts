@@ -12,7 +12,10 @@ export interface SsoPageConnection {
   enabled: boolean;
   defaultRole: string;
   issuer?: string;
+  /** OIDC: the redirect URI. SAML: the ACS URL. */
   redirectUri: string;
+  /** SAML: the SP entity id, where its metadata is served too. */
+  spMetadataUrl?: string;
 }
 
 /** One claimed domain. */
@@ -56,7 +59,7 @@ function connectionsSection(p: SsoPageParams, i18n: Translator): SafeHtml {
   const base = `${p.authUrl}/organizations/sso/connections`;
   const rows = p.connections.map(
     (c) => html`<li data-connection="${c.id}"><strong>${c.name}</strong> <span class="muted">${c.kind.toUpperCase()} · ${c.enabled ? i18n.t('sso.enabled') : '—'} · ${c.defaultRole}</span>
-${c.issuer ? html`<div class="muted"><code>${c.issuer}</code></div>` : ''}<div class="muted">${i18n.t('sso.redirectUri', { uri: c.redirectUri })}</div>
+${c.issuer ? html`<div class="muted"><code>${c.issuer}</code></div>` : ''}<div class="muted">${c.spMetadataUrl ? i18n.t('sso.samlEndpoints', { acs: c.redirectUri, metadata: c.spMetadataUrl }) : i18n.t('sso.redirectUri', { uri: c.redirectUri })}</div>
 <form method="post" class="inline"${attr('action', `${base}/${encodeURIComponent(c.id)}/delete`)}>${hidden(p)}<button type="submit" class="button secondary">${i18n.t('sso.delete')}</button></form></li>`,
   );
   const roles = p.roles.map((r) => html`<option${attr('value', r)}${r === 'member' ? html` selected` : ''}>${r}</option>`);

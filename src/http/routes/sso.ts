@@ -1,18 +1,22 @@
 // Enterprise SSO over HTTP. The admin API under `{basePath}/organizations/sso` acts only in the caller's ACTIVE
 // organization with the permission `sso:manage` (an id of another tenant's connection reaches nothing: 404 as for
 // none), writes need CSRF. `POST {basePath}/sso` is "Continue with SSO": an address of a verified domain routed to an
-// enabled connection goes to that connection's IdP; `{basePath}/callback/sso-<id>` is where it comes back.
+// enabled connection goes to that connection's IdP; an OIDC one comes back at `{basePath}/callback/sso-<id>`, a SAML
+// one posts to its ACS `{basePath}/sso/saml/<id>/acs` (its SP metadata at `{basePath}/sso/saml/<id>/metadata`).
 import { AuthError, InvalidRequest, OrganizationForbidden, SsoDomainRefused, SsoDomainUnverified, SsoNotFound } from '../../core/errors.js';
 import { organizationGate } from '../../organizations/gate.js';
 import { createConnection, deleteConnection, ownConnection, publicConnection, updateConnection } from '../../sso/connections.js';
 import { claimDomain, domainOfAddress, ownClaim, requireDomain, verificationHost, verifyDomain } from '../../sso/domains.js';
 import { connectionIdOf, oidcProviderOf } from '../../sso/oidc-provider.js';
+import { samlEndpoints } from '../../sso/saml-endpoints.js';
+import { samlProviderOf, type SamlConnection } from '../../sso/saml-provider.js';
+import { samlMetadata } from '../../flows/registry.js';
 import { ssoStore } from '../../sso/store.js';
 import type { OrganizationDomain, SsoConnection } from '../../sso/types.js';
 import { requireCsrf } from '../csrf.js';
 import { handleFlow } from '../flow.js';
 import { bodyString, type AuthRequest } from '../request.js';
-import { json, redirect } from '../response.js';
+import { errorRedirect, json, redirect } from '../response.js';
 import { signInPageResponse, typedValue, wantsPage } from '../signin-page.js';
 
 const answer = (req: AuthRequest, body: unknown, status = 200) => json(req, body, status, { noCache: true });
@@ -64,11 +68,21 @@ export async function ssoOverview(req: AuthRequest, organizationId: string): Pro
   return { connections: connections.map(publicConnection), domains: domains.map(domainJson) };
 }
 
-/** GET organizations/sso: the connections and domains, with each connection's redirect URI to register at the IdP. */
+/** What an IdP's admin registers: an OIDC connection's redirect URI, a SAML connection's entity id, ACS and metadata URLs. */
+function registration(req: AuthRequest, c: Record<string, unknown>): Record<string, string> {
+  const id = String(c.id);
+  if (c.kind === 'saml') {
+    const { entityId, acsUrl, metadataUrl } = samlEndpoints(req.authUrl, id);
+    return { spEntityId: entityId, acsUrl, spMetadataUrl: metadataUrl };
+  }
+  return { redirectUri: `${req.authUrl}/callback/sso-${id}` };
+}
+
+/** GET organizations/sso: the connections and domains, with what each connection's IdP needs registered. */
 export function ssoListRoute(req: AuthRequest): Promise<Response> {
   return managing(req, async (organizationId) => {
     const overview = await ssoOverview(req, organizationId);
-    return answer(req, { ...overview, connections: overview.connections.map((c) => ({ ...c, redirectUri: `${req.authUrl}/callback/sso-${String(c.id)}` })) });
+    return answer(req, { ...overview, connections: overview.connections.map((c) => ({ ...c, ...registration(req, c) })) });
   });
 }
 
@@ -76,7 +90,8 @@ export function ssoListRoute(req: AuthRequest): Promise<Response> {
 export function createConnectionRoute(req: AuthRequest): Promise<Response> {
   return managing(req, async (organizationId) => {
     const c = await createConnection(req.config, organizationId, req.body);
-    return done(req, { ...publicConnection(c), redirectUri: `${req.authUrl}/callback/sso-${c.id}` }, 201);
+    const shown = publicConnection(c);
+    return done(req, { ...shown, ...registration(req, shown) }, 201);
   });
 }
 
@@ -127,7 +142,7 @@ export function deleteDomainRoute(req: AuthRequest): Promise<Response> {
 
 /**
  * The connection an address signs in through: its domain's verified claim, routed to an enabled OIDC connection of
- * the same organization; null otherwise (the caller says "no SSO for this address", whatever the reason).
+ * the same organization (OIDC or SAML); null otherwise (the caller says "no SSO for this address", whatever the reason).
  */
 async function connectionForAddress(req: AuthRequest, email: unknown): Promise<SsoConnection | null> {
   const domain = domainOfAddress(email);
@@ -147,12 +162,13 @@ export async function continueWithSsoRoute(req: AuthRequest): Promise<Response> 
   requireCsrf(req);
   const email = typedValue(req.body.email);
   const connection = await connectionForAddress(req, email);
-  if (!connection || connection.kind !== 'oidc') {
-    // A SAML connection is started by the SAML routes (their branch); until then it reads as none here.
+  if (!connection) {
     req.config.logger.debug('sso: no connection for an address', { domain: domainOfAddress(email) });
     if (wantsPage(req)) return signInPageResponse(req, { fieldErrors: { ssoEmail: 'signin.sso.none' }, email });
     return answer(req, { error: SsoNotFound.type, message: 'No single sign-on is set up for this address.' }, 404);
   }
+  // A SAML connection: an AuthnRequest to its IdP, answered at its ACS (samlAcsRoute).
+  if (connection.kind === 'saml') return handleFlow(req, samlProviderOf(connection), 'signin');
   return handleFlow(req, oidcProviderOf(req.config, connection), 'signin');
 }
 
@@ -166,3 +182,33 @@ export async function ssoCallbackRoute(req: AuthRequest, providerId: string): Pr
   return handleFlow(req, oidcProviderOf(req.config, connection), 'callback');
 }
 
+
+/** An enabled SAML connection by id, or null (none, another kind, turned off: all read alike). */
+async function samlConnection(req: AuthRequest, id: string): Promise<SamlConnection | null> {
+  const connection = id && id.length <= 100 ? await ssoStore(req.config).getSsoConnection(id) : null;
+  return connection && connection.kind === 'saml' && connection.enabled ? connection : null;
+}
+
+/**
+ * `POST {basePath}/sso/saml/<id>/acs`: the IdP's HTTP-POST of `SAMLResponse` (and `RelayState`) for this browser's
+ * SAML sign-in. No CSRF token can come from the IdP: the flow cookie binds the response to the request instead.
+ */
+export async function samlAcsRoute(req: AuthRequest, id: string): Promise<Response> {
+  const connection = await samlConnection(req, id);
+  if (!connection) {
+    const error = new SsoNotFound('No SAML connection takes responses here.', { actual: id.slice(0, 100) });
+    if (wantsPage(req)) return errorRedirect(req, error);
+    req.config.logger.error(error);
+    return answer(req, { error: error.type, message: error.message }, 404);
+  }
+  // Signed in, the runtime makes the user a member of the connection's organization (sso/provision.ts joinAfterSignIn).
+  return handleFlow(req, samlProviderOf(connection), 'callback');
+}
+
+/** `GET {basePath}/sso/saml/<id>/metadata`: the SP metadata an IdP's admin imports (public, as every SP's is). */
+export async function samlMetadataRoute(req: AuthRequest, id: string): Promise<Response> {
+  const connection = await samlConnection(req, id);
+  if (!connection) return answer(req, { error: SsoNotFound.type, message: 'No such SAML connection.' }, 404);
+  const xml = (await samlMetadata())(req.authUrl, connection.id);
+  return new Response(xml, { status: 200, headers: { 'content-type': 'application/samlmetadata+xml; charset=utf-8', 'cache-control': 'public, max-age=300' } });
+}
