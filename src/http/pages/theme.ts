@@ -97,6 +97,7 @@ h1{font-size:1.3rem;line-height:1.3;margin:0 0 .75rem;text-align:center}
 p{margin:0 0 1rem}
 .muted{color:var(--muted)}
 .center{text-align:center}
+.center>a{display:inline-flex;align-items:center;min-height:2rem;padding:0 .25rem}
 form,.section{display:grid;gap:.75rem;margin:0;min-width:0}
 .forms{display:grid;gap:1.75rem}
 .field-error{color:var(--error-text);font-size:.85rem;font-weight:600;margin:.35rem 0 0}
