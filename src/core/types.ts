@@ -170,6 +170,11 @@ export interface AdapterAuthenticator {
   createdAt?: Date | null;
   /** authchart extension: when it last signed in (set with the counter). */
   lastUsedAt?: Date | null;
+  /**
+   * authchart extension: the AAGUID the authenticator reported at registration (lowercase; absent or null: none
+   * reported), which names the passkey provider on the account page.
+   */
+  aaguid?: string | null;
 }
 
 /** What `jwt.encode` receives (the built-in codec and a custom one alike). */

@@ -51,6 +51,11 @@ export interface WebAuthnConfig extends CommonProviderOptions {
   timeout: number;
   registrationOptions: WebAuthnRegistrationOptions;
   authenticationOptions: WebAuthnAuthenticationOptions;
+  /**
+   * Names of passkey providers by AAGUID (lowercase), shown on the account page beside each passkey; they add to and
+   * override authchart's list of widely used providers.
+   */
+  authenticatorNames?: Record<string, string>;
 }
 
 export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, 'type'>>;

@@ -230,6 +230,7 @@ const toAuthenticator = (r: Row): AdapterAuthenticator => ({
   name: (r.name as string | null | undefined) ?? null,
   createdAt: (r.created_at as Date | null | undefined) ?? null,
   lastUsedAt: (r.last_used_at as Date | null | undefined) ?? null,
+  aaguid: (r.aaguid as string | null | undefined) ?? null,
 });
 
 // Columns updateUser may set; the list is fixed, so the dynamic SET clause never contains caller text.
@@ -424,8 +425,8 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
       const row = await one(
         toAuthenticator,
         `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
-           credential_device_type, credential_backed_up, transports)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+           credential_device_type, credential_backed_up, transports, aaguid)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
         [
           a.credentialID,
           a.userId,
@@ -435,6 +436,7 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
           a.credentialDeviceType,
           a.credentialBackedUp,
           a.transports ?? null,
+          a.aaguid ?? null,
         ],
       );
       return row!;

@@ -358,6 +358,12 @@ export const migrations: readonly Migration[] = [
       `CREATE UNIQUE INDEX organization_invitations_pending_idx ON organization_invitations (organization_id, email) WHERE status = 'pending'`,
     ],
   },
+  {
+    version: 19,
+    description: 'passkeys: the AAGUID their authenticator reported, so the account page can name the passkey provider',
+    // Rows from before have none: the page names no provider for them.
+    statements: [`ALTER TABLE authenticators ADD COLUMN aaguid TEXT`],
+  },
 ];
 
 /** The schema version of the database (0 when authchart's tables were never created). */

@@ -4,6 +4,7 @@ import { noteActivity } from '../../activity/run.js';
 import { AccessDenied, InvalidRequest, MissingAdapterMethods } from '../../core/errors.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
 import type { RequestContext } from '../../core/request-context.js';
+import { authenticatorName } from '../webauthn/authenticator-names.js';
 import { underUserLock } from './last-method.js';
 import { countMethods, signInMethodsIn } from './methods.js';
 
@@ -13,6 +14,8 @@ export interface PasskeyInfo {
   name: string | null;
   createdAt: string | null;
   lastUsedAt: string | null;
+  /** The passkey provider, by the AAGUID reported at registration ("iCloud Keychain"); null when not known. */
+  authenticator: string | null;
 }
 
 /** The longest name kept (characters); a longer one is cut. */
@@ -25,7 +28,15 @@ export async function listPasskeys(req: RequestContext, userId: string): Promise
   const adapter = req.config.adapter;
   if (!adapter?.listAuthenticatorsByUserId) return [];
   const rows = await adapter.listAuthenticatorsByUserId(userId);
-  return rows.map((a) => ({ id: a.credentialID, name: a.name ?? null, createdAt: iso(a.createdAt), lastUsedAt: iso(a.lastUsedAt) }));
+  const names = appNames(req);
+  return rows.map((a) => ({ id: a.credentialID, name: a.name ?? null, createdAt: iso(a.createdAt), lastUsedAt: iso(a.lastUsedAt), authenticator: authenticatorName(a.aaguid, names) }));
+}
+
+/** The app's own provider names, from its WebAuthn providers' `authenticatorNames`. */
+function appNames(req: RequestContext): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const p of req.config.providers) if (p.type === 'webauthn' && p.authenticatorNames) Object.assign(names, p.authenticatorNames);
+  return names;
 }
 
 function adapterWith<K extends 'renameAuthenticator' | 'deleteAuthenticator'>(req: RequestContext, method: K): NonNullable<WrappedAdapter[K]> {

@@ -1,5 +1,6 @@
 // The steps of linking a provider account to the user who is signed in: who that user is now, who already owns the
 // account, and the write. Plain async functions on a flow's deps; the link machine (link-machine.ts) orders them.
+import { authenticatorRecord } from '../../core/stored-authenticator.js';
 import { AccountNotLinked, OAuthAccountNotLinked } from '../../core/errors.js';
 import type { Account, AdapterAccount, AdapterUser } from '../../core/types.js';
 import { signedInUserId } from '../../session/gate.js';
@@ -53,7 +54,7 @@ export async function writeLink(deps: FlowDeps, identity: Identity, userId: stri
   const passkey = identity.passkey;
   const write = async (a: typeof adapter): Promise<Account> => {
     await a.linkAccount(owned);
-    if (passkey) await a.createAuthenticator({ ...passkey.credential, userId, providerAccountId: owned.providerAccountId });
+    if (passkey) await a.createAuthenticator(authenticatorRecord(a, passkey.credential, userId, owned.providerAccountId));
     return owned;
   };
   return adapter.withTransaction ? adapter.withTransaction(write) : write(adapter);

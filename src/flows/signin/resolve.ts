@@ -1,6 +1,7 @@
 // The linking rules of e-mail and passkey sign-ins: which stored user an identity proven by a magic link or a
 // WebAuthn ceremony resolves to, and what is written on the way (OAuth and credentials rules: linking.ts,
 // credentials-user.ts).
+import { authenticatorRecord } from '../../core/stored-authenticator.js';
 import { randomUUID } from 'node:crypto';
 import { claimUnverifiedAccount, isUnverifiedPasswordAccount } from '../password/unverified.js';
 import type { WrappedAdapter } from '../../core/adapter-wrap.js';
@@ -90,7 +91,7 @@ export async function resolvePasskeyUser(deps: FlowDeps, account: Account, owner
     if (!current) createdId = String(user.id);
     const owned = { ...account, userId: String(user.id) };
     await a.linkAccount(owned);
-    await a.createAuthenticator({ ...passkey.credential, userId: String(user.id), providerAccountId: account.providerAccountId });
+    await a.createAuthenticator(authenticatorRecord(a, passkey.credential, String(user.id), account.providerAccountId));
     return { user, isNewUser: !current, created: !current, linked: true, updated: false, account: owned };
   };
   if (adapter.withTransaction) return adapter.withTransaction(write);

@@ -1,6 +1,7 @@
 // The steps of the WebAuthn flow: what the request asks, who the ceremony is for, the options, and verification
 // with @simplewebauthn/server. Each step throws one of our typed errors; the machine decides. Storing a new
 // passkey and finding a passkey's user are the sign-in tail's (src/flows/signin/resolve.ts).
+import { storedAaguid } from './authenticator-names.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { storedEmailOf } from '../../core/email-address.js';
 import { InvalidCheck, WebAuthnVerificationError } from '../../core/errors.js';
@@ -206,7 +207,7 @@ export async function verifyRegistration(deps: FlowDeps, input: { credential: un
       supportedAlgorithmIDs: provider.registrationOptions?.supportedAlgorithmIDs,
     });
     if (!result.verified) throw new WebAuthnVerificationError('The registration response was not verified.');
-    const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
+    const { credential, credentialDeviceType, credentialBackedUp, aaguid } = result.registrationInfo;
     registered = {
       credentialID: toBase64(credential.id),
       credentialPublicKey: Buffer.from(credential.publicKey).toString('base64'),
@@ -214,6 +215,7 @@ export async function verifyRegistration(deps: FlowDeps, input: { credential: un
       transports: credential.transports?.length ? credential.transports.join(',') : null,
       credentialDeviceType,
       credentialBackedUp,
+      aaguid: storedAaguid(aaguid),
     };
   } catch (err) {
     throw verificationError(err, 'registration response');

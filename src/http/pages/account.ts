@@ -24,6 +24,8 @@ export interface AccountPasskeyRow {
   name: string | null;
   createdAt: string | null;
   lastUsedAt: string | null;
+  /** The passkey provider ("iCloud Keychain"), by the AAGUID reported at registration; null or absent: not known. */
+  authenticator?: string | null;
 }
 
 /** One signed-in device: its session id, a readable name ("Chrome on Linux"), and its dates. */
@@ -171,13 +173,15 @@ ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defe
 // Passkeys: each with its name and dates, rename (a form behind a disclosure, no script needed) and remove (confirmed).
 function passkeysSection(params: AccountPageParams, i18n: Translator): SafeHtml {
   const rows = params.passkeys.map((p, i) => {
-    const name = p.name ?? i18n.t('manage.passkeyUnnamed');
+    // Unnamed, a passkey goes by its provider's name when the AAGUID told it; named, the provider is said beside.
+    const name = p.name ?? p.authenticator ?? i18n.t('manage.passkeyUnnamed');
+    const provider = p.name && p.authenticator ? html`<br><small class="muted" data-passkey-authenticator>${p.authenticator}</small>` : html``;
     const field = `passkey-name-${i}`;
     const manage = params.managePasskeys
       ? html`<div class="acts"><details class="rename"><summary class="button secondary" data-account-action="rename-passkey">${i18n.t('manage.rename')}</summary><form method="post"${attr('action', safeUrl(`${params.authUrl}/account/passkeys/rename`))}>${hidden({ csrfToken: params.csrfToken, id: p.id })}<label${attr('for', field)}>${i18n.t('manage.nameLabel')}</label><input${attr('id', field)} name="name" required maxlength="64"${attr('value', p.name ?? '')}><button type="submit" class="button" data-account-action="save-passkey-name">${i18n.t('manage.save')}</button></form></details>
 ${post(params, 'account/passkeys/remove', i18n.t('manage.remove'), 'remove-passkey', { fields: { id: p.id, step: 'confirm' }, style: 'danger' })}</div>`
       : html``;
-    return html`<li${attr('data-passkey', p.id)}><span><strong data-passkey-name>${name}</strong>${dates(i18n, [['manage.created', p.createdAt], ['manage.lastUsed', p.lastUsedAt]], p.lastUsedAt ? undefined : i18n.t('manage.neverUsed'))}</span>${manage}</li>`;
+    return html`<li${attr('data-passkey', p.id)}><span><strong data-passkey-name>${name}</strong>${provider}${dates(i18n, [['manage.created', p.createdAt], ['manage.lastUsed', p.lastUsedAt]], p.lastUsedAt ? undefined : i18n.t('manage.neverUsed'))}</span>${manage}</li>`;
   });
   return html`<section data-section="passkeys"><h2>${i18n.t('account.passkeys')}</h2>
 ${rows.length ? html`<ul class="rows" data-passkeys>${rows}</ul>` : html`<p class="muted" data-passkeys>${i18n.t('manage.noPasskeys')}</p>`}

@@ -42,6 +42,8 @@ export class SoftAuthenticator {
   readonly credentialId = randomBytes(32);
   readonly userHandle = randomBytes(16);
   counter = 0;
+  /** The AAGUID the authenticator reports at registration (16 bytes; all zeros by default, as with a `none` attestation). */
+  aaguid: Buffer = Buffer.alloc(16);
   readonly #privateKey: KeyObject;
   readonly #coseKey: Uint8Array;
 
@@ -81,7 +83,7 @@ export class SoftAuthenticator {
       sha256(this.rpId),
       Buffer.from([this.#flags(o, FLAG_ATTESTED_DATA)]),
       uint32(this.counter),
-      Buffer.alloc(16), // AAGUID: all zeros for a "none" attestation
+      this.aaguid,
       idLength,
       this.credentialId,
       this.#coseKey,
