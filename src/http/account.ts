@@ -85,7 +85,7 @@ export async function unlinkRoute(req: AuthRequest, providerId: string, provider
 async function devicesOf(req: AuthRequest, i18n: Translator): Promise<{ devices: AccountDeviceRow[]; sessionControl: SessionControl }> {
   if (req.config.session.strategy === 'database') {
     const sessions = req.config.adapter?.listSessions ? ((await listSessions(req)) ?? []) : [];
-    const devices = await Promise.all(sessions.map(async (s) => ({ id: s.id, name: await deviceName(s.userAgent, i18n), current: s.current, createdAt: s.createdAt, lastSeenAt: s.lastSeenAt })));
+    const devices = await Promise.all(sessions.map(async (s) => ({ id: s.id, name: await deviceName(s.userAgent, i18n), current: s.current, createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, place: s.ipAddress ?? null })));
     return { devices, sessionControl: req.config.adapter?.deleteSessions ? 'each' : 'thisOnly' };
   }
   const here = { name: await deviceName(req.request.headers.get('user-agent'), i18n), current: true, createdAt: null, lastSeenAt: null };

@@ -36,6 +36,8 @@ export interface AccountDeviceRow {
   current: boolean;
   createdAt: string | null;
   lastSeenAt: string | null;
+  /** The address it signed in from (shown as "from 203.0.113.7"); null or absent: not known. */
+  place?: string | null;
 }
 
 /**
@@ -201,7 +203,8 @@ function devicesSection(params: AccountPageParams, i18n: Translator): SafeHtml {
   const rows = params.devices.map((d) => {
     const badge = d.current ? html` <span class="badge" data-this-device>${i18n.t('manage.thisDevice')}</span>` : '';
     const action = each && !d.current && d.id ? post(params, 'account/sessions', i18n.t('manage.signOut'), 'sign-out-session', { fields: { id: d.id, step: 'confirm' }, style: 'secondary' }) : '';
-    return html`<li data-session${d.current ? html` data-current` : ''}><span><strong data-device-name>${d.name}</strong>${badge}${dates(i18n, [['manage.signedIn', d.createdAt], ['account.lastSeen', d.lastSeenAt]])}</span>${action}</li>`;
+    const place = d.place ? html`<br><small class="muted" data-device-place>${i18n.t('account.activityPlace', { place: d.place })}</small>` : html``;
+    return html`<li data-session${d.current ? html` data-current` : ''}><span><strong data-device-name>${d.name}</strong>${badge}${place}${dates(i18n, [['manage.signedIn', d.createdAt], ['account.lastSeen', d.lastSeenAt]])}</span>${action}</li>`;
   });
   const others = params.sessionControl === 'othersLater' || params.devices.some((d) => !d.current);
   const note = params.sessionControl === 'othersLater' ? i18n.t('manage.jwtControl') : params.sessionControl === 'thisOnly' ? i18n.t('manage.jwtNoControl') : undefined;

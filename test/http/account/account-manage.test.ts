@@ -14,11 +14,13 @@ describe('the account page manages devices', () => {
     const { user } = await userWithPasskeys(pglite.adapter, 1);
     const [laptop, phone, tablet] = [t.newClient(), t.newClient(), t.newClient()];
     await signIn(t, laptop, user, CHROME_LINUX);
-    await signIn(t, phone, user, FIREFOX_WINDOWS);
+    await signIn(t, phone, user, FIREFOX_WINDOWS, '203.0.113.7');
     await signIn(t, tablet, user, FIREFOX_WINDOWS);
     const page = await accountPage(laptop);
     expect(page).toContain('Chrome on Linux');
     expect(page).toContain('Firefox on Windows');
+    // Where a device signed in from, when the request said.
+    expect(page).toMatch(/Firefox on Windows<\/strong><br><small class="muted" data-device-place>from 203\.0\.113\.7<\/small>/);
     expect(page).not.toContain('Mozilla/5.0');
     expect(page).toMatch(/<li data-session data-current>.*Chrome on Linux.*This device/s);
     expect(page).toContain('Sign out of all other devices');

@@ -34,9 +34,9 @@ export async function userWithPasskeys(adapter: PostgresAdapterInstance, passkey
 }
 
 /** Signs `user` in on `client` with a user agent. */
-export async function signIn(t: TestAuth, client: TestClient, user: AdapterUser, agent = CHROME_LINUX): Promise<void> {
+export async function signIn(t: TestAuth, client: TestClient, user: AdapterUser, agent = CHROME_LINUX, address?: string): Promise<void> {
   const csrfToken = await t.csrfToken(client);
-  const res = await client.post('/auth/callback/credentials', { csrfToken, email: user.email! }, { headers: { 'user-agent': agent } });
+  const res = await client.post('/auth/callback/credentials', { csrfToken, email: user.email! }, { headers: { 'user-agent': agent, ...(address ? { 'x-forwarded-for': address } : {}) } });
   expect(res.status).toBe(302);
 }
 
