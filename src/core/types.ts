@@ -150,6 +150,8 @@ export interface VerificationToken {
 
 export interface AdapterAccount extends Account {
   userId: string;
+  /** authchart extension: when the account was linked (PostgresAdapter stores it; absent or null: not known). */
+  linkedAt?: Date | null;
 }
 
 export interface AdapterAuthenticator {

@@ -120,7 +120,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
     .filter((p) => LINKABLE.has(p.type) || (p.flow !== undefined && p.type !== 'credentials' && p.type !== 'email'))
     .map((p) => {
       const account = methods.accounts.find((a) => a.provider === p.id);
-      return { id: p.id, name: p.name, ...(account ? { providerAccountId: account.providerAccountId } : {}) };
+      return { id: p.id, name: p.name, ...(account ? { providerAccountId: account.providerAccountId, linkedAt: account.linkedAt ? new Date(account.linkedAt).toISOString() : null } : {}) };
     });
   const i18n = await messagesFor(req);
   const { devices, sessionControl } = await devicesOf(req, i18n);

@@ -215,6 +215,7 @@ function toAccount(r: Row): AdapterAccount {
     type: r.type as AdapterAccount['type'],
   };
   for (const c of tokenColumns) if (r[c] !== null && r[c] !== undefined) (account as Row)[c] = r[c];
+  if (r.created_at) account.linkedAt = r.created_at as Date;
   return account;
 }
 

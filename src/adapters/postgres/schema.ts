@@ -360,9 +360,14 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 19,
-    description: 'passkeys: the AAGUID their authenticator reported, so the account page can name the passkey provider',
-    // Rows from before have none: the page names no provider for them.
-    statements: [`ALTER TABLE authenticators ADD COLUMN aaguid TEXT`],
+    description: 'the account page: the AAGUID a passkey reported (its provider named), and when each account was linked',
+    // Rows from before have neither: the page names no provider and no date for them rather than made-up ones (the
+    // default is set after the column is added, so existing rows keep null).
+    statements: [
+      `ALTER TABLE authenticators ADD COLUMN aaguid TEXT`,
+      `ALTER TABLE accounts ADD COLUMN created_at TIMESTAMPTZ`,
+      `ALTER TABLE accounts ALTER COLUMN created_at SET DEFAULT now()`,
+    ],
   },
 ];
 

@@ -404,4 +404,6 @@ export const ar: Messages = {
   'emailCode.newCodeMessage': 'أرسل رمزًا جديدًا إلى {address} وأدخله هنا.',
   'signin.error.SamlResponseRefused': 'أرسلت خدمة تسجيل الدخول في مؤسستك ردًا تعذّر قبوله. ابدأ من جديد من «المتابعة عبر SSO».',
   'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': 'مرتبط منذ {date}',
 };

@@ -404,4 +404,6 @@ export const de: Messages = {
   'emailCode.newCodeMessage': 'Senden Sie einen neuen Code an {address} und geben Sie ihn hier ein.',
   'signin.error.SamlResponseRefused': 'Der Anmeldedienst Ihrer Organisation hat eine Antwort gesendet, die nicht angenommen werden konnte. Bitte beginnen Sie erneut mit „Mit SSO fortfahren“.',
   'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': 'verknüpft am {date}',
 };

@@ -415,6 +415,8 @@ export const en = {
   'emailCode.newCodeMessage': 'Send a new code to {address} and enter it here.',
   'signin.error.SamlResponseRefused': 'Your organization’s sign-in service sent an answer that could not be accepted. Please start again from “Continue with SSO”.',
   'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': 'linked {date}',
 } as const;
 
 /** The id of a built-in message. */
@@ -422,3 +424,4 @@ export type MessageId = keyof typeof en;
 
 /** Every built-in message of one locale. */
 export type Messages = Record<MessageId, string>;
+

@@ -404,4 +404,6 @@ export const es: Messages = {
   'emailCode.newCodeMessage': 'Envía un código nuevo a {address} e introdúcelo aquí.',
   'signin.error.SamlResponseRefused': 'El servicio de inicio de sesión de tu organización envió una respuesta que no se pudo aceptar. Vuelve a empezar desde «Continuar con SSO».',
   'sso.samlEndpoints': 'Registrar en el proveedor de identidad: URL de ACS {acs}, ID de entidad del SP y metadatos {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': 'vinculada el {date}',
 };

@@ -404,4 +404,6 @@ export const fr: Messages = {
   'emailCode.newCodeMessage': 'Envoyez un nouveau code à {address} et saisissez-le ici.',
   'signin.error.SamlResponseRefused': 'Le service de connexion de votre organisation a envoyé une réponse qui n’a pas pu être acceptée. Recommencez depuis « Continuer avec le SSO ».',
   'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': 'lié le {date}',
 };

@@ -404,4 +404,6 @@ export const ja: Messages = {
   'emailCode.newCodeMessage': '{address} に新しいコードを送信し、ここに入力してください。',
   'signin.error.SamlResponseRefused': '組織のサインインサービスから受け入れられない応答が届きました。「SSO で続行」からやり直してください。',
   'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
+  // When a provider was linked (issue 46)
+  'account.linkedOn': '{date} に連携',
 };

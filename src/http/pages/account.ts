@@ -16,6 +16,8 @@ export interface AccountProviderRow {
   name: string;
   /** The linked account's id at the provider; absent: not linked (a link button). */
   providerAccountId?: string;
+  /** When it was linked (ISO); null or absent: not known. */
+  linkedAt?: string | null;
 }
 
 /** One passkey row: its credential id, the name its owner gave it, and its dates (ISO; null: not known). */
@@ -151,7 +153,7 @@ function dates(i18n: Translator, parts: [MessageId, string | null][], fallback?:
 function linkedSection(params: AccountPageParams, i18n: Translator): SafeHtml {
   const rows = params.providers.map((p) =>
     p.providerAccountId
-      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.isLinked')}</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, i18n.t('account.unlink'), `unlink-${p.id}`, { style: 'secondary' })}</li>`
+      ? html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted" data-linked>${p.linkedAt ? i18n.t('account.linkedOn', { date: i18n.date(p.linkedAt) }) : i18n.t('account.isLinked')}</small></span>${post(params, `unlink/${encodeURIComponent(p.id)}/${encodeURIComponent(p.providerAccountId)}`, i18n.t('account.unlink'), `unlink-${p.id}`, { style: 'secondary' })}</li>`
       : html`<li${attr('data-provider', p.id)}><span>${p.name}<br><small class="muted">${i18n.t('account.notLinked')}</small></span>${post(params, `link/${encodeURIComponent(p.id)}`, i18n.t('account.link'), `link-${p.id}`, { style: 'secondary' })}</li>`,
   );
   return html`<section data-section="linked"><h2>${i18n.t('account.linked')}</h2>

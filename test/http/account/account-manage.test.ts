@@ -3,6 +3,9 @@
 // each behind a confirmation step; passkeys listed, renamed and removed (confirmed, the last one kept); a factor's
 // removal confirmed first; JWT sessions explained.
 import { describe, expect, it } from 'vitest';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { OAuth } from '../../../src/providers/oauth.js';
+import { Passkey } from '../../../src/providers/webauthn.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { accountApp, accountPage, CHROME_LINUX, FIREFOX_WINDOWS, postForm, sessionIds, signedIn, signIn, userWithPasskeys } from './account-world.js';
 
@@ -148,5 +151,21 @@ describe('the account page manages passkeys', () => {
     const res = await postForm(t, client, '/auth/account/passkeys/rename', { id: credentials[0]!, name: 'x' });
     expect(res.status).toBe(302);
     expect(res.location!.searchParams.get('error')).toBeTruthy();
+  });
+});
+
+describe('the account page says when a provider was linked', () => {
+  it('a linked provider with its date; one linked before the date was kept, without one', async () => {
+    const idp = OAuth({ id: 'idp', name: 'Company IdP', clientId: 'c', clientSecret: 's', authorization: 'https://idp.invalid/authorize', token: 'https://idp.invalid/token', userinfo: 'https://idp.invalid/userinfo' });
+    const t = accountApp(pglite.adapter, { providers: [Credentials({ credentials: { email: { label: 'Email' } }, authorize: async (c) => pglite.adapter.getUserByEmail(String(c.email)) }), Passkey(), idp] });
+    const { user } = await userWithPasskeys(pglite.adapter, 1);
+    await pglite.adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'idp', providerAccountId: `sub-${user.id}` });
+    const client = t.newClient();
+    await signIn(t, client, user);
+    const today = new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(new Date());
+    const page = await accountPage(client);
+    expect(page).toMatch(new RegExp(`Company IdP<br><small class="muted" data-linked>linked ${today}`));
+    await pglite.db.query(`UPDATE accounts SET created_at = NULL WHERE provider = 'idp' AND user_id = $1`, [user.id]);
+    expect(await accountPage(client)).toContain('Company IdP<br><small class="muted" data-linked>linked</small>');
   });
 });
