@@ -9,6 +9,9 @@ export default defineNitroConfig({
   compatibilityDate: '2026-11-01',
   alias: {
     'authchart/providers': repo('providers/index.ts'),
+    'authchart/adapters/postgres': repo('adapters/postgres/index.ts'),
+    // pg's optional native binding, which no preset needs: an empty module, so every bundle resolves it.
+    'pg-native': fileURLToPath(new URL('pg-native.ts', import.meta.url)),
     authchart: repo('index.ts'),
   },
 });

@@ -27,6 +27,8 @@ export function nitroExampleSuite(name: string, title: string): void {
         AUTH_OIDC_ISSUER: op.issuer,
         AUTH_OIDC_ID: op.clientId,
         AUTH_OIDC_SECRET: op.clientSecret!,
+        // No database here (the test environment's own would otherwise turn the example's organizations on).
+        DATABASE_URL: '',
       });
     }, 240_000);
     afterAll(async () => {

@@ -32,9 +32,10 @@ describe('the Nitro 3 example on workerd (cloudflare-module preset, miniflare)',
     rmSync(COPY, { recursive: true, force: true });
     cpSync(EXAMPLE, COPY, { recursive: true, filter: (src) => !/[/\\](node_modules|\.output|\.nitro)$/.test(src) });
     symlinkSync(join(EXAMPLE, 'node_modules'), join(COPY, 'node_modules'), 'dir');
-    // What a Cloudflare project declares: Nitro's preset reads it to leave node:crypto to workerd's nodejs_compat
+    // What a Cloudflare project declares (a compatibility date from when nodejs_compat has node:fs, which pg, bundled
+    // for the example's optional organizations, imports): Nitro's preset reads it to leave node:crypto to workerd's nodejs_compat
     // (without it, unenv's stub takes its place and createHmac throws).
-    writeFileSync(join(COPY, 'wrangler.json'), JSON.stringify({ name: 'authchart-nitro-v3', main: '.output/server/index.mjs', compatibility_date: '2025-06-01', compatibility_flags: ['nodejs_compat'] }, null, 2));
+    writeFileSync(join(COPY, 'wrangler.json'), JSON.stringify({ name: 'authchart-nitro-v3', main: '.output/server/index.mjs', compatibility_date: '2025-10-01', compatibility_flags: ['nodejs_compat'] }, null, 2));
     // No minifier: the preset's default wants @rollup/plugin-terser, which the example does not install.
     await promisify(execFile)(join(COPY, 'node_modules/.bin/nitro'), ['build', '--preset', 'cloudflare-module', '--no-minify'], { cwd: COPY, timeout: 240_000 });
     const server = join(COPY, '.output/server');
@@ -46,7 +47,7 @@ describe('the Nitro 3 example on workerd (cloudflare-module preset, miniflare)',
     mf = new Miniflare({
       host: '127.0.0.1', port, modulesRoot: server,
       modules: modules.map((path) => ({ type: 'ESModule', path, contents: readFileSync(path, 'utf8') })),
-      compatibilityDate: '2025-06-01', compatibilityFlags: ['nodejs_compat'],
+      compatibilityDate: '2025-10-01', compatibilityFlags: ['nodejs_compat'],
       bindings: { AUTH_SECRET: 'nitro-cloudflare-secret-0123456789-0123456789', AUTH_URL: origin },
     });
     await mf.ready;
