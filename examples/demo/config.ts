@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EventHandler } from 'h3';
 import type { AuthConfig } from '../../src/index.js';
-import { Credentials, OIDC, Passkey } from '../../src/providers/index.js';
+import { OIDC, Passkey, Password } from '../../src/providers/index.js';
+import { hashNewPassword } from '../../src/providers/password/index.js';
 import { catalogue } from '../../src/providers/catalogue/index.js';
 import { providerEnv } from '../../src/core/env.js';
 import { demoIdpClientSecret, sharedDevIdp, startDevIdp } from './dev-idp.js';
@@ -37,6 +38,13 @@ export function demoTrustHost(env: NodeJS.ProcessEnv = process.env): true | unde
   return env.NODE_ENV === 'production' ? undefined : true;
 }
 
+/** The demo account as a password account of the demo database: made once, its password set when it has none. */
+async function seedDemoAccount(database: DemoDatabase): Promise<void> {
+  const { adapter } = database;
+  const user = (await adapter.getUserByEmail(DEMO_EMAIL)) ?? (await adapter.createUser({ id: 'demo', email: DEMO_EMAIL, name: 'Demo User', emailVerified: new Date() }));
+  if (!(await adapter.getPasswordHash(user.id))) await adapter.setPasswordHash(user.id, await hashNewPassword(DEMO_PASSWORD));
+}
+
 export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = process.env): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
   const origin = `http://localhost:${port}`;
   const idpPort = Number(env.DEMO_IDP_PORT ?? port + 1);
@@ -63,12 +71,10 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
     secondFactor: { issuer: 'authchart demo' },
     providers: [
       OIDC({ id: 'demo-idp', name: 'Demo IdP', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, checks: ['pkce', 'state', 'nonce'], style: { brandColor: '#4f46e5' } }),
-      Credentials({
-        name: 'Demo account',
-        // Unlabelled, the fields are named by the sign-in page in the reader's language.
-        credentials: { email: { type: 'email' }, password: { type: 'password' } },
-        authorize: async (c) => (c.email === DEMO_EMAIL && c.password === DEMO_PASSWORD ? { id: 'demo', email: DEMO_EMAIL, name: 'Demo User' } : null),
-      }),
+      // Password accounts kept by authchart (argon2id hashes in the demo database): the demo account is one (seeded
+      // below), and anyone can sign up, verify by the mailed link or code, and recover a forgotten password. Its id
+      // stays `credentials`, so `signIn('credentials', …)` and /auth/callback/credentials work as before.
+      Password({ id: 'credentials', name: 'Demo account' }),
       ...realProviders,
     ],
     events: {
@@ -95,8 +101,11 @@ export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = pr
       for (const close of closers) await close().catch(() => {});
     },
   };
-  // The e-mail provider and its mail catcher (/dev/mailbox), or AUTH_EMAIL_SERVER.
+  // The e-mail provider and its mail catcher (/dev/mailbox), or AUTH_EMAIL_SERVER: password sign-up and recovery
+  // mails go through it too.
   closers.push(await addEmailSignIn(config, services));
+  await seedDemoAccount(database);
+  services.notes.push(`Password accounts: sign up at ${origin}/auth/signup/credentials or recover one with "Forgot your password?" (mails appear in the mailbox).`);
   // Passkeys (WebAuthn, experimental) keep their authenticators in the database, so they need the adapter.
   if (config.adapter) {
     config.experimental = { ...config.experimental, enableWebAuthn: true };

@@ -7,7 +7,8 @@ import type { StoredUser } from '../../core/adapter.js';
 import { InvalidPassword, type PasswordProblem } from '../../core/errors.js';
 import { messagesFor } from '../../core/messages/request.js';
 import { normalizeEmailAddress } from '../../providers/email.js';
-import { passwordMail, sendPasswordMail } from '../../providers/password/mail.js';
+import { passwordMail, sendPasswordMail, type PasswordMailOptions } from '../../providers/password/mail.js';
+import { resolveEmailProvider, type EmailConfig } from '../../providers/email.js';
 import { hashNewPassword } from '../../providers/password/new-password.js';
 import type { PasswordSettings } from '../../providers/password/provider.js';
 import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
@@ -94,12 +95,24 @@ export async function issueReset({ input }: { input: { deps: FlowDeps; email: st
   return { result: 'issued', email, tokenHash, expires };
 }
 
+/**
+ * How recovery mails go: the provider's `mail`; without a `send` or `server` there (nor AUTH_EMAIL_SERVER), through
+ * the configured e-mail provider's server and sender, as sign-up mails and the change-password notice do.
+ */
+function recoveryMailOptions(deps: FlowDeps): PasswordMailOptions | undefined {
+  const own = settingsOf(deps).mail;
+  if (own?.send || own?.server || deps.req.config.env.AUTH_EMAIL_SERVER) return own;
+  const email = deps.req.config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
+  const resolved = email ? resolveEmailProvider(email, deps.req.config.env, deps.req.origin) : undefined;
+  return resolved?.server ? { ...own, server: resolved.server, from: own?.from ?? resolved.from } : own;
+}
+
 /** Sends a recovery mail; a failure is logged, never answered (the answer must not depend on the account). */
 async function mailTo(deps: FlowDeps, kind: 'reset' | 'changed', to: string, parts: { url: string; code?: string; expires?: Date }): Promise<void> {
   try {
     const i18n = await messagesFor(deps.req);
     const mail = passwordMail(kind, to, i18n, { host: new URL(deps.req.origin).host, ...parts });
-    await sendPasswordMail(settingsOf(deps).mail, deps.req.config.env, deps.req.origin, mail);
+    await sendPasswordMail(recoveryMailOptions(deps), deps.req.config.env, deps.req.origin, mail);
   } catch (err) {
     deps.req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
   }
