@@ -9,6 +9,7 @@ import { argon2id, hashNewPassword, Password } from '../../src/providers/passwor
 import { ORIGIN, testAuth, type TestAuth } from '../support/auth-app.js';
 import type { ClientResponse, TestClient } from '../support/client.js';
 import { readForms } from './peers/html-form.js';
+import { Email } from '../../src/providers/email.js';
 import { useMailDatabases } from './peers/mail-databases.js';
 import type { ReceivedMail } from './peers/smtp.js';
 
@@ -129,5 +130,19 @@ describe.each(['pglite', 'postgres'] as const)('password recovery on %s', (db) =
       expect(await sent.text()).toContain('If an account exists for');
       await expect(peers.smtp.waitForMessage(email, { timeout: 500 })).rejects.toThrow();
     });
+  });
+});
+
+describe('password recovery without a mail option of its own', () => {
+  it("sends the reset mail through the e-mail provider's server and sender", async () => {
+    const server = { host: peers.smtp.host, port: peers.smtp.port, secure: false, ignoreTLS: true };
+    const t = testAuth({ providers: [Password({ hasher }), Email({ server, from: 'via the email provider <auth@example.test>' })], adapter: peers.adapters.pglite });
+    const user = await account('pglite');
+    const sent = await submit(t.client, await t.client.get('/auth/recover/password'), { email: user.email });
+    expect(sent.status).toBe(200);
+    const mail = await peers.smtp.waitForMessage(user.email);
+    expect(mail.subject).toMatch(/^Reset your password for /);
+    expect(mail.headers.from).toContain('auth@example.test');
+    expect(t.logger.errors).toEqual([]);
   });
 });
