@@ -7,5 +7,6 @@ export {
 export { createSessionStore, type SessionState, type SessionStatus, type SessionStore, type SessionStoreOptions } from './store.js';
 export { passkeysSupported, registerPasskey, signInWithPasskey, type PasskeyOptions } from './passkey.js';
 export { requestPasswordReset, resetPassword, type PasswordResetOptions } from './recovery.js';
+export { changePassword, type ChangePasswordOptions } from './password-change.js';
 export { signUp, type SignUpOptions } from './signup.js';
 export { switchOrganization, type ClientOrganization } from './organizations.js';

@@ -15,6 +15,7 @@ import { linkMachine } from '../flows/account/link-machine.js';
 import { passwordSignInMachine } from '../flows/password/signin-machine.js';
 import { recoveryMachine } from '../flows/password/recovery-machine.js';
 import { signUpMachine } from '../flows/password/signup-machine.js';
+import { changePasswordMachine } from '../flows/password/change-machine.js';
 import { invitationMachine } from '../flows/organizations/invitation-machine.js';
 import { samlMachine } from '../flows/saml/machine.js';
 
@@ -24,6 +25,7 @@ export const machines: Record<string, AnyStateMachine> = {
   'password-signin': passwordSignInMachine,
   'password-recovery': recoveryMachine,
   'password-signup': signUpMachine,
+  'change-password': changePasswordMachine,
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,

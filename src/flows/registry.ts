@@ -173,7 +173,7 @@ export async function signedInFlowFor(config: InternalConfig, id: string): Promi
 }
 
 const door = lazy(() => import('./runtime/door.js'));
-const catalog = { flowFor, signInStages, linkStages, secondFactorStage, accountFlow };
+const catalog = { flowFor, signInStages, linkStages, secondFactorStage, accountFlow, signedInFlow: signedInFlowFor };
 
 /**
  * The runtime's one door (runtime/door.ts) with the machines this registry names: what the HTTP layer calls to run

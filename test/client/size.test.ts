@@ -41,6 +41,7 @@ const CORE = ['configure', 'getSession', 'getProviders', 'getCsrfToken', 'signIn
 const PASSKEY = ['registerPasskey', 'signInWithPasskey', 'passkeysSupported'];
 const RECOVERY = ['requestPasswordReset', 'resetPassword'];
 const ORGANIZATIONS = ['switchOrganization'];
+const CHANGE = ['changePassword'];
 
 describe('authchart/client bundle', () => {
   it(`stays under ${BUDGET} bytes gzipped without the passkey helpers`, async () => {
@@ -57,10 +58,13 @@ describe('authchart/client bundle', () => {
     // And the organization switch.
     expect(core.shipped).not.toContain('src/client/organizations.ts');
     expect((await bundle([...CORE, ...ORGANIZATIONS])).shipped).toContain('src/client/organizations.ts');
+    // And the change of password.
+    expect(core.shipped).not.toContain('src/client/password-change.ts');
+    expect((await bundle([...CORE, ...CHANGE])).shipped).toContain('src/client/password-change.ts');
   });
 
   it('takes in nothing but its own files: no server code, no package', async () => {
-    const { inputs } = await bundle([...CORE, ...PASSKEY, ...RECOVERY, ...ORGANIZATIONS]);
-    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/organizations.ts', 'src/client/passkey.ts', 'src/client/recovery.ts', 'src/client/signup.ts', 'src/client/store.ts']);
+    const { inputs } = await bundle([...CORE, ...PASSKEY, ...RECOVERY, ...ORGANIZATIONS, ...CHANGE]);
+    expect(inputs.sort()).toEqual(['src/client/core.ts', 'src/client/index.ts', 'src/client/organizations.ts', 'src/client/passkey.ts', 'src/client/password-change.ts', 'src/client/recovery.ts', 'src/client/signup.ts', 'src/client/store.ts']);
   });
 });

@@ -89,6 +89,7 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
     idle: { on: { START: 'loading' } },
     loading: {
       invoke: {
+        id: 'loadHash',
         src: 'loadHash',
         input: ({ context }) => ({ deps: context.deps, userId: context.userId }),
         onDone: {
@@ -110,6 +111,7 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
     },
     checkingCurrent: {
       invoke: {
+        id: 'checkCurrent',
         src: 'checkCurrent',
         input: ({ context }) => ({ deps: context.deps, userId: context.userId, password: context.current ?? '' }),
         onDone: [
@@ -124,6 +126,7 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
     },
     hashing: {
       invoke: {
+        id: 'hashNew',
         src: 'hashNew',
         input: ({ context }) => ({ deps: context.deps, password: context.next ?? '' }),
         onDone: [
@@ -138,6 +141,7 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
     },
     storing: {
       invoke: {
+        id: 'storeHash',
         src: 'storeHash',
         input: ({ context }) => ({ deps: context.deps, userId: context.userId, hash: context.hash!, expected: context.checked ?? null }),
         onDone: [
@@ -150,6 +154,7 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
     },
     notifying: {
       invoke: {
+        id: 'notifyChanged',
         src: 'notifyChanged',
         input: ({ context }) => ({ deps: context.deps, userId: context.userId }),
         onDone: 'changed',

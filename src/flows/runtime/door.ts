@@ -37,6 +37,8 @@ export interface DoorCatalog {
   secondFactorStage(): Promise<StageDefinition>;
   /** The account flow `id` (`signup`) of a provider that has it, else undefined. */
   accountFlow(id: string, provider: ResolvedProvider): Promise<AccountFlowDefinition | undefined>;
+  /** The signed-in flow `id`: the app's own, or a built-in one (change-password); the app's alone when absent. */
+  signedInFlow?(config: RequestContext['config'], id: string): Promise<SignedInFlowDefinition | undefined>;
 }
 
 /** A throttle (or any limit) the door consults once it knows whose request this is, and settles after the run. */
@@ -200,7 +202,8 @@ async function pageStep(catalog: DoorCatalog, req: RequestContext, name: string)
     flow = await catalog.secondFactorStage();
   } else if (name.startsWith('signed-in.')) {
     const id = name.slice('signed-in.'.length);
-    const found = req.config.flowsById.get(id) as SignedInFlowDefinition | undefined;
+    // A built-in flow's page (change-password) too: a client reading redirects as data is sent here for it.
+    const found = catalog.signedInFlow ? await catalog.signedInFlow(req.config, id) : (req.config.flowsById.get(id) as SignedInFlowDefinition | undefined);
     if (!found) return { status: 'failed', error: new InvalidCheck(`No signed-in flow with id "${id}".`, { actual: id }) };
     slot = { signedIn: id };
     flow = found;
