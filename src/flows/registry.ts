@@ -148,6 +148,7 @@ export const accountFlowIds: readonly string[] = Object.keys(accountFlows);
 // The built-in signed-in flows, registered by the providers that bring them: a Password provider brings the change
 // of password. Loaded on first use; one definition per configuration (its level comes from the provider's settings).
 const changePassword = lazy(() => import('./password/change-machine.js'));
+const changeEmail = lazy(() => import('./password/change-email-machine.js'));
 const builtInSignedIn = new WeakMap<object, SignedInFlowDefinition>();
 
 /**
@@ -161,6 +162,7 @@ export async function signedInFlowFor(config: InternalConfig, id: string): Promi
   const own = config.flowsById.get(id) as SignedInFlowDefinition | undefined;
   if (own) return own;
   const password = [...config.providersById.values()].find(isPasswordProvider);
+  if (id === 'change-email') return changeEmailFor(config, password);
   if (id !== 'change-password' || !password) return undefined;
   const settings = password.password as object;
   let flow = builtInSignedIn.get(settings);
@@ -168,6 +170,22 @@ export async function signedInFlowFor(config: InternalConfig, id: string): Promi
     const m = await changePassword();
     flow = m.changePasswordFlow(m.passwordSettingsOf(config)) as unknown as SignedInFlowDefinition;
     builtInSignedIn.set(settings, flow);
+  }
+  return flow;
+}
+
+/**
+ * The built-in change of e-mail address: offered with an adapter and a way to mail the new address (a Password
+ * provider, or an e-mail provider); its recent sign-in is the Password provider's `change.maxAge` (default 300 s).
+ */
+async function changeEmailFor(config: InternalConfig, password: object | undefined): Promise<SignedInFlowDefinition | undefined> {
+  const mails = [...config.providersById.values()].some((p) => p.type === 'email');
+  if (!config.adapter || !mails) return undefined;
+  let flow = builtInSignedIn.get(config);
+  if (!flow) {
+    const maxAge = (password as { password?: { change?: { maxAge?: number } } } | undefined)?.password?.change?.maxAge ?? 300;
+    flow = (await changeEmail()).changeEmailFlow(maxAge) as unknown as SignedInFlowDefinition;
+    builtInSignedIn.set(config, flow);
   }
   return flow;
 }

@@ -406,4 +406,23 @@ export const ar: Messages = {
   'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'مرتبط منذ {date}',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'تغيير عنوان بريدك الإلكتروني',
+  'changeEmail.message': 'سنرسل رمزًا إلى العنوان الجديد. يحل محل القديم بعد أن تُدخل الرمز.',
+  'changeEmail.new': 'عنوان البريد الإلكتروني الجديد',
+  'changeEmail.send': 'إرسال الرمز',
+  'changeEmail.same': 'هذا هو عنوانك بالفعل.',
+  'changeEmail.codeTitle': 'تحقق من عنوانك الجديد',
+  'changeEmail.codeMessage': 'إن كان العنوان {address} قابلًا للاستخدام فقد أرسلنا إليه رمزًا. أدخله هنا ليصبح عنوانك.',
+  'changeEmail.confirm': 'تغيير العنوان',
+  'changeEmail.codeDead': 'رموز خاطئة كثيرة: هذا الرمز لم يعد صالحًا. أرسل رمزًا جديدًا.',
+  'changeEmail.taken': 'لا يمكن استخدام هذا العنوان. اختر عنوانًا آخر.',
+  'changeEmail.codeSubject': 'رمزك لتغيير عنوانك على {host}',
+  'changeEmail.codeText': 'أدخل هذا الرمز على {host} ليصبح هذا عنوان بريدك الإلكتروني. إن لم تطلبه فيمكنك تجاهل هذه الرسالة.',
+  'changeEmail.noticeSubject': 'تم تغيير عنوان بريدك الإلكتروني على {host}',
+  'changeEmail.noticeText': 'تم تغيير عنوان البريد الإلكتروني لحسابك على {host} إلى {email}. إن لم تكن أنت، فافتح هذا الرابط خلال 7 أيام: يعيد هذا العنوان ويُنهي كل الجلسات.',
+  'changeEmail.revertMessage': 'إعادة {email} عنوانًا لحسابك وتسجيل الخروج من كل مكان؟',
+  'changeEmail.revertConfirm': 'استعادة عنواني',
+  'changeEmail.restored': 'أُعيد عنوان بريدك الإلكتروني وأُنهيت كل الجلسات. سجّل الدخول مرة أخرى، وغيّر كلمة المرور إن عرفها شخص آخر.',
+  'account.changeEmail': 'تغيير عنوان البريد الإلكتروني',
 };

@@ -406,4 +406,23 @@ export const de: Messages = {
   'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'verknüpft am {date}',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'E-Mail-Adresse ändern',
+  'changeEmail.message': 'Wir senden einen Code an die neue Adresse. Sie ersetzt die alte, sobald Sie den Code eingeben.',
+  'changeEmail.new': 'Neue E-Mail-Adresse',
+  'changeEmail.send': 'Code senden',
+  'changeEmail.same': 'Das ist bereits Ihre Adresse.',
+  'changeEmail.codeTitle': 'Prüfen Sie Ihre neue Adresse',
+  'changeEmail.codeMessage': 'Wenn {address} verwendet werden kann, haben wir einen Code dorthin gesendet. Geben Sie ihn hier ein, um sie zu Ihrer Adresse zu machen.',
+  'changeEmail.confirm': 'Adresse ändern',
+  'changeEmail.codeDead': 'Zu viele falsche Codes: Dieser Code gilt nicht mehr. Senden Sie einen neuen.',
+  'changeEmail.taken': 'Diese Adresse kann nicht verwendet werden. Wählen Sie eine andere.',
+  'changeEmail.codeSubject': 'Ihr Code zum Ändern Ihrer Adresse auf {host}',
+  'changeEmail.codeText': 'Geben Sie diesen Code auf {host} ein, um diese Adresse zu Ihrer E-Mail-Adresse zu machen. Wenn Sie ihn nicht angefordert haben, können Sie diese E-Mail ignorieren.',
+  'changeEmail.noticeSubject': 'Ihre E-Mail-Adresse auf {host} wurde geändert',
+  'changeEmail.noticeText': 'Die E-Mail-Adresse Ihres Kontos auf {host} wurde in {email} geändert. Wenn Sie das nicht waren, öffnen Sie diesen Link innerhalb von 7 Tagen: Er stellt diese Adresse wieder her und meldet alle Sitzungen ab.',
+  'changeEmail.revertMessage': '{email} wieder als Adresse Ihres Kontos einsetzen und überall abmelden?',
+  'changeEmail.revertConfirm': 'Meine Adresse wiederherstellen',
+  'changeEmail.restored': 'Ihre E-Mail-Adresse wurde wiederhergestellt und alle Sitzungen wurden abgemeldet. Melden Sie sich erneut an und ändern Sie Ihr Passwort, falls jemand anderes es kannte.',
+  'account.changeEmail': 'E-Mail-Adresse ändern',
 };

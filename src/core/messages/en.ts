@@ -417,6 +417,25 @@ export const en = {
   'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'linked {date}',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'Change your e-mail address',
+  'changeEmail.message': 'We will send a code to the new address. It replaces the old one once you enter the code.',
+  'changeEmail.new': 'New e-mail address',
+  'changeEmail.send': 'Send the code',
+  'changeEmail.same': 'This is already your address.',
+  'changeEmail.codeTitle': 'Check your new address',
+  'changeEmail.codeMessage': 'If {address} can be used, we sent a code to it. Enter it here to make it your address.',
+  'changeEmail.confirm': 'Change address',
+  'changeEmail.codeDead': 'Too many wrong codes: that code no longer works. Send a new one.',
+  'changeEmail.taken': 'This address cannot be used. Choose another one.',
+  'changeEmail.codeSubject': 'Your code to change your address on {host}',
+  'changeEmail.codeText': 'Enter this code on {host} to make this your e-mail address. If you did not ask for it, you can ignore this e-mail.',
+  'changeEmail.noticeSubject': 'Your e-mail address on {host} was changed',
+  'changeEmail.noticeText': 'The e-mail address of your account on {host} was changed to {email}. If this was not you, open this link within 7 days: it puts this address back and signs out every session.',
+  'changeEmail.revertMessage': 'Put back {email} as the address of your account, and sign out everywhere?',
+  'changeEmail.revertConfirm': 'Put my address back',
+  'changeEmail.restored': 'Your e-mail address was put back, and every session was signed out. Sign in again, and change your password if someone else knew it.',
+  'account.changeEmail': 'Change e-mail address',
 } as const;
 
 /** The id of a built-in message. */

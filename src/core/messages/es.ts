@@ -406,4 +406,23 @@ export const es: Messages = {
   'sso.samlEndpoints': 'Registrar en el proveedor de identidad: URL de ACS {acs}, ID de entidad del SP y metadatos {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'vinculada el {date}',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'Cambiar tu dirección de correo',
+  'changeEmail.message': 'Enviaremos un código a la nueva dirección. Sustituirá a la anterior cuando introduzcas el código.',
+  'changeEmail.new': 'Nueva dirección de correo',
+  'changeEmail.send': 'Enviar el código',
+  'changeEmail.same': 'Esta ya es tu dirección.',
+  'changeEmail.codeTitle': 'Revisa tu nueva dirección',
+  'changeEmail.codeMessage': 'Si {address} se puede usar, le hemos enviado un código. Introdúcelo aquí para que sea tu dirección.',
+  'changeEmail.confirm': 'Cambiar la dirección',
+  'changeEmail.codeDead': 'Demasiados códigos incorrectos: ese código ya no vale. Envía uno nuevo.',
+  'changeEmail.taken': 'Esta dirección no se puede usar. Elige otra.',
+  'changeEmail.codeSubject': 'Tu código para cambiar tu dirección en {host}',
+  'changeEmail.codeText': 'Introduce este código en {host} para que esta sea tu dirección de correo. Si no lo pediste, puedes ignorar este correo.',
+  'changeEmail.noticeSubject': 'Se cambió tu dirección de correo en {host}',
+  'changeEmail.noticeText': 'La dirección de correo de tu cuenta en {host} se cambió a {email}. Si no fuiste tú, abre este enlace en los próximos 7 días: restablece esta dirección y cierra todas las sesiones.',
+  'changeEmail.revertMessage': '¿Volver a poner {email} como dirección de tu cuenta y cerrar sesión en todas partes?',
+  'changeEmail.revertConfirm': 'Restablecer mi dirección',
+  'changeEmail.restored': 'Se restableció tu dirección de correo y se cerraron todas las sesiones. Vuelve a iniciar sesión y cambia tu contraseña si otra persona la conocía.',
+  'account.changeEmail': 'Cambiar la dirección de correo',
 };

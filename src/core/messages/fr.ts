@@ -406,4 +406,23 @@ export const fr: Messages = {
   'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'lié le {date}',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'Changer votre adresse e-mail',
+  'changeEmail.message': 'Nous enverrons un code à la nouvelle adresse. Elle remplacera l’ancienne dès que vous aurez saisi le code.',
+  'changeEmail.new': 'Nouvelle adresse e-mail',
+  'changeEmail.send': 'Envoyer le code',
+  'changeEmail.same': 'C’est déjà votre adresse.',
+  'changeEmail.codeTitle': 'Vérifiez votre nouvelle adresse',
+  'changeEmail.codeMessage': 'Si {address} peut être utilisée, nous y avons envoyé un code. Saisissez-le ici pour en faire votre adresse.',
+  'changeEmail.confirm': 'Changer d’adresse',
+  'changeEmail.codeDead': 'Trop de codes erronés : ce code ne fonctionne plus. Demandez-en un nouveau.',
+  'changeEmail.taken': 'Cette adresse ne peut pas être utilisée. Choisissez-en une autre.',
+  'changeEmail.codeSubject': 'Votre code pour changer d’adresse sur {host}',
+  'changeEmail.codeText': 'Saisissez ce code sur {host} pour faire de cette adresse votre adresse e-mail. Si vous ne l’avez pas demandé, vous pouvez ignorer cet e-mail.',
+  'changeEmail.noticeSubject': 'Votre adresse e-mail sur {host} a été changée',
+  'changeEmail.noticeText': 'L’adresse e-mail de votre compte sur {host} a été changée en {email}. Si ce n’était pas vous, ouvrez ce lien dans les 7 jours : il rétablit cette adresse et déconnecte toutes les sessions.',
+  'changeEmail.revertMessage': 'Rétablir {email} comme adresse de votre compte et vous déconnecter partout ?',
+  'changeEmail.revertConfirm': 'Rétablir mon adresse',
+  'changeEmail.restored': 'Votre adresse e-mail a été rétablie et toutes les sessions ont été déconnectées. Reconnectez-vous, et changez votre mot de passe si quelqu’un d’autre le connaissait.',
+  'account.changeEmail': 'Changer d’adresse e-mail',
 };

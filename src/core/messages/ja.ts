@@ -406,4 +406,23 @@ export const ja: Messages = {
   'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': '{date} に連携',
+  // Change of e-mail address (issue 45)
+  'changeEmail.title': 'メールアドレスの変更',
+  'changeEmail.message': '新しいアドレスにコードを送ります。コードを入力すると、古いアドレスと置き換わります。',
+  'changeEmail.new': '新しいメールアドレス',
+  'changeEmail.send': 'コードを送信',
+  'changeEmail.same': 'これはすでにあなたのアドレスです。',
+  'changeEmail.codeTitle': '新しいアドレスを確認してください',
+  'changeEmail.codeMessage': '{address} が使える場合は、そこにコードを送りました。ここに入力すると、そのアドレスに変わります。',
+  'changeEmail.confirm': 'アドレスを変更',
+  'changeEmail.codeDead': '間違ったコードが多すぎたため、このコードは使えなくなりました。新しいコードを送ってください。',
+  'changeEmail.taken': 'このアドレスは使えません。別のアドレスを選んでください。',
+  'changeEmail.codeSubject': '{host} のアドレス変更用コード',
+  'changeEmail.codeText': 'このアドレスをメールアドレスにするには、{host} でこのコードを入力してください。心当たりがない場合は、このメールを無視してください。',
+  'changeEmail.noticeSubject': '{host} のメールアドレスが変更されました',
+  'changeEmail.noticeText': '{host} のアカウントのメールアドレスが {email} に変更されました。心当たりがない場合は、7 日以内にこのリンクを開いてください。このアドレスに戻し、すべてのセッションをサインアウトします。',
+  'changeEmail.revertMessage': '{email} をアカウントのアドレスに戻し、すべての端末からサインアウトしますか？',
+  'changeEmail.revertConfirm': 'アドレスを元に戻す',
+  'changeEmail.restored': 'メールアドレスを元に戻し、すべてのセッションをサインアウトしました。もう一度サインインし、他の人がパスワードを知っていた場合は変更してください。',
+  'account.changeEmail': 'メールアドレスを変更',
 };

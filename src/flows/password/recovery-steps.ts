@@ -11,7 +11,7 @@ import { passwordMail, sendPasswordMail, type PasswordMailOptions } from '../../
 import { resolveEmailProvider, type EmailConfig } from '../../providers/email.js';
 import { hashNewPassword } from '../../providers/password/new-password.js';
 import type { PasswordSettings } from '../../providers/password/provider.js';
-import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
+import { endEverySession } from '../../session/end-every-session.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import type { InternalConfig } from '../../core/config.js';
 import { passwordAdapter, passwordSettings } from './adapter.js';
@@ -182,7 +182,8 @@ export async function resetPassword({ input }: { input: { deps: FlowDeps; tokenH
   try {
     const current = await getPasswordHash(entry.userId);
     if (current === null || !secrets(deps).some((s) => mac(s, 'hash', current) === entry.fingerprint)) return { result: 'dead' };
-    await endEverySession(deps, entry.userId);
+    // Before the password is written: a failure leaves the old password and a usable link.
+    await endEverySession(deps.req, entry.userId, 'Password recovery');
     if (!(await setPasswordHash(entry.userId, newHash, current))) return { result: 'dead' };
   } catch (err) {
     await deps.store.set(resetKey(tokenHash), entry, secondsUntil(entry.expires)).catch(() => undefined);
@@ -191,22 +192,6 @@ export async function resetPassword({ input }: { input: { deps: FlowDeps; tokenH
   return { result: 'reset', userId: entry.userId, email: entry.email };
 }
 
-/**
- * Ends every session of the user: database sessions deleted, JWT sessions refused from now on ("sessions valid
- * after"). Done before the password is written, so a failure leaves the old password and a usable link.
- */
-async function endEverySession(deps: FlowDeps, userId: string): Promise<void> {
-  const { req } = deps;
-  const adapter = req.config.adapter!;
-  if (req.config.session.strategy === 'jwt') {
-    if (!keepsValidAfter(req)) throw new Error('Password recovery with JWT sessions needs a `session.validAfter` store or an adapter with getSessionsValidAfter and setSessionsValidAfter, to end the sessions of the old password.');
-    await endSessionsBefore(req, userId, new Date());
-  } else if (adapter.deleteSessions) {
-    await adapter.deleteSessions(userId);
-  } else {
-    throw new Error('Password recovery with database sessions needs an adapter with deleteSessions, to end the sessions of the old password.');
-  }
-}
 
 /**
  * After a reset: the notice mail goes out (in the background), and the address, proved, is marked verified if it
