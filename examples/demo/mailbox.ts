@@ -1,12 +1,14 @@
-// E-mail sign-in for the demo with no mail server: an in-process SMTP catcher (smtp-server on 127.0.0.1) that
-// keeps the mails authchart sends, and a /dev/mailbox page listing them with their links. With AUTH_EMAIL_SERVER
-// set, the catcher stays off and the links go out through that server instead.
+// E-mail sign-in and password accounts for the demo with no mail server: an in-process SMTP catcher (smtp-server on
+// 127.0.0.1) that keeps the mails authchart sends (sign-in links, sign-up proofs, password resets), and a
+// /dev/mailbox page listing them with their links. With AUTH_EMAIL_SERVER set, the catcher stays off and the mails go
+// out through that server instead.
 import type { AddressInfo } from 'node:net';
 import { defineHandler } from 'h3';
 import { SMTPServer } from 'smtp-server';
 import { getSession, type AuthConfig } from '../../src/index.js';
 import { escapeHtml } from '../../src/core/html-escape.js';
 import { Email } from '../../src/providers/email.js';
+import { Password } from '../../src/providers/password/index.js';
 import type { DemoServices } from './config.js';
 import { layout } from './pages.js';
 import { humanDate } from './style.js';
@@ -147,8 +149,12 @@ export function mailboxPage(mails: readonly CaughtMail[], now = new Date(), sign
   return layout('Demo mailbox', body, { mailbox: true, signedIn }).replace('<body>', `<body data-mails="${mails.length}">`);
 }
 
+/** The home page's line about password accounts, saying where their mails go. */
+const passwordNote = (where: string) => `Password accounts: "Create an account" on the sign-in page (/auth/signup/password), "Forgot your password?" to reset one; the mails that prove the address and reset the password ${where}.`;
+
 /**
- * Adds e-mail sign-in to the demo: the `Email` provider (when the demo has a database) and, unless
+ * Adds e-mail sign-in and password accounts to the demo: the `Email` and `Password` providers (when the demo has a
+ * database; sign-up proofs and password resets are mails too) and, unless
  * AUTH_EMAIL_SERVER points at a real server, the catcher and its /dev/mailbox page. The page shows every live
  * sign-in link to whoever opens it, so it exists only outside production. Returns the closer.
  *
@@ -161,20 +167,21 @@ export async function addEmailSignIn(config: AuthConfig, services: DemoServices,
     return async () => {};
   }
   if (env.AUTH_EMAIL_SERVER) {
-    config.providers.push(Email({ code: true }));
-    services.notes.push('E-mail sign-in: links and one-time codes are sent through AUTH_EMAIL_SERVER.');
+    config.providers.push(Email({ code: true }), Password());
+    services.notes.push('E-mail sign-in: links and one-time codes are sent through AUTH_EMAIL_SERVER.', passwordNote('go through AUTH_EMAIL_SERVER'));
     return async () => {};
   }
   if (env.NODE_ENV === 'production') {
-    services.notes.push('E-mail sign-in is off: in production it needs AUTH_EMAIL_SERVER (the /dev/mailbox catcher is for development only).');
+    services.notes.push('E-mail sign-in and password accounts are off: in production they need AUTH_EMAIL_SERVER (the /dev/mailbox catcher is for development only).');
     return async () => {};
   }
   const catcher = await startMailCatcher();
   // Each mail carries a link and a one-time code; the page after sending asks for the code.
-  config.providers.push(Email({ server: catcher.server, code: true }));
+  // Password accounts: sign-up mails go through the Email provider's server, reset mails through `mail.server`.
+  config.providers.push(Email({ server: catcher.server, code: true }), Password({ mail: { server: catcher.server } }));
   const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
   services.routes.push({ path: '/dev/mailbox', handler: defineHandler(async (event) => html(mailboxPage(catcher.mails, new Date(), Boolean((await getSession(event, config))?.user)))) });
   services.routes.push({ path: '/dev/mailbox/count', handler: defineHandler(() => new Response(String(catcher.mails.length), { headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } })) });
-  services.notes.push(`E-mail sign-in: no mail server needed; links and codes sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`);
+  services.notes.push(`E-mail sign-in: no mail server needed; links and codes sent to any address appear at /dev/mailbox (SMTP catcher on 127.0.0.1:${catcher.port}).`, passwordNote('appear at /dev/mailbox'));
   return catcher.close;
 }

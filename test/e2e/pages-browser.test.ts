@@ -9,8 +9,10 @@ import { fenceToLoopback, isLoopbackUrl, newPageWithVirtualAuthenticator } from 
 import { focusRing, lookAt, problemsOf } from './peers/look.js';
 import { useDemoInChromium } from './peers/demo.js';
 
-const CRED_EMAIL = 'form[data-credentials] input[name=email]';
-const CRED_PASSWORD = 'form[data-credentials] input[name=password]';
+// The demo account's form (the Password provider's, with its sign-up and recovery links, comes after it).
+const CRED = 'form[data-credentials][action$="/callback/credentials"]';
+const CRED_EMAIL = `${CRED} input[name=email]`;
+const CRED_PASSWORD = `${CRED} input[name=password]`;
 const SHOTS = new URL('../../.data/screenshots/pages/', import.meta.url).pathname;
 
 describe('the pages and the demo as a person sees them', { timeout: 120_000 }, () => {
@@ -43,7 +45,7 @@ describe('the pages and the demo as a person sees them', { timeout: 120_000 }, (
   async function signInWithPassword(page: Page, password = DEMO_PASSWORD): Promise<void> {
     await page.fill(CRED_EMAIL, DEMO_EMAIL);
     await page.fill(CRED_PASSWORD, password);
-    await Promise.all([page.waitForNavigation(), page.click('form[data-credentials] button[type=submit]')]);
+    await Promise.all([page.waitForNavigation(), page.click(`${CRED} button[type=submit]`)]);
   }
 
   it('the sign-in page: providers first, one primary action, distinct labels, fields that help, readable everywhere', async () => {
@@ -55,15 +57,18 @@ describe('the pages and the demo as a person sees them', { timeout: 120_000 }, (
       expect(buttons[0]).toBe('Sign in with Demo IdP');
       // One loud button; the rest are outlined.
       expect(await page.locator('main .button.primary:visible').count()).toBe(1);
-      // No two fields share a label.
-      const labels = await page.locator('main label:visible').allInnerTexts();
-      expect(new Set(labels).size).toBe(labels.length);
+      // No two fields of a form share a label.
+      for (const form of await page.locator('main form').all()) {
+        const labels = await form.locator('label:visible').allInnerTexts();
+        expect(new Set(labels).size).toBe(labels.length);
+      }
       const email = page.locator(CRED_EMAIL);
       expect(await email.getAttribute('placeholder')).not.toBe(DEMO_EMAIL);
       // One address field: the password form's, which the e-mail link and passkeys share (passkeys in its autofill).
       expect(await email.evaluate((e: HTMLInputElement) => [e.required, e.autocomplete, e.inputMode])).toEqual([true, 'username webauthn', 'email']);
       expect(await page.locator(CRED_PASSWORD).evaluate((e: HTMLInputElement) => [e.required, e.autocomplete])).toEqual([true, 'current-password']);
-      expect(await page.locator('main input[type=email]').count()).toBe(1);
+      // One address field per password form (the demo account's, the Password provider's).
+      expect(await page.locator('main input[type=email]').count()).toBe(2);
       expect(await page.locator('[data-webauthn] input[name=email]').evaluate((e) => e === document.querySelector('form[data-credentials] input[name=email]'))).toBe(true);
       // Every way to sign in is on the first screen at 1280x800.
       const box = await page.locator('[data-webauthn] button[data-action=authenticate]').boundingBox();
