@@ -13,7 +13,7 @@ import { lookAt, problemsOf } from './peers/look.js';
 import { useDemoInChromium } from './peers/demo.js';
 
 const SHOTS = new URL('../../.data/screenshots/locales/', import.meta.url).pathname;
-const CRED = 'form[data-credentials]';
+const CRED = 'form[data-credentials][action$="/callback/credentials"]';
 
 describe('the pages in Arabic and Japanese', { timeout: 180_000 }, () => {
   const run = useDemoInChromium();

@@ -242,6 +242,9 @@ interface Passwordless {
   passkey?: PageProvider;
 }
 
+/** The Password provider's default name (`Password()` with no `name`). */
+const DEFAULT_PASSWORD_NAME = 'Password';
+
 /** The first field a person types who they are into (not a password): a password form's identifier. */
 function identifierOf(p: PageProvider): [string, PageFormField] | undefined {
   return Object.entries(p.credentials ?? {}).find(([, f]) => f.type !== 'password');
@@ -273,9 +276,12 @@ function credentialsForm(p: PageProvider, index: number, ctx: Ctx, passwordless?
   const signUp = p.signUpUrl ? safeUrl(p.signUpUrl) : undefined;
   if (signUp) links.push(html`<a${attr('href', signUp)} data-signup>${ctx.i18n.t('signup.link')}</a>`);
   const hook = passwordless?.passkey ? passkeyHook(passwordless.passkey, ctx) : undefined;
+  // A Password provider under its default (English) name says "Sign in" in the reader's language, not "Sign in with
+  // Password"; a name the app gave it stays.
+  const submitText = recover && p.name === DEFAULT_PASSWORD_NAME ? ctx.i18n.t('common.signIn') : ctx.i18n.t('signin.with', { provider: p.name });
   return html`<form method="post" data-credentials${attr('action', action)}${hook ? html` ${hook}` : ''}>${hiddenFields(ctx.csrfToken, ctx.callbackUrl)}
 ${fields}
-<button type="submit" class="${buttonClass(ctx)}">${ctx.i18n.t('signin.with', { provider: p.name })}</button>
+<button type="submit" class="${buttonClass(ctx)}">${submitText}</button>
 ${links.length ? html`<p class="links">${links}</p>` : ''}
 ${passwordless ? passwordlessChoices(passwordless, ctx) : ''}
 </form>`;

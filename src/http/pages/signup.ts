@@ -45,5 +45,5 @@ export function renderSignUp(params: SignUpPageParams): string {
 <button type="submit" class="button">${i18n.t('signup.submit')}</button>
 </form>
 ${signIn ? html`<p class="center"><a${attr('href', signIn)}>${i18n.t('signup.haveAccount')}</a></p>` : ''}`;
-  return layout({ title, i18n, theme: params.theme, body, css: '.field-error{color:#c62828;margin:.25rem 0 0;font-size:.875rem}.hint{margin:.25rem 0 0;font-size:.8rem}', nonce: params.nonce });
+  return layout({ title, i18n, theme: params.theme, body, css: '.field-error{margin:.25rem 0 0;font-size:.875rem}.hint{margin:.25rem 0 0;font-size:.8rem}', nonce: params.nonce });
 }

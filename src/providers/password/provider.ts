@@ -19,9 +19,9 @@ export interface PasswordSettings {
   verifyImported?: VerifyImported;
   /** Sign-up (`POST {basePath}/signup/:id`), or false when the app creates accounts itself. */
   signUp: SignUpSettings | false;
-  /** The shortest new password at recovery; default 8. */
+  /** The shortest new password at recovery (the provider's `minLength`); default 8. Sign-up and change carry their own. */
   minLength?: number;
-  /** Refuses new passwords known from breaches, at recovery. */
+  /** Refuses new passwords known from breaches at recovery (the provider's `breached`). */
   breached?: BreachedLookup;
   /** How recovery mails are sent. */
   mail?: PasswordMailOptions;
@@ -58,9 +58,9 @@ export interface SignUpOptions {
   maxAttempts?: number;
   /** Seconds before another mail may be asked for (default 60). */
   resendCooldown?: number;
-  /** Refuse passwords known from breaches (`breachedRange()`, or the app's own lookup). */
+  /** Refuses passwords known from breaches at sign-up; overrides the provider's `breached`. */
   breached?: BreachedLookup;
-  /** At least 8 (NIST's minimum), at most 64; default 8. */
+  /** The shortest password at sign-up, 8 (NIST's minimum) to 64; overrides the provider's `minLength` (default 8). */
   minLength?: number;
   /**
    * Sends the sign-up mails. Default: through the configuration's e-mail provider (its `server` and `from`), in the
@@ -72,10 +72,16 @@ export interface SignUpOptions {
 /** The sign-up options with their defaults in. */
 export type SignUpSettings = Required<Omit<SignUpOptions, 'breached' | 'send'>> & Pick<SignUpOptions, 'breached' | 'send'>;
 
-/** The sign-up settings of `options` (defaults in; checked). */
-function signUpSettings(options: SignUpOptions | false | undefined): SignUpSettings | false {
+/** The rules every flow that sets a password starts from: the provider's top-level `minLength` and `breached`. */
+interface NewPasswordRules {
+  minLength?: number;
+  breached?: BreachedLookup;
+}
+
+/** The sign-up settings of `options` (defaults in; checked), its rules defaulting to the provider's `rules`. */
+function signUpSettings(options: SignUpOptions | false | undefined, rules: NewPasswordRules): SignUpSettings | false {
   if (options === false) return false;
-  const o = options ?? {};
+  const o = { ...options, minLength: options?.minLength ?? rules.minLength, breached: options?.breached ?? rules.breached };
   const settings: SignUpSettings = {
     createAccount: o.createAccount ?? 'after-verification',
     maxAge: o.maxAge ?? 900,
@@ -97,9 +103,9 @@ function signUpSettings(options: SignUpOptions | false | undefined): SignUpSetti
 export interface PasswordChangeOptions {
   /** How recent (seconds) the sign-in must be to change the password; older sessions verify again first. Default 300. */
   maxAge?: number;
-  /** The shortest new password (8 to 64, default 8). */
+  /** The shortest new password at a change (8 to 64); overrides the provider's `minLength` (default 8). */
   minLength?: number;
-  /** Refuse new passwords known from breaches (`breachedRange()`, or the app's own lookup). */
+  /** Refuses new passwords known from breaches at a change; overrides the provider's `breached`. */
   breached?: BreachedLookup;
   /**
    * Tells the user their password changed. Default: a mail through the configured Email provider's `server`
@@ -133,9 +139,15 @@ export interface PasswordOptions {
    * when the app creates accounts itself.
    */
   signUp?: SignUpOptions | false;
-  /** The shortest new password a person may choose at recovery (NIST: at least 8, the default). */
+  /**
+   * The shortest password a person may choose, 8 (NIST's minimum, the default) to 64: the rule of every flow that
+   * sets one (sign-up, recovery, change). `signUp.minLength` and `change.minLength` override it for their flow.
+   */
   minLength?: number;
-  /** Refuses new passwords known from breaches at recovery: `breachedRange()` or the app's own lookup. */
+  /**
+   * Refuses passwords known from breaches (`breachedRange()` or the app's own lookup) in every flow that sets one
+   * (sign-up, recovery, change). `signUp.breached` and `change.breached` override it for their flow.
+   */
   breached?: BreachedLookup;
   /** How the recovery mails (reset link and code, "your password was changed") are sent. */
   mail?: PasswordMailOptions;
@@ -153,6 +165,14 @@ export interface PasswordOptions {
  * AuthInit({ adapter: PostgresAdapter(pool), providers: [Password()] })
  */
 export function Password(options: PasswordOptions = {}): PasswordConfig {
+  const { minLength, breached } = options;
+  if (minLength !== undefined && (!Number.isInteger(minLength) || minLength < 8 || minLength > 64)) throw new TypeError('minLength must be an integer from 8 to 64.');
+  const rules: NewPasswordRules = { ...(minLength !== undefined ? { minLength } : {}), ...(breached ? { breached } : {}) };
+  // The change flow takes the provider's rules where its own options leave them out.
+  const change: PasswordChangeOptions | undefined =
+    options.change || minLength !== undefined || breached
+      ? { ...options.change, ...(options.change?.minLength === undefined && minLength !== undefined ? { minLength } : {}), ...(!options.change?.breached && breached ? { breached } : {}) }
+      : undefined;
   return {
     id: options.id ?? 'password',
     name: options.name ?? 'Password',
@@ -166,11 +186,10 @@ export function Password(options: PasswordOptions = {}): PasswordConfig {
     password: {
       hasher: options.hasher ?? defaultPasswordHasher(),
       ...(options.verifyImported ? { verifyImported: options.verifyImported } : {}),
-      signUp: signUpSettings(options.signUp),
-      ...(options.minLength !== undefined ? { minLength: options.minLength } : {}),
-      ...(options.breached ? { breached: options.breached } : {}),
+      signUp: signUpSettings(options.signUp, rules),
+      ...rules,
       ...(options.mail ? { mail: options.mail } : {}),
-      ...(options.change ? { change: options.change } : {}),
+      ...(change ? { change } : {}),
     },
   };
 }

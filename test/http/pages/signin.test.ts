@@ -217,6 +217,20 @@ describe('renderSignIn', () => {
     expect(own).toContain('>Work e-mail</label>');
   });
 
+  it('a Password provider under its default name says "Sign in" in the reader\'s language; a name of the app\'s stays', async () => {
+    const { translatorFor } = await import('../../../src/core/messages/request.js');
+    const credentials = { email: { type: 'email' }, password: { type: 'password' } };
+    const password = provider('password', 'credentials', { name: 'Password', credentials, recoverUrl: `${origin}/auth/recover/password` });
+    for (const locale of ['en', 'ar', 'ja']) {
+      const i18n = await translatorFor(locale, {});
+      const f = formFor(render({ providers: [password], i18n }), `${origin}/auth/callback/password`)!;
+      const button = /<button type="submit"[^>]*>([^<]*)<\/button>/.exec(f.inner)![1];
+      expect(button).toBe(i18n.t('common.signIn'));
+    }
+    const named = formFor(render({ providers: [{ ...password, name: 'Staff account' }] }), `${origin}/auth/callback/password`)!;
+    expect(/<button type="submit"[^>]*>([^<]*)<\/button>/.exec(named.inner)![1]).toBe('Sign in with Staff account');
+  });
+
   it('shows an error under the field it is about, with the typed value kept and focus on it', () => {
     const page = render({ providers: oneAddress, email: 'not an address', fieldErrors: { email: 'Enter an address & try <again>' } });
     const input = tags(page, 'input').find((t) => t.attrs.type === 'email')!;
