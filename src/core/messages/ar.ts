@@ -406,4 +406,9 @@ export const ar: Messages = {
   'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'مرتبط منذ {date}',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'إضافة اتصال SAML',
+  'sso.idpEntityId': 'معرّف كيان مزوّد الهوية',
+  'sso.idpSsoUrl': 'عنوان تسجيل الدخول (SSO) لدى مزوّد الهوية',
+  'sso.idpCertificate': 'شهادة التوقيع لدى مزوّد الهوية (PEM)',
 };

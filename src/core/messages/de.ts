@@ -406,4 +406,9 @@ export const de: Messages = {
   'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'verknüpft am {date}',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'SAML-Verbindung hinzufügen',
+  'sso.idpEntityId': 'Entity-ID des Identitätsanbieters',
+  'sso.idpSsoUrl': 'Anmelde-URL (SSO) des Identitätsanbieters',
+  'sso.idpCertificate': 'Signaturzertifikat des Identitätsanbieters (PEM)',
 };

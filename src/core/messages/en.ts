@@ -417,6 +417,11 @@ export const en = {
   'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'linked {date}',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Add a SAML connection',
+  'sso.idpEntityId': 'Identity provider entity ID',
+  'sso.idpSsoUrl': 'Identity provider sign-in (SSO) URL',
+  'sso.idpCertificate': 'Identity provider signing certificate (PEM)',
 } as const;
 
 /** The id of a built-in message. */

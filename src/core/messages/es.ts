@@ -406,4 +406,9 @@ export const es: Messages = {
   'sso.samlEndpoints': 'Registrar en el proveedor de identidad: URL de ACS {acs}, ID de entidad del SP y metadatos {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'vinculada el {date}',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Añadir una conexión SAML',
+  'sso.idpEntityId': 'ID de entidad del proveedor de identidad',
+  'sso.idpSsoUrl': 'URL de inicio de sesión (SSO) del proveedor de identidad',
+  'sso.idpCertificate': 'Certificado de firma del proveedor de identidad (PEM)',
 };

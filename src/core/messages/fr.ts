@@ -406,4 +406,9 @@ export const fr: Messages = {
   'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'lié le {date}',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Ajouter une connexion SAML',
+  'sso.idpEntityId': 'Identifiant d’entité du fournisseur d’identité',
+  'sso.idpSsoUrl': 'URL de connexion (SSO) du fournisseur d’identité',
+  'sso.idpCertificate': 'Certificat de signature du fournisseur d’identité (PEM)',
 };

@@ -406,4 +406,9 @@ export const ja: Messages = {
   'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': '{date} に連携',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'SAML 接続を追加',
+  'sso.idpEntityId': 'ID プロバイダーのエンティティ ID',
+  'sso.idpSsoUrl': 'ID プロバイダーのサインイン (SSO) URL',
+  'sso.idpCertificate': 'ID プロバイダーの署名証明書 (PEM)',
 };
