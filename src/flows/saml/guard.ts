@@ -28,6 +28,11 @@ export interface GuardedResponse {
   issuer: string | null;
 }
 
+/** True when `xml` declares a DTD or entities: such a document must never reach a parser, even one that would not expand it. */
+export function declaresDtd(xml: string): boolean {
+  return /<!DOCTYPE|<!ENTITY/i.test(xml);
+}
+
 /** Parses XML strictly: any warning or error of the parser is a refusal. */
 export function parseXml(xml: string): Document {
   const fail = (msg: string) => {
@@ -58,7 +63,7 @@ function plainText(el: Element): string {
 export function guardResponse(xml: string): GuardedResponse {
   if (Buffer.byteLength(xml, 'utf8') > MAX_RESPONSE_BYTES) throw refuse('malformed', 'The response is too large.', { expected: `<= ${MAX_RESPONSE_BYTES} bytes` });
   // Before parsing: a DTD must never reach a parser, even one that would not expand it.
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw refuse('dtd', 'The response declares a DTD or entities.');
+  if (declaresDtd(xml)) throw refuse('dtd', 'The response declares a DTD or entities.');
   const doc = parseXml(xml);
   const root = doc.documentElement;
   if (!root || root.namespaceURI !== PROTOCOL_NS || root.localName !== 'Response') {

@@ -65,6 +65,12 @@ export interface SamlIdpHarness {
   readRequest(url: string | URL): AuthnRequestSeen;
   /** The signed response XML for a request (or for `acsUrl` with no request, IdP-initiated). */
   responseXml(request: AuthnRequestSeen, accountId: string, options?: ResponseOptions): string;
+  /** The IdP's metadata XML (entity id, HTTP-Redirect SSO URL, signing certificate, WantAuthnRequestsSigned). */
+  metadataXml(): string;
+  /** Where the IdP serves its metadata. */
+  metadataUrl: string;
+  /** Whether it wants signed AuthnRequests (in its metadata, and refusing unsigned ones). */
+  wantAuthnRequestsSigned: boolean;
   /** What the browser does after logging in at the IdP: the auto-submitted POST to the ACS. */
   login(url: string | URL, accountId: string, options?: ResponseOptions): Promise<Navigation>;
   stop(): Promise<void>;
@@ -139,6 +145,19 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
     return o.transform ? o.transform(xml) : xml;
   };
 
+  const metadataXml = () => {
+    const cert = keys.cert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
+    return (
+      `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${esc(entityId)}">` +
+      `<md:IDPSSODescriptor WantAuthnRequestsSigned="${harness.wantAuthnRequestsSigned}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
+      `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${cert}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+      `<md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>` +
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${esc(base)}/sso-post"/>` +
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${esc(base)}/sso"/>` +
+      `</md:IDPSSODescriptor></md:EntityDescriptor>`
+    );
+  };
+
   /** The auto-submitting form that posts a signed response for `request` to its ACS, as an IdP answers a login. */
   const postBack = (request: AuthnRequestSeen, accountId: string, options: ResponseOptions): string => {
     const body = Buffer.from(responseXml(request, accountId, options), 'utf8').toString('base64');
@@ -164,7 +183,9 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
     const url = new URL(req.url ?? '/', base);
     const send = (status: number, html: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     void (async () => {
-      if (url.pathname === '/sso' && req.method === 'GET' && pending) {
+      if (url.pathname === '/metadata' && req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadataXml());
+      } else if (url.pathname === '/sso' && req.method === 'GET' && pending) {
         // The scripted login (login()): answer at once for the pending account.
         const { accountId, options } = pending;
         pending = undefined;
@@ -186,9 +207,12 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
-  return {
+  const harness: SamlIdpHarness = {
     entityId,
     ssoUrl: `${base}/sso`,
+    metadataXml,
+    metadataUrl: `${base}/metadata`,
+    wantAuthnRequestsSigned: false,
     keys,
     accounts,
     readRequest,
@@ -204,4 +228,5 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return harness;
 }
