@@ -9,6 +9,7 @@ import { decryptJwe, encryptJwe } from '../session/jwe.js';
 import { deriveSessionKey } from '../session/keys.js';
 import { checkIdpUrl } from './idp-url.js';
 import { withIdpMetadata } from './saml-idp-metadata.js';
+import { makeSpSigningKey } from './sp-signing-key.js';
 import { ssoStore } from './store.js';
 import type { SsoConnection } from './types.js';
 
@@ -34,7 +35,7 @@ export function openClientSecret(secrets: readonly string[], connectionId: strin
 
 /** A connection as the API shows it: everything but the client secret (only whether one is set). */
 export function publicConnection(c: SsoConnection): Record<string, unknown> {
-  const { clientSecret: _secret, ...rest } = c as SsoConnection & { clientSecret?: string };
+  const { clientSecret: _secret, spSigningKey: _key, ...rest } = c as SsoConnection & { clientSecret?: string; spSigningKey?: string };
   return c.kind === 'oidc' ? { ...rest, clientSecretSet: Boolean(_secret) } : rest;
 }
 
@@ -120,6 +121,7 @@ export async function createConnection(config: InternalConfig, organizationId: s
     s.signAuthnRequests ??= false;
     s.wantResponseSigned ??= false;
     s.allowIdpInitiated ??= false;
+    Object.assign(s, makeSpSigningKey(config.secrets, id, `authchart SP ${id}`));
   }
   const connection = { ...s, id, organizationId, defaultRole: s.defaultRole ?? 'member', enabled: s.enabled ?? true, createdAt: new Date() } as SsoConnection;
   return ssoStore(config).createSsoConnection(connection);
@@ -138,6 +140,8 @@ export async function updateConnection(config: InternalConfig, organizationId: s
   const input = current.kind === 'saml' ? await withIdpMetadata(config, body) : body;
   const update = defined(settingsFrom(config, input, current)) as Partial<SsoConnection> & { clientSecret?: string };
   if (update.clientSecret) update.clientSecret = sealClientSecret(config.secrets, id, update.clientSecret);
+  // A SAML connection made before SP signing keys were: it gets one now.
+  if (current.kind === 'saml' && !current.spSigningKey) Object.assign(update, makeSpSigningKey(config.secrets, id, `authchart SP ${id}`));
   const { kind: _kind, ...rest } = update as Record<string, unknown>;
   const updated = await ssoStore(config).updateSsoConnection(organizationId, id, rest as Partial<SsoConnection>);
   if (!updated) throw new SsoNotFound('No such connection in this organization.', { actual: id });

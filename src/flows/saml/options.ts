@@ -24,8 +24,10 @@ export function idpCertificates(connection: SamlConnection): string[] {
  * @example
  * new SAML(samlConfigOf(connection, samlEndpoints(authUrl, connection.id), onlyRequest(requestId)))
  */
-export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoints, requests: CacheProvider, generateUniqueId?: () => string): SamlConfig {
+export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoints, requests: CacheProvider, generateUniqueId?: () => string, signingKey?: string): SamlConfig {
   return {
+    // A signing key signs the HTTP-Redirect AuthnRequest (SigAlg and Signature in the query), RSA-SHA256.
+    ...(signingKey ? { privateKey: signingKey, signatureAlgorithm: 'sha256' as const } : {}),
     issuer: endpoints.entityId,
     callbackUrl: endpoints.acsUrl,
     entryPoint: connection.idpSsoUrl,

@@ -4,7 +4,7 @@
 // the response can be bent, for the attack tests: the audience, the destination, the issuer, the times, the key, or
 // the XML itself after signing. A browser that comes without a scripted login sees a small login page: pick an account,
 // "Sign in", and the signed response is posted to the ACS by an auto-submitting form, as a real IdP does.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, verify as cryptoVerify, X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { inflateRawSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
@@ -71,6 +71,10 @@ export interface SamlIdpHarness {
   metadataUrl: string;
   /** Whether it wants signed AuthnRequests (in its metadata, and refusing unsigned ones). */
   wantAuthnRequestsSigned: boolean;
+  /** The SP's signing certificate (PEM) the IdP checks signed AuthnRequests with, as its admin imported it. */
+  spCertificate?: string;
+  /** Checks the HTTP-Redirect signature of the request in `url` against spCertificate: 'signed', 'unsigned' or 'bad'. */
+  requestSignature(url: string | URL): 'signed' | 'unsigned' | 'bad';
   /** What the browser does after logging in at the IdP: the auto-submitted POST to the ACS. */
   login(url: string | URL, accountId: string, options?: ResponseOptions): Promise<Navigation>;
   stop(): Promise<void>;
@@ -158,6 +162,25 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
     );
   };
 
+  const requestSignature = (url: string | URL): 'signed' | 'unsigned' | 'bad' => {
+    // The signed octets are the query's own encoded parameters, in this order (SAML bindings 3.4.4.1).
+    const raw = new Map(new URL(url).search.slice(1).split('&').map((p) => [p.split('=')[0]!, p.slice(p.indexOf('=') + 1)] as const));
+    const signature = raw.get('Signature');
+    const alg = raw.get('SigAlg');
+    if (!signature || !alg) return 'unsigned';
+    if (decodeURIComponent(alg) !== SIG_ALG || !harness.spCertificate) return 'bad';
+    const octets = ['SAMLRequest', 'RelayState', 'SigAlg'].filter((n) => raw.has(n)).map((n) => `${n}=${raw.get(n)}`).join('&');
+    const ok = cryptoVerify('RSA-SHA256', Buffer.from(octets), new X509Certificate(harness.spCertificate).publicKey, Buffer.from(decodeURIComponent(signature), 'base64'));
+    return ok ? 'signed' : 'bad';
+  };
+
+  /** Refuses (throws) a request this IdP does not take: unsigned or badly signed when it wants signed requests. */
+  const admit = (url: URL) => {
+    const signature = requestSignature(url);
+    if (harness.wantAuthnRequestsSigned && signature !== 'signed') throw new Error(`AuthnRequest refused: ${signature}`);
+    if (signature === 'bad') throw new Error('AuthnRequest refused: bad signature');
+  };
+
   /** The auto-submitting form that posts a signed response for `request` to its ACS, as an IdP answers a login. */
   const postBack = (request: AuthnRequestSeen, accountId: string, options: ResponseOptions): string => {
     const body = Buffer.from(responseXml(request, accountId, options), 'utf8').toString('base64');
@@ -189,8 +212,10 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
         // The scripted login (login()): answer at once for the pending account.
         const { accountId, options } = pending;
         pending = undefined;
+        admit(url);
         send(200, postBack(readRequest(url), accountId, options));
       } else if (url.pathname === '/sso' && req.method === 'GET') {
+        admit(url);
         send(200, loginPage(url));
       } else if (url.pathname === '/sso/login' && req.method === 'POST') {
         const form = await readBody(req);
@@ -213,6 +238,7 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options
     metadataXml,
     metadataUrl: `${base}/metadata`,
     wantAuthnRequestsSigned: false,
+    requestSignature,
     keys,
     accounts,
     readRequest,

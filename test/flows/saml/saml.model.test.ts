@@ -26,7 +26,7 @@ const all: Labelled[] = [
   { type: 'START', branch: 'start' },
   { type: 'RESPONSE', at: 1_000, branch: 'no flow cookie' },
   done('prepare', 'prepared', { url: 'https://idp.test/sso', requestId: '_r', relayState: 'rs' }),
-  failed('prepare', 'signed requests asked', new OAuthSignInError('x')),
+  failed('prepare', 'no IdP certificate', new OAuthSignInError('x')),
   { type: 'RESPONSE', relayState: 'rs', at: 1_000, branch: 'response' },
   { type: 'RESPONSE', relayState: 'rs', at: SAML_FLOW_TTL_MS + 1_000, branch: 'too late' },
   { type: 'RESPONSE', relayState: 'another', at: 1_000, branch: 'other relay state' },
@@ -73,13 +73,13 @@ async function play(l: string[]): Promise<ClientResponse> {
     const request = { id: '_none', acsUrl: `http://localhost:3000${acs()}`, issuer: `http://localhost:3000/auth/sso/saml/${w.connectionId}/metadata`, relayState: null };
     return w.a.newClient().post(acs(), { SAMLResponse: b64(w.idp.responseXml(request, 'alice', { inResponseTo: null })) });
   }
-  if (l.includes('signed requests asked')) {
-    await updateConnection({ signAuthnRequests: 'true' });
+  if (l.includes('no IdP certificate')) {
+    await updateConnection({ idpCertificates: ' ' });
     try {
       const client = w.a.newClient();
       return await client.post('/auth/sso', { csrfToken: await w.a.csrfToken(client), email: 'alice@acme.test' });
     } finally {
-      await updateConnection({ signAuthnRequests: 'false' });
+      await updateConnection({ idpCertificates: w.idp.keys.cert });
     }
   }
   const account = l.includes('address outside') ? 'mallory' : 'alice';
