@@ -26,6 +26,8 @@ export interface GuardedResponse {
   destination: string | null;
   /** The Response's own `Issuer`, when it has one. */
   issuer: string | null;
+  /** The Response's `InResponseTo`, when it has one. */
+  inResponseTo: string | null;
 }
 
 /** True when `xml` declares a DTD or entities: such a document must never reach a parser, even one that would not expand it. */
@@ -80,5 +82,5 @@ export function guardResponse(xml: string): GuardedResponse {
     throw refuse('conditions', 'The assertion has no Conditions with NotOnOrAfter.', { expected: 'one Conditions with NotOnOrAfter', actual: conditions.length });
   }
   const issuerEl = Array.from(root.childNodes as unknown as ArrayLike<Element>).find((n) => n.nodeType === ELEMENT && n.namespaceURI === ASSERTION_NS && n.localName === 'Issuer');
-  return { destination: root.getAttribute('Destination') || null, issuer: issuerEl ? plainText(issuerEl).trim() : null };
+  return { destination: root.getAttribute('Destination') || null, issuer: issuerEl ? plainText(issuerEl).trim() : null, inResponseTo: root.getAttribute('InResponseTo') || null };
 }
