@@ -7,6 +7,9 @@ import { InvalidRequest, SsoNotFound } from '../core/errors.js';
 import { rolesOf } from '../organizations/roles.js';
 import { decryptJwe, encryptJwe } from '../session/jwe.js';
 import { deriveSessionKey } from '../session/keys.js';
+import { checkIdpUrl } from './idp-url.js';
+import { withIdpMetadata } from './saml-idp-metadata.js';
+import { makeSpSigningKey } from './sp-signing-key.js';
 import { ssoStore } from './store.js';
 import type { SsoConnection } from './types.js';
 
@@ -32,7 +35,7 @@ export function openClientSecret(secrets: readonly string[], connectionId: strin
 
 /** A connection as the API shows it: everything but the client secret (only whether one is set). */
 export function publicConnection(c: SsoConnection): Record<string, unknown> {
-  const { clientSecret: _secret, ...rest } = c as SsoConnection & { clientSecret?: string };
+  const { clientSecret: _secret, spSigningKey: _key, ...rest } = c as SsoConnection & { clientSecret?: string; spSigningKey?: string };
   return c.kind === 'oidc' ? { ...rest, clientSecretSet: Boolean(_secret) } : rest;
 }
 
@@ -45,28 +48,10 @@ function text(body: Record<string, unknown>, name: string, max = 500): string | 
   return v.trim();
 }
 
-// Host names that reach the server's own network, never an organization's IdP: an admin of one tenant must not make
-// the server fetch them (discovery, keys, the token endpoint).
-const PRIVATE_HOST = /^(?:localhost|.*\.localhost|.*\.internal|.*\.local|\[.*\]|(?:0|10|127)\.[\d.]+|169\.254\.[\d.]+|192\.168\.[\d.]+|172\.(?:1[6-9]|2\d|3[01])\.[\d.]+|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.[\d.]+)$/;
-
-/**
- * An issuer or IdP URL: https; in development also http on a loopback host. In production a loopback, private or
- * link-local address is refused: the server fetches this URL, and a tenant's admin chose it.
- */
+/** An issuer or IdP URL of the body (see idp-url.ts). */
 function url(config: InternalConfig, body: Record<string, unknown>, name: string): string | undefined {
   const v = text(body, name, 2000);
-  if (v === undefined) return undefined;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw bad(`\`${name}\` is not a URL.`, name);
-  }
-  const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback && !config.production)) throw bad(`\`${name}\` must be an https URL.`, name);
-  if (config.production && PRIVATE_HOST.test(u.hostname)) throw bad(`\`${name}\` must be a public host, not ${u.hostname}.`, name);
-  if (u.username || u.password || u.hash) throw bad(`\`${name}\` carries no credentials or fragment.`, name);
-  return v.replace(/\/$/, '');
+  return v === undefined ? undefined : checkIdpUrl(config, v, name);
 }
 
 function flag(body: Record<string, unknown>, name: string): boolean | undefined {
@@ -120,9 +105,10 @@ export function settingsFrom(config: InternalConfig, body: Record<string, unknow
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-/** Creates a connection of the organization from a request body (OIDC: issuer, clientId, clientSecret needed). */
+/** Creates a connection of the organization from a request body (OIDC: issuer, clientId, clientSecret needed; SAML: the IdP's parts, or its metadata). */
 export async function createConnection(config: InternalConfig, organizationId: string, body: Record<string, unknown>): Promise<SsoConnection> {
-  const s = defined(settingsFrom(config, body)) as Partial<SsoConnection> & Record<string, unknown>;
+  const input = body.kind === 'saml' ? await withIdpMetadata(config, body) : body;
+  const s = defined(settingsFrom(config, input)) as Partial<SsoConnection> & Record<string, unknown>;
   if (!s.name) throw bad('Give the connection a `name`.', 'name');
   const id = randomUUID();
   if (s.kind === 'oidc') {
@@ -135,6 +121,7 @@ export async function createConnection(config: InternalConfig, organizationId: s
     s.signAuthnRequests ??= false;
     s.wantResponseSigned ??= false;
     s.allowIdpInitiated ??= false;
+    Object.assign(s, makeSpSigningKey(config.secrets, id, `authchart SP ${id}`));
   }
   const connection = { ...s, id, organizationId, defaultRole: s.defaultRole ?? 'member', enabled: s.enabled ?? true, createdAt: new Date() } as SsoConnection;
   return ssoStore(config).createSsoConnection(connection);
@@ -150,8 +137,11 @@ export async function ownConnection(config: InternalConfig, organizationId: stri
 /** Updates the organization's connection from a request body; the client secret is replaced only when one is given. */
 export async function updateConnection(config: InternalConfig, organizationId: string, id: string, body: Record<string, unknown>): Promise<SsoConnection> {
   const current = await ownConnection(config, organizationId, id);
-  const update = defined(settingsFrom(config, body, current)) as Partial<SsoConnection> & { clientSecret?: string };
+  const input = current.kind === 'saml' ? await withIdpMetadata(config, body) : body;
+  const update = defined(settingsFrom(config, input, current)) as Partial<SsoConnection> & { clientSecret?: string };
   if (update.clientSecret) update.clientSecret = sealClientSecret(config.secrets, id, update.clientSecret);
+  // A SAML connection made before SP signing keys were: it gets one now.
+  if (current.kind === 'saml' && !current.spSigningKey) Object.assign(update, makeSpSigningKey(config.secrets, id, `authchart SP ${id}`));
   const { kind: _kind, ...rest } = update as Record<string, unknown>;
   const updated = await ssoStore(config).updateSsoConnection(organizationId, id, rest as Partial<SsoConnection>);
   if (!updated) throw new SsoNotFound('No such connection in this organization.', { actual: id });

@@ -28,6 +28,10 @@ export interface SamlConnectionSettings {
   wantResponseSigned?: boolean;
   /** IdP-initiated sign-in (no AuthnRequest); off by default, and single-use when on. */
   allowIdpInitiated: boolean;
+  /** The SP's signing key for AuthnRequests, sealed under the auth secret (made with the connection; never shown). */
+  spSigningKey?: string;
+  /** Its self-signed certificate (PEM), in the SP metadata for the IdP to import. */
+  spSigningCert?: string;
   /** Where the metadata was imported from, to refresh it. */
   metadataUrl?: string | null;
 }

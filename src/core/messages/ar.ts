@@ -425,4 +425,9 @@ export const ar: Messages = {
   'changeEmail.revertConfirm': 'استعادة عنواني',
   'changeEmail.restored': 'أُعيد عنوان بريدك الإلكتروني وأُنهيت كل الجلسات. سجّل الدخول مرة أخرى، وغيّر كلمة المرور إن عرفها شخص آخر.',
   'account.changeEmail': 'تغيير عنوان البريد الإلكتروني',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'إضافة اتصال SAML',
+  'sso.idpEntityId': 'معرّف كيان مزوّد الهوية',
+  'sso.idpSsoUrl': 'عنوان تسجيل الدخول (SSO) لدى مزوّد الهوية',
+  'sso.idpCertificate': 'شهادة التوقيع لدى مزوّد الهوية (PEM)',
 };

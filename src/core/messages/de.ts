@@ -425,4 +425,9 @@ export const de: Messages = {
   'changeEmail.revertConfirm': 'Meine Adresse wiederherstellen',
   'changeEmail.restored': 'Ihre E-Mail-Adresse wurde wiederhergestellt und alle Sitzungen wurden abgemeldet. Melden Sie sich erneut an und ändern Sie Ihr Passwort, falls jemand anderes es kannte.',
   'account.changeEmail': 'E-Mail-Adresse ändern',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'SAML-Verbindung hinzufügen',
+  'sso.idpEntityId': 'Entity-ID des Identitätsanbieters',
+  'sso.idpSsoUrl': 'Anmelde-URL (SSO) des Identitätsanbieters',
+  'sso.idpCertificate': 'Signaturzertifikat des Identitätsanbieters (PEM)',
 };

@@ -436,6 +436,11 @@ export const en = {
   'changeEmail.revertConfirm': 'Put my address back',
   'changeEmail.restored': 'Your e-mail address was put back, and every session was signed out. Sign in again, and change your password if someone else knew it.',
   'account.changeEmail': 'Change e-mail address',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Add a SAML connection',
+  'sso.idpEntityId': 'Identity provider entity ID',
+  'sso.idpSsoUrl': 'Identity provider sign-in (SSO) URL',
+  'sso.idpCertificate': 'Identity provider signing certificate (PEM)',
 } as const;
 
 /** The id of a built-in message. */

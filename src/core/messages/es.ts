@@ -425,4 +425,9 @@ export const es: Messages = {
   'changeEmail.revertConfirm': 'Restablecer mi dirección',
   'changeEmail.restored': 'Se restableció tu dirección de correo y se cerraron todas las sesiones. Vuelve a iniciar sesión y cambia tu contraseña si otra persona la conocía.',
   'account.changeEmail': 'Cambiar la dirección de correo',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Añadir una conexión SAML',
+  'sso.idpEntityId': 'ID de entidad del proveedor de identidad',
+  'sso.idpSsoUrl': 'URL de inicio de sesión (SSO) del proveedor de identidad',
+  'sso.idpCertificate': 'Certificado de firma del proveedor de identidad (PEM)',
 };

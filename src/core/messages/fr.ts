@@ -425,4 +425,9 @@ export const fr: Messages = {
   'changeEmail.revertConfirm': 'Rétablir mon adresse',
   'changeEmail.restored': 'Votre adresse e-mail a été rétablie et toutes les sessions ont été déconnectées. Reconnectez-vous, et changez votre mot de passe si quelqu’un d’autre le connaissait.',
   'account.changeEmail': 'Changer d’adresse e-mail',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'Ajouter une connexion SAML',
+  'sso.idpEntityId': 'Identifiant d’entité du fournisseur d’identité',
+  'sso.idpSsoUrl': 'URL de connexion (SSO) du fournisseur d’identité',
+  'sso.idpCertificate': 'Certificat de signature du fournisseur d’identité (PEM)',
 };

@@ -425,4 +425,9 @@ export const ja: Messages = {
   'changeEmail.revertConfirm': 'アドレスを元に戻す',
   'changeEmail.restored': 'メールアドレスを元に戻し、すべてのセッションをサインアウトしました。もう一度サインインし、他の人がパスワードを知っていた場合は変更してください。',
   'account.changeEmail': 'メールアドレスを変更',
+  // Adding a SAML connection on the SSO page (issue 49)
+  'sso.addSamlConnection': 'SAML 接続を追加',
+  'sso.idpEntityId': 'ID プロバイダーのエンティティ ID',
+  'sso.idpSsoUrl': 'ID プロバイダーのサインイン (SSO) URL',
+  'sso.idpCertificate': 'ID プロバイダーの署名証明書 (PEM)',
 };

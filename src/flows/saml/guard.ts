@@ -26,6 +26,13 @@ export interface GuardedResponse {
   destination: string | null;
   /** The Response's own `Issuer`, when it has one. */
   issuer: string | null;
+  /** The Response's `InResponseTo`, when it has one. */
+  inResponseTo: string | null;
+}
+
+/** True when `xml` declares a DTD or entities: such a document must never reach a parser, even one that would not expand it. */
+export function declaresDtd(xml: string): boolean {
+  return /<!DOCTYPE|<!ENTITY/i.test(xml);
 }
 
 /** Parses XML strictly: any warning or error of the parser is a refusal. */
@@ -58,7 +65,7 @@ function plainText(el: Element): string {
 export function guardResponse(xml: string): GuardedResponse {
   if (Buffer.byteLength(xml, 'utf8') > MAX_RESPONSE_BYTES) throw refuse('malformed', 'The response is too large.', { expected: `<= ${MAX_RESPONSE_BYTES} bytes` });
   // Before parsing: a DTD must never reach a parser, even one that would not expand it.
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw refuse('dtd', 'The response declares a DTD or entities.');
+  if (declaresDtd(xml)) throw refuse('dtd', 'The response declares a DTD or entities.');
   const doc = parseXml(xml);
   const root = doc.documentElement;
   if (!root || root.namespaceURI !== PROTOCOL_NS || root.localName !== 'Response') {
@@ -75,5 +82,5 @@ export function guardResponse(xml: string): GuardedResponse {
     throw refuse('conditions', 'The assertion has no Conditions with NotOnOrAfter.', { expected: 'one Conditions with NotOnOrAfter', actual: conditions.length });
   }
   const issuerEl = Array.from(root.childNodes as unknown as ArrayLike<Element>).find((n) => n.nodeType === ELEMENT && n.namespaceURI === ASSERTION_NS && n.localName === 'Issuer');
-  return { destination: root.getAttribute('Destination') || null, issuer: issuerEl ? plainText(issuerEl).trim() : null };
+  return { destination: root.getAttribute('Destination') || null, issuer: issuerEl ? plainText(issuerEl).trim() : null, inResponseTo: root.getAttribute('InResponseTo') || null };
 }

@@ -3,11 +3,14 @@
 // the IdP's cross-site POST carries it) -> check the response (guard, signature, audience, times, InResponseTo,
 // issuer, destination) -> spend the assertion id once -> the address must be of the connection's verified domains ->
 // authenticated. The standard sign-in tail then finds or makes the user, and the runtime joins the organization.
-// A response with no flow of this browser waiting (IdP-initiated, or another browser's) is refused.
+// A response with no flow of this browser waiting (IdP-initiated, or another browser's) is refused, unless the
+// connection allows IdP-initiated sign-in: then it is checked the same way, must carry no InResponseTo, and its
+// assertion id is as single-use.
 import { assign, fromPromise, setup } from 'xstate';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
 import { baseContext, doneOutput, errorIs, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import { bodyString } from '../../core/request-context.js';
+import { samlConnectionOf } from '../../sso/saml-provider.js';
 import { SAML_FLOW_TTL_MS } from './options.js';
 import type { PreparedSamlRequest } from './request.js';
 import { admit, identityOf, prepare, spend, validate } from './steps.js';
@@ -26,7 +29,7 @@ export interface SamlContext extends FlowContextBase {
 }
 
 /** RESPONSE carries the time it arrived, so the expiry guard is a pure decision. */
-export type SamlEvent = { type: 'START' } | { type: 'RESPONSE'; samlResponse?: string; relayState?: string; at: number };
+export type SamlEvent = { type: 'START' } | { type: 'RESPONSE'; samlResponse?: string; relayState?: string; at: number; idpInitiated?: boolean };
 
 export const samlMachine = /* @__PURE__ */ setup({
   types: {
@@ -44,6 +47,8 @@ export const samlMachine = /* @__PURE__ */ setup({
     admit: fromPromise<void, { deps: FlowDeps; assertion: SamlAssertion }>(({ input }) => admit(input.deps, input.assertion)),
   },
   guards: {
+    /** A response with no flow waiting, to a connection that takes IdP-initiated sign-in (decided at entry). */
+    idpInitiatedAllowed: ({ event }) => event.type === 'RESPONSE' && event.idpInitiated === true,
     flowExpired: ({ context, event }) => event.type === 'RESPONSE' && event.at - context.startedAt > SAML_FLOW_TTL_MS,
     relayStateWrong: ({ context, event }) => event.type === 'RESPONSE' && event.relayState !== context.relayState,
     replayed: ({ event }) => doneOutput<string>(event) === 'replayed',
@@ -69,8 +74,12 @@ export const samlMachine = /* @__PURE__ */ setup({
     idle: {
       on: {
         START: 'preparing',
-        // No flow cookie: an IdP-initiated response, or one meant for another browser's request.
-        RESPONSE: { target: 'failed.unsolicited', actions: 'recordUnsolicited' },
+        // No flow cookie: an IdP-initiated response, or one meant for another browser's request. Taken only when the
+        // connection allows IdP-initiated sign-in, and then checked to carry no InResponseTo at all.
+        RESPONSE: [
+          { guard: 'idpInitiatedAllowed', target: 'validating', actions: assign(({ event }) => ({ samlResponse: event.samlResponse, at: event.at })) },
+          { target: 'failed.unsolicited', actions: 'recordUnsolicited' },
+        ],
       },
     },
     preparing: {
@@ -166,7 +175,8 @@ export const samlFlow = /* @__PURE__ */ defineFlow({
     const { req } = deps;
     if (route === 'signin' && req.method === 'POST') return { resume: false, event: { type: 'START' } };
     if (route === 'callback' && req.method === 'POST') {
-      return { resume: paused, event: { type: 'RESPONSE', samlResponse: bodyString(req, 'SAMLResponse'), relayState: bodyString(req, 'RelayState'), at: Date.now() } };
+      const idpInitiated = !paused && samlConnectionOf(deps.provider)?.allowIdpInitiated === true;
+      return { resume: paused, event: { type: 'RESPONSE', samlResponse: bodyString(req, 'SAMLResponse'), relayState: bodyString(req, 'RelayState'), at: Date.now(), idpInitiated } };
     }
     return null;
   },

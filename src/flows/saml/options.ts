@@ -1,7 +1,8 @@
 // The SAML library's settings for one connection, in one place so the request and the response are checked alike:
 // the audience is this SP's entity id, every assertion must be signed by one of the connection's certificates (and
 // the whole response too when the connection says `wantResponseSigned`), the
-// clock skew is bounded, and InResponseTo is always required (IdP-initiated responses carry none and are refused).
+// clock skew is bounded, and InResponseTo is always required, save for an IdP-initiated response to a connection that
+// allows it (then validate.ts refuses any InResponseTo).
 import { ValidateInResponseTo, type CacheProvider, type SamlConfig } from '@node-saml/node-saml';
 import type { SamlConnection } from '../../sso/saml-provider.js';
 import type { SamlEndpoints } from '../../sso/saml-endpoints.js';
@@ -24,8 +25,10 @@ export function idpCertificates(connection: SamlConnection): string[] {
  * @example
  * new SAML(samlConfigOf(connection, samlEndpoints(authUrl, connection.id), onlyRequest(requestId)))
  */
-export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoints, requests: CacheProvider, generateUniqueId?: () => string): SamlConfig {
+export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoints, requests: CacheProvider, generateUniqueId?: () => string, signingKey?: string, idpInitiated = false): SamlConfig {
   return {
+    // A signing key signs the HTTP-Redirect AuthnRequest (SigAlg and Signature in the query), RSA-SHA256.
+    ...(signingKey ? { privateKey: signingKey, signatureAlgorithm: 'sha256' as const } : {}),
     issuer: endpoints.entityId,
     callbackUrl: endpoints.acsUrl,
     entryPoint: connection.idpSsoUrl,
@@ -34,7 +37,8 @@ export function samlConfigOf(connection: SamlConnection, endpoints: SamlEndpoint
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: connection.wantResponseSigned === true,
     acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
-    validateInResponseTo: ValidateInResponseTo.always,
+    // IdP-initiated (allowed by the connection, no request of ours): validate.ts refuses any InResponseTo itself.
+    validateInResponseTo: idpInitiated ? ValidateInResponseTo.never : ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: SAML_FLOW_TTL_MS,
     cacheProvider: requests,
     identifierFormat: null,

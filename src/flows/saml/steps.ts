@@ -15,7 +15,7 @@ export function connectionOf(deps: FlowDeps): SamlConnection {
   return connection;
 }
 
-export const prepare = (deps: FlowDeps): Promise<PreparedSamlRequest> => prepareAuthnRequest(connectionOf(deps), deps.req.authUrl);
+export const prepare = (deps: FlowDeps): Promise<PreparedSamlRequest> => prepareAuthnRequest(connectionOf(deps), deps.req.authUrl, deps.req.config.secrets);
 
 export const validate = (deps: FlowDeps, posted: { samlResponse: unknown; requestId: string | undefined }): Promise<SamlAssertion> =>
   validateSamlResponse(connectionOf(deps), deps.req.authUrl, posted);

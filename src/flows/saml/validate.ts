@@ -64,10 +64,14 @@ export async function validateSamlResponse(connection: SamlConnection, authUrl: 
   // The connection lost its certificates since the request left: nothing could verify the answer (the server's
   // problem, not the response's).
   if (idpCertificates(connection).length === 0) throw new OAuthCallbackError('This SAML connection has no IdP signing certificate.', { actual: connection.id });
+  // No request of ours: IdP-initiated, which only a connection that allows it reaches (the machine decides).
+  const idpInitiated = posted.requestId === undefined;
+  if (idpInitiated && connection.allowIdpInitiated !== true) throw refuse('rejected', 'This connection takes no IdP-initiated sign-in.');
   const xml = decodeResponse(posted.samlResponse);
   const guarded = guardResponse(xml);
+  if (idpInitiated && guarded.inResponseTo !== null) throw refuse('rejected', 'An IdP-initiated response answers no request: it must carry no InResponseTo.', { actual: guarded.inResponseTo.slice(0, 100) });
   const endpoints = samlEndpoints(authUrl, connection.id);
-  const saml = new SAML(samlConfigOf(connection, endpoints, onlyRequest(posted.requestId)));
+  const saml = new SAML(samlConfigOf(connection, endpoints, onlyRequest(posted.requestId), undefined, undefined, idpInitiated));
   let profile: Profile | null;
   try {
     // The library reads the response again from what the guard saw (re-encoded, so no other bytes reach it).
@@ -92,6 +96,7 @@ export async function validateSamlResponse(connection: SamlConnection, authUrl: 
   const confirmation = subject && Array.from(subject.childNodes as unknown as ArrayLike<Element>).find((n) => n.nodeType === 1 && n.localName === 'SubjectConfirmation' && n.getAttribute('Method') === BEARER);
   const data = confirmation && child(confirmation, 'SubjectConfirmationData');
   if (!data || !data.getAttribute('NotOnOrAfter')) throw refuse('conditions', 'The assertion has no bearer confirmation with NotOnOrAfter.');
+  if (idpInitiated && data.getAttribute('InResponseTo')) throw refuse('rejected', 'An IdP-initiated assertion answers no request: it must carry no InResponseTo.');
   const recipient = data.getAttribute('Recipient');
   if (recipient !== endpoints.acsUrl) throw refuse('destination', 'The assertion is meant for another recipient.', { expected: endpoints.acsUrl, actual: recipient?.slice(0, 300) ?? null });
   const conditions = child(assertion, 'Conditions');

@@ -1,4 +1,4 @@
-// The built-in SSO page of an organization's admin: its connections (add an OIDC one, turn off, delete) and its
+// The built-in SSO page of an organization's admin: its connections (add an OIDC or a SAML one, delete) and its
 // domains (claim, the TXT record to publish, verify, route to a connection). Plain forms, as the account page.
 import { attr, html, type SafeHtml } from '../../core/html-escape.js';
 import { english, type Translator } from '../../core/messages/translator.js';
@@ -45,7 +45,9 @@ export interface SsoPageParams {
 
 const css = `.card{max-width:40rem}.rows{list-style:none;padding:0;margin:0 0 1rem}.rows li{border-bottom:1px solid var(--border);padding:.75rem 0}
 .rows form{margin:.4rem .4rem 0 0}.inline{display:inline-block}.rows .button{width:auto;min-height:2.25rem;padding:.4rem .9rem}
-.rows select{margin:0 .4rem}.muted{overflow-wrap:anywhere}h2{font-size:1.05rem;margin:1.5rem 0 .5rem}h3{font-size:.95rem;margin:1rem 0 .5rem}`;
+.rows select{margin:0 .4rem}.muted{overflow-wrap:anywhere}h2{font-size:1.05rem;margin:1.5rem 0 .5rem}h3{font-size:.95rem;margin:1rem 0 .5rem}
+textarea{width:100%;font:.8rem/1.3 ui-monospace,monospace;color:var(--text);background:var(--input);border:1px solid var(--input-border);border-radius:8px;padding:.6rem .75rem;resize:vertical}
+select{font:inherit;color:var(--text);background:var(--input);border:1px solid var(--input-border);border-radius:8px;padding:.45rem .6rem;min-height:2.25rem}`;
 
 function hidden(p: SsoPageParams): SafeHtml {
   return html`<input type="hidden" name="csrfToken"${attr('value', p.csrfToken)}><input type="hidden" name="page" value="1">`;
@@ -70,6 +72,12 @@ ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="muted">${i1
 ${field('c-name', 'name', i18n.t('sso.name'))}${field('c-issuer', 'issuer', i18n.t('sso.issuer'), 'url')}${field('c-client', 'clientId', i18n.t('sso.clientId'))}${field('c-secret', 'clientSecret', i18n.t('sso.clientSecret'), 'password')}
 <div class="field"><label for="c-scopes">${i18n.t('sso.scopes')}</label><input id="c-scopes" name="scopes" value="openid email profile"></div>
 <div class="field"><label for="c-role">${i18n.t('sso.defaultRole')}</label><select id="c-role" name="defaultRole">${roles}</select></div>
+<button type="submit" class="button">${i18n.t('sso.save')}</button></form>
+<h3>${i18n.t('sso.addSamlConnection')}</h3>
+<form method="post"${attr('action', base)} data-form="add-saml-connection">${hidden(p)}<input type="hidden" name="kind" value="saml">
+${field('s-name', 'name', i18n.t('sso.name'))}${field('s-entity', 'idpEntityId', i18n.t('sso.idpEntityId'))}${field('s-sso', 'idpSsoUrl', i18n.t('sso.idpSsoUrl'), 'url')}
+<div class="field"><label for="s-cert">${i18n.t('sso.idpCertificate')}</label><textarea id="s-cert" name="idpCertificates" rows="6" required spellcheck="false"></textarea></div>
+<div class="field"><label for="s-role">${i18n.t('sso.defaultRole')}</label><select id="s-role" name="defaultRole">${roles}</select></div>
 <button type="submit" class="button">${i18n.t('sso.save')}</button></form></section>`;
 }
 

@@ -209,6 +209,6 @@ export async function samlAcsRoute(req: AuthRequest, id: string): Promise<Respon
 export async function samlMetadataRoute(req: AuthRequest, id: string): Promise<Response> {
   const connection = await samlConnection(req, id);
   if (!connection) return answer(req, { error: SsoNotFound.type, message: 'No such SAML connection.' }, 404);
-  const xml = (await samlMetadata())(req.authUrl, connection.id);
+  const xml = (await samlMetadata())(req.authUrl, connection, req.config.secrets);
   return new Response(xml, { status: 200, headers: { 'content-type': 'application/samlmetadata+xml; charset=utf-8', 'cache-control': 'public, max-age=300' } });
 }

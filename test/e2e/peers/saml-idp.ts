@@ -2,8 +2,9 @@
 // binding, "logs in" one of its accounts, and answers the ACS with the HTTP-POST binding (an auto-submitting form),
 // signing the assertion (and, on request, the response) with xml-crypto and a key pair made at start. Every part of
 // the response can be bent, for the attack tests: the audience, the destination, the issuer, the times, the key, or
-// the XML itself after signing.
-import { randomBytes } from 'node:crypto';
+// the XML itself after signing. A browser that comes without a scripted login sees a small login page: pick an account,
+// "Sign in", and the signed response is posted to the ACS by an auto-submitting form, as a real IdP does.
+import { randomBytes, verify as cryptoVerify, X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { inflateRawSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
@@ -64,6 +65,16 @@ export interface SamlIdpHarness {
   readRequest(url: string | URL): AuthnRequestSeen;
   /** The signed response XML for a request (or for `acsUrl` with no request, IdP-initiated). */
   responseXml(request: AuthnRequestSeen, accountId: string, options?: ResponseOptions): string;
+  /** The IdP's metadata XML (entity id, HTTP-Redirect SSO URL, signing certificate, WantAuthnRequestsSigned). */
+  metadataXml(): string;
+  /** Where the IdP serves its metadata. */
+  metadataUrl: string;
+  /** Whether it wants signed AuthnRequests (in its metadata, and refusing unsigned ones). */
+  wantAuthnRequestsSigned: boolean;
+  /** The SP's signing certificate (PEM) the IdP checks signed AuthnRequests with, as its admin imported it. */
+  spCertificate?: string;
+  /** Checks the HTTP-Redirect signature of the request in `url` against spCertificate: 'signed', 'unsigned' or 'bad'. */
+  requestSignature(url: string | URL): 'signed' | 'unsigned' | 'bad';
   /** What the browser does after logging in at the IdP: the auto-submitted POST to the ACS. */
   login(url: string | URL, accountId: string, options?: ResponseOptions): Promise<Navigation>;
   stop(): Promise<void>;
@@ -84,10 +95,11 @@ export function signElement(xml: string, id: string, keys: KeyPair): string {
   return sig.getSignedXml();
 }
 
-export async function startSamlIdp(accounts: SamlIdpHarness['accounts']): Promise<SamlIdpHarness> {
+/** `host`: the name in the IdP's URLs (`localhost` puts it on another site than an app on 127.0.0.1); it listens on 127.0.0.1. */
+export async function startSamlIdp(accounts: SamlIdpHarness['accounts'], options: { host?: string } = {}): Promise<SamlIdpHarness> {
   const keys = await makeKeyPair();
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const entityId = `${base}/idp`;
   let pending: { accountId: string; options: ResponseOptions } | undefined;
 
@@ -137,29 +149,96 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts']): Promis
     return o.transform ? o.transform(xml) : xml;
   };
 
+  const metadataXml = () => {
+    const cert = keys.cert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
+    return (
+      `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${esc(entityId)}">` +
+      `<md:IDPSSODescriptor WantAuthnRequestsSigned="${harness.wantAuthnRequestsSigned}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
+      `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${cert}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+      `<md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>` +
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${esc(base)}/sso-post"/>` +
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${esc(base)}/sso"/>` +
+      `</md:IDPSSODescriptor></md:EntityDescriptor>`
+    );
+  };
+
+  const requestSignature = (url: string | URL): 'signed' | 'unsigned' | 'bad' => {
+    // The signed octets are the query's own encoded parameters, in this order (SAML bindings 3.4.4.1).
+    const raw = new Map(new URL(url).search.slice(1).split('&').map((p) => [p.split('=')[0]!, p.slice(p.indexOf('=') + 1)] as const));
+    const signature = raw.get('Signature');
+    const alg = raw.get('SigAlg');
+    if (!signature || !alg) return 'unsigned';
+    if (decodeURIComponent(alg) !== SIG_ALG || !harness.spCertificate) return 'bad';
+    const octets = ['SAMLRequest', 'RelayState', 'SigAlg'].filter((n) => raw.has(n)).map((n) => `${n}=${raw.get(n)}`).join('&');
+    const ok = cryptoVerify('RSA-SHA256', Buffer.from(octets), new X509Certificate(harness.spCertificate).publicKey, Buffer.from(decodeURIComponent(signature), 'base64'));
+    return ok ? 'signed' : 'bad';
+  };
+
+  /** Refuses (throws) a request this IdP does not take: unsigned or badly signed when it wants signed requests. */
+  const admit = (url: URL) => {
+    const signature = requestSignature(url);
+    if (harness.wantAuthnRequestsSigned && signature !== 'signed') throw new Error(`AuthnRequest refused: ${signature}`);
+    if (signature === 'bad') throw new Error('AuthnRequest refused: bad signature');
+  };
+
+  /** The auto-submitting form that posts a signed response for `request` to its ACS, as an IdP answers a login. */
+  const postBack = (request: AuthnRequestSeen, accountId: string, options: ResponseOptions): string => {
+    const body = Buffer.from(responseXml(request, accountId, options), 'utf8').toString('base64');
+    const relay = request.relayState === null ? '' : `<input type="hidden" name="RelayState" value="${esc(request.relayState)}">`;
+    return `<!doctype html><html><head><title>Test IdP</title></head><body onload="document.forms[0].submit()"><form method="post" action="${esc(request.acsUrl)}"><input type="hidden" name="SAMLResponse" value="${body}">${relay}<noscript><button>Continue</button></noscript></form></body></html>`;
+  };
+
+  /** The login page a browser sees: pick an account, "Sign in"; the request travels on in hidden fields. */
+  const loginPage = (url: URL): string => {
+    readRequest(url);
+    const options = Object.entries(accounts).map(([id, a]) => `<option value="${esc(id)}">${esc(a.name)} &lt;${esc(a.email)}&gt;</option>`).join('');
+    const keep = ['SAMLRequest', 'RelayState', 'SigAlg', 'Signature'].map((n) => (url.searchParams.has(n) ? `<input type="hidden" name="${n}" value="${esc(url.searchParams.get(n)!)}">` : '')).join('');
+    return `<!doctype html><html><head><meta charset="utf-8"><title>Test IdP — sign in</title><style>body{font:16px system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}select,button{font:inherit;width:100%;padding:.5rem;margin:.5rem 0}</style></head><body><h1>Test IdP</h1><form method="post" action="/sso/login"><label for="account">Account</label><select id="account" name="account">${options}</select>${keep}<button type="submit">Sign in</button></form></body></html>`;
+  };
+
+  const readBody = (req: import('node:http').IncomingMessage) =>
+    new Promise<URLSearchParams>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8')))).on('error', reject);
+    });
+
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
-    if (url.pathname !== '/sso' || !pending) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    const { accountId, options } = pending;
-    pending = undefined;
-    try {
-      const request = readRequest(url);
-      const body = Buffer.from(responseXml(request, accountId, options), 'utf8').toString('base64');
-      const relay = request.relayState === null ? '' : `<input type="hidden" name="RelayState" value="${esc(request.relayState)}">`;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html><body onload="document.forms[0].submit()"><form method="post" action="${esc(request.acsUrl)}"><input type="hidden" name="SAMLResponse" value="${body}">${relay}<button>Continue</button></form></body></html>`);
-    } catch (err) {
-      res.writeHead(400).end(String(err));
-    }
+    const send = (status: number, html: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    void (async () => {
+      if (url.pathname === '/metadata' && req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadataXml());
+      } else if (url.pathname === '/sso' && req.method === 'GET' && pending) {
+        // The scripted login (login()): answer at once for the pending account.
+        const { accountId, options } = pending;
+        pending = undefined;
+        admit(url);
+        send(200, postBack(readRequest(url), accountId, options));
+      } else if (url.pathname === '/sso' && req.method === 'GET') {
+        admit(url);
+        send(200, loginPage(url));
+      } else if (url.pathname === '/sso/login' && req.method === 'POST') {
+        const form = await readBody(req);
+        const back = new URL('/sso', base);
+        for (const n of ['SAMLRequest', 'RelayState', 'SigAlg', 'Signature']) if (form.has(n)) back.searchParams.set(n, form.get(n)!);
+        send(200, postBack(readRequest(back), form.get('account') ?? '', {}));
+      } else {
+        res.writeHead(404).end('not found');
+      }
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(400);
+      res.end(String(err));
+    });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
-  return {
+  const harness: SamlIdpHarness = {
     entityId,
     ssoUrl: `${base}/sso`,
+    metadataXml,
+    metadataUrl: `${base}/metadata`,
+    wantAuthnRequestsSigned: false,
+    requestSignature,
     keys,
     accounts,
     readRequest,
@@ -170,8 +249,10 @@ export async function startSamlIdp(accounts: SamlIdpHarness['accounts']): Promis
       const html = await res.text();
       if (res.status !== 200) throw new Error(`IdP answered ${res.status}: ${html}`);
       const [form] = readForms(html);
-      return { url: form!.action, method: 'POST', form: form!.fields };
+      if (!form) throw new Error(`IdP answered no form: ${html}`);
+      return { url: form.action, method: 'POST', form: form.fields };
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return harness;
 }

@@ -1,6 +1,6 @@
 // Model-based tests of the SAML machine: paths generated from `samlMachine`, each played for real through the HTTP
 // layer (the test IdP's signed responses, PGlite, the admin API), steered into its branch by what a real deployment
-// could meet: a connection that asks for signed AuthnRequests, a response too late or with another RelayState, a
+// could meet: a connection without an IdP certificate, an IdP-initiated response to a connection that allows it, a response too late or with another RelayState, a
 // forged one, a connection whose certificate was removed meanwhile, a replay, a flow store or domain table that
 // fails, an address outside the verified domains, no flow cookie at all. The traces the runtime logs must follow the
 // model path exactly, and together must cover every state and transition.
@@ -25,8 +25,9 @@ const assertion = { id: '_a', issuer: 'idp', nameId: 'n', nameIdFormat: null, em
 const all: Labelled[] = [
   { type: 'START', branch: 'start' },
   { type: 'RESPONSE', at: 1_000, branch: 'no flow cookie' },
+  { type: 'RESPONSE', at: 1_000, idpInitiated: true, branch: 'idp-initiated allowed' },
   done('prepare', 'prepared', { url: 'https://idp.test/sso', requestId: '_r', relayState: 'rs' }),
-  failed('prepare', 'signed requests asked', new OAuthSignInError('x')),
+  failed('prepare', 'no IdP certificate', new OAuthSignInError('x')),
   { type: 'RESPONSE', relayState: 'rs', at: 1_000, branch: 'response' },
   { type: 'RESPONSE', relayState: 'rs', at: SAML_FLOW_TTL_MS + 1_000, branch: 'too late' },
   { type: 'RESPONSE', relayState: 'another', at: 1_000, branch: 'other relay state' },
@@ -42,8 +43,15 @@ const all: Labelled[] = [
 ];
 const modelInput = { deps: {} as FlowDeps, callbackUrl: 'http://localhost:3000/dashboard', providerId: 'model', startedAt: 0 };
 // From idle, a response can only be one no flow cookie carries; once started, never that one.
-const fresh = (e: Labelled) => e.branch === 'start' || e.branch === 'no flow cookie';
-const paths = modelPaths(samlMachine, { events: (snapshot) => all.filter((e) => (JSON.stringify(snapshot.value) === '"idle"') === fresh(e)), input: modelInput, stateKey: (s) => JSON.stringify(s.value) });
+const fresh = (e: Labelled) => e.branch === 'start' || e.branch === 'no flow cookie' || e.branch === 'idp-initiated allowed';
+// An IdP-initiated response (no request id) runs the same checks as any: its paths need only the branches of its own.
+const idpInitiated = (s: { value: unknown; context: { requestId?: string } }) => !['"idle"', '"preparing"'].includes(JSON.stringify(s.value)) && s.context.requestId === undefined;
+const idpBranches = new Set(['valid', 'first use', 'replay', 'admitted']);
+const paths = modelPaths(samlMachine, {
+  events: (snapshot) => all.filter((e) => (JSON.stringify(snapshot.value) === '"idle"') === fresh(e) && (!idpInitiated(snapshot) || idpBranches.has(e.branch))),
+  input: modelInput,
+  stateKey: (s) => JSON.stringify(s.value) + (idpInitiated(s) ? ' (IdP-initiated)' : ''),
+});
 const labels = (p: ModelPath) => p.events.map((e) => (e as Labelled).branch);
 
 let w: SamlWorld;
@@ -73,13 +81,24 @@ async function play(l: string[]): Promise<ClientResponse> {
     const request = { id: '_none', acsUrl: `http://localhost:3000${acs()}`, issuer: `http://localhost:3000/auth/sso/saml/${w.connectionId}/metadata`, relayState: null };
     return w.a.newClient().post(acs(), { SAMLResponse: b64(w.idp.responseXml(request, 'alice', { inResponseTo: null })) });
   }
-  if (l.includes('signed requests asked')) {
-    await updateConnection({ signAuthnRequests: 'true' });
+  if (l[0] === 'idp-initiated allowed') {
+    await updateConnection({ allowIdpInitiated: 'true' });
+    try {
+      const request = { id: '', acsUrl: `http://localhost:3000${acs()}`, issuer: `http://localhost:3000/auth/sso/saml/${w.connectionId}/metadata`, relayState: null };
+      const form = { SAMLResponse: b64(w.idp.responseXml(request, 'alice', { inResponseTo: null })) };
+      if (l.includes('replay')) expect(setsSession(await w.a.newClient().post(acs(), form))).toBe(true);
+      return await w.a.newClient().post(acs(), form);
+    } finally {
+      await updateConnection({ allowIdpInitiated: 'false' });
+    }
+  }
+  if (l.includes('no IdP certificate')) {
+    await updateConnection({ idpCertificates: ' ' });
     try {
       const client = w.a.newClient();
       return await client.post('/auth/sso', { csrfToken: await w.a.csrfToken(client), email: 'alice@acme.test' });
     } finally {
-      await updateConnection({ signAuthnRequests: 'false' });
+      await updateConnection({ idpCertificates: w.idp.keys.cert });
     }
   }
   const account = l.includes('address outside') ? 'mallory' : 'alice';
@@ -129,7 +148,7 @@ describe('the SAML machine, model paths played against the test IdP and PGlite',
     // The runs of this sign-in (start, then the ACS; a replay's first use was cleared above), in order.
     // The runs of this sign-in: the start, then the ACS (a replay's first, accepted use in between is not this path).
     const runs = loggedTraces(w.a, 'saml');
-    const ours = runs.length > 2 ? [runs[0]!, runs.at(-1)!] : runs;
+    const ours = l[0] === 'idp-initiated allowed' ? [runs.at(-1)!] : runs.length > 2 ? [runs[0]!, runs.at(-1)!] : runs;
     const trace: TraceEntry[] = ours.flatMap((r) => r.trace).filter((e) => e.machine === undefined);
     coverage.record(trace);
     expect(trace.map((e) => e.event)).toEqual(path.events.map((e) => e.type));
