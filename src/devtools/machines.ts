@@ -16,6 +16,7 @@ import { passwordSignInMachine } from '../flows/password/signin-machine.js';
 import { recoveryMachine } from '../flows/password/recovery-machine.js';
 import { signUpMachine } from '../flows/password/signup-machine.js';
 import { changePasswordMachine } from '../flows/password/change-machine.js';
+import { changeEmailMachine } from '../flows/password/change-email-machine.js';
 import { invitationMachine } from '../flows/organizations/invitation-machine.js';
 import { samlMachine } from '../flows/saml/machine.js';
 
@@ -26,6 +27,7 @@ export const machines: Record<string, AnyStateMachine> = {
   'password-recovery': recoveryMachine,
   'password-signup': signUpMachine,
   'change-password': changePasswordMachine,
+  'change-email': changeEmailMachine,
   oauth: oauthMachine,
   email: emailMachine,
   webauthn: webauthnMachine,

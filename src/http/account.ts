@@ -143,6 +143,7 @@ export async function accountPageRoute(req: AuthRequest): Promise<Response> {
       ...(passkey ? { passkeyProvider: passkey.id } : {}),
       factors: Boolean(req.config.secondFactor),
       changePassword: [...req.config.providersById.values()].some(isPasswordProvider),
+      changeEmail: [...req.config.providersById.values()].some((p) => p.type === 'email'),
       organizations: Boolean(req.config.organizations),
       devices,
       sessionControl,

@@ -50,8 +50,10 @@ export type SessionControl = 'each' | 'othersLater' | 'thisOnly';
 
 /** "Change password": starts the built-in change-password flow, which asks for a recent sign-in first. */
 function passwordSection(params: AccountPageParams, i18n: Translator): SafeHtml | '' {
-  if (!params.changePassword) return '';
-  return html`<section data-section="password"><form method="post"${attr('action', `${params.authUrl}/flows/change-password/start`)}><input type="hidden" name="csrfToken"${attr('value', params.csrfToken)}><input type="hidden" name="callbackUrl"${attr('value', `${params.authUrl}/account`)}><button type="submit" class="button secondary" data-account-action="change-password">${i18n.t('account.changePassword')}</button></form></section>`;
+  if (!params.changePassword && !params.changeEmail) return '';
+  const start = (flow: 'change-password' | 'change-email', label: string) =>
+    html`<form method="post"${attr('action', `${params.authUrl}/flows/${flow}/start`)}><input type="hidden" name="csrfToken"${attr('value', params.csrfToken)}><input type="hidden" name="callbackUrl"${attr('value', `${params.authUrl}/account`)}><button type="submit" class="button secondary" data-account-action="${flow}">${label}</button></form>`;
+  return html`<section data-section="password">${params.changePassword ? start('change-password', i18n.t('account.changePassword')) : ''}${params.changeEmail ? start('change-email', i18n.t('account.changeEmail')) : ''}</section>`;
 }
 
 /** Input of {@link renderAccountPage}. */
@@ -83,6 +85,8 @@ export interface AccountPageParams {
   factors: boolean;
   /** A Password provider: a "Change password" button (POST flows/change-password/start, the built-in signed-in flow). */
   changePassword?: boolean;
+  /** Offer "Change e-mail address" (the built-in change-email flow: an adapter and an e-mail provider). */
+  changeEmail?: boolean;
   /** Organizations are configured: a link to the organizations page. */
   organizations?: boolean;
   devices: AccountDeviceRow[];
