@@ -7,6 +7,8 @@ import type { RequestContext } from '../core/request-context.js';
 import type { Account, User } from '../core/types.js';
 import { activityRecord } from './record.js';
 import { noteActivity } from './run.js';
+import { writeActivity } from './write.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { ActivityKind, ActivityRecord } from './types.js';
 
 /** The error type of a failure: its class's stable type, never its message (messages can quote input). */
@@ -87,4 +89,16 @@ export async function noteEmitted(req: RequestContext, emitted: readonly { type:
     }
     if (kind) await noteActivity(req, { kind, userId, ...fields });
   }
+}
+
+/**
+ * A password reset's `recovery.completed`, written with the new hash: through `tx`, the reset's transaction (a record
+ * the database refuses fails the reset, which leaves the old hash), or at once when the adapter has no transactions.
+ */
+export async function writeRecoveryCompleted(req: RequestContext, userId: string, tx: WrappedAdapter | undefined): Promise<void> {
+  if (!req.config.activity) return;
+  const run = req.activity;
+  const flow = run?.flow ? { ...run.flow, transition: 'resetting → notifying' } : null;
+  const record = await activityRecord(req, { kind: 'recovery.completed', userId, method: 'password', flow });
+  await writeActivity(req, [record], tx ? { tx } : {});
 }
