@@ -25,6 +25,14 @@ export function noteSignInFailed(req: RequestContext, error: unknown, user?: { i
   return noteActivity(req, { kind: 'signIn.failed', userId: idOf(user), method: methodOfRun(req), reason: reasonOf(error) });
 }
 
+/**
+ * A sign-in the app's `signIn` callback sent elsewhere (it answered with a URL): no session, so a refusal on record,
+ * `AccessDenied` as a `false` answer is, with `detail.redirected` (never the URL: an app's could carry anything).
+ */
+export function noteSignInRefused(req: RequestContext, user?: { id?: unknown } | null): Promise<void> {
+  return noteActivity(req, { kind: 'signIn.failed', userId: idOf(user), method: methodOfRun(req), reason: 'AccessDenied', detail: { redirected: true } });
+}
+
 /** A second-factor check that ended without passing (expired, another user's, a store failure). */
 export function noteSecondFactorFailed(req: RequestContext, userId: unknown, error: unknown): Promise<void> {
   return noteActivity(req, { kind: 'secondFactor.failed', userId: idOf({ id: userId }), reason: reasonOf(error) });
