@@ -406,4 +406,6 @@ export const ar: Messages = {
   'sso.samlEndpoints': 'يُسجَّل لدى مزوّد الهوية: عنوان ACS \u200f{acs}، ومعرّف كيان مزوّد الخدمة وبياناته الوصفية {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'مرتبط منذ {date}',
+  'activity.notice.newDevice': 'تسجيل دخول من جهاز جديد',
+  'activity.notice.body': '{what} على {site}: {device}، {time}. إن لم تكن أنت، فغيّر كلمة المرور وراجع نشاط الأمان في حسابك.',
 };

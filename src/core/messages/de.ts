@@ -406,4 +406,6 @@ export const de: Messages = {
   'sso.samlEndpoints': 'Beim Identitätsanbieter einzutragen: ACS-URL {acs}, SP-Entity-ID und Metadaten {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'verknüpft am {date}',
+  'activity.notice.newDevice': 'Anmeldung von einem neuen Gerät',
+  'activity.notice.body': '{what} bei {site}: {device}, {time}. Wenn Sie das nicht waren, ändern Sie Ihr Passwort und prüfen Sie die Sicherheitsaktivität Ihres Kontos.',
 };

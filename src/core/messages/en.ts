@@ -417,6 +417,8 @@ export const en = {
   'sso.samlEndpoints': 'Register at the identity provider: ACS URL {acs}, SP entity id and metadata {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'linked {date}',
+  'activity.notice.newDevice': 'Sign-in from a new device',
+  'activity.notice.body': "{what} on {site}: {device}, {time}. If this was not you, change your password and review your account's security activity.",
 } as const;
 
 /** The id of a built-in message. */

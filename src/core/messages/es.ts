@@ -406,4 +406,6 @@ export const es: Messages = {
   'sso.samlEndpoints': 'Registrar en el proveedor de identidad: URL de ACS {acs}, ID de entidad del SP y metadatos {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'vinculada el {date}',
+  'activity.notice.newDevice': 'Inicio de sesión desde un dispositivo nuevo',
+  'activity.notice.body': '{what} en {site}: {device}, {time}. Si no fue usted, cambie su contraseña y revise la actividad de seguridad de su cuenta.',
 };

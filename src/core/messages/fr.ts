@@ -406,4 +406,6 @@ export const fr: Messages = {
   'sso.samlEndpoints': 'À déclarer chez le fournisseur d’identité : URL ACS {acs}, identifiant d’entité SP et métadonnées {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': 'lié le {date}',
+  'activity.notice.newDevice': 'Connexion depuis un nouvel appareil',
+  'activity.notice.body': '{what} sur {site} : {device}, {time}. Si ce n’était pas vous, changez votre mot de passe et vérifiez l’activité de sécurité de votre compte.',
 };

@@ -406,4 +406,6 @@ export const ja: Messages = {
   'sso.samlEndpoints': 'ID プロバイダーに登録: ACS URL {acs}、SP エンティティ ID とメタデータ {metadata}',
   // When a provider was linked (issue 46)
   'account.linkedOn': '{date} に連携',
+  'activity.notice.newDevice': '新しい端末からのサインイン',
+  'activity.notice.body': '{site} で{what}：{device}、{time}。心当たりがない場合は、パスワードを変更し、アカウントのセキュリティアクティビティを確認してください。',
 };
