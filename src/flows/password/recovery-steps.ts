@@ -15,6 +15,7 @@ import type { FlowDeps } from '../runtime/contract.js';
 import type { InternalConfig } from '../../core/config.js';
 import { passwordAdapter, passwordSettings } from './adapter.js';
 import { writeRecoveryCompleted } from '../../activity/outcomes.js';
+import { activityInAdapter } from '../../activity/write.js';
 
 /** How long a reset link and code live: 15 minutes. */
 export const RESET_TTL_SECONDS = 15 * 60;
@@ -190,7 +191,8 @@ async function setPasswordHashWithRecord(deps: FlowDeps, userId: string, hash: s
     await writeRecoveryCompleted(deps.req, userId, tx ? a : undefined);
     return true;
   };
-  return adapter.withTransaction ? adapter.withTransaction((tx) => write(tx, true)) : write(adapter, false);
+  // A transaction only when there is a record to write with the hash: with the log off, the write is what it always was.
+  return adapter.withTransaction && activityInAdapter(deps.req.config) ? adapter.withTransaction((tx) => write(tx, true)) : write(adapter, false);
 }
 
 /**
