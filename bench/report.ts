@@ -6,6 +6,7 @@ import type { HttpLoadResult } from './http-load.js';
 import type { Spread } from './measure.js';
 import type { OidcFlowResult } from './oidc-flow.js';
 import type { OtelOffResult } from './otel-off.js';
+import { activityLines, type ActivityBenchResult } from './activity.js';
 import type { PasswordBenchResult } from './password.js';
 import { IN_FLIGHT, type SessionCheckResult } from './session-check.js';
 import type { BenchResults } from './suite.js';
@@ -261,6 +262,20 @@ function otelSection(r: OtelOffResult | undefined, failure?: string): string[] {
   return out;
 }
 
+function activitySection(r: ActivityBenchResult | undefined, failure?: string): string[] {
+  const out = ['## 10. The activity log on a credentials sign-in (in process, fresh processes)', ''];
+  if (!r) return [...out, why(undefined, failure), ''];
+  out.push(
+    'Each round starts two processes of one store at the same time, the log off and on, the same app otherwise. Each figure is the median CPU of one sign-in in its process (median / min–max over rounds); the ratio is on / off per round. Target (issue 48): at most 1.10.',
+    '',
+    '| store | CPU ms/sign-in, log off | log on | on / off | ≤ 1.10 |',
+    '|---|---|---|---|---|',
+    ...activityLines(r),
+    '',
+  );
+  return out;
+}
+
 const pct = (share: number): string => `${(share * 100).toPrecision(2)}%`;
 
 /**
@@ -396,6 +411,7 @@ export function renderResults(results: BenchResults, notes: string[] = []): stri
     ...throttleSection(results.throttle, f.throttle),
     ...otelSection(results.otel, f.otel),
     ...passwordSection(results.password, f.password),
+    ...activitySection(results.activity, f.activity),
   ];
   if (notes.length) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
   return lines.join('\n');

@@ -9,6 +9,7 @@ import { benchDatabase, type DatabaseResult } from './database.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchOidcFlow, type OidcFlowResult } from './oidc-flow.js';
 import { benchOtelOff, type OtelOffOptions, type OtelOffResult } from './otel-off.js';
+import { benchActivity, type ActivityBenchOptions, type ActivityBenchResult } from './activity.js';
 import { benchPassword, type PasswordBenchOptions, type PasswordBenchResult } from './password.js';
 import { benchSessionCheck, type SessionCheckResult } from './session-check.js';
 import { benchThrottle, type ThrottleBenchResult } from './throttle.js';
@@ -22,6 +23,7 @@ export interface Settings {
   database: { rounds: number; durationMs?: number; ops?: number; warmup: number };
   throttle: { rounds: number; durationMs?: number; ops?: number; warmup: number };
   otel: OtelOffOptions;
+  activity: ActivityBenchOptions;
   password: PasswordBenchOptions;
 }
 
@@ -34,6 +36,7 @@ export const FULL: Settings = {
   database: { rounds: 3, durationMs: 500, warmup: 50 },
   throttle: { rounds: 5, durationMs: 600, warmup: 20 },
   otel: { rounds: 12, flows: 200, warmup: 50 },
+  activity: { rounds: 5, flows: 200, warmup: 50 },
   password: { rounds: 5, durationMs: 1500, warmup: 3 },
 };
 
@@ -46,6 +49,7 @@ export const SMOKE: Settings = {
   database: { rounds: 1, ops: 5, warmup: 1 },
   throttle: { rounds: 1, ops: 3, warmup: 1 },
   otel: { rounds: 1, flows: 3, warmup: 1 },
+  activity: { rounds: 1, flows: 3, warmup: 1 },
   password: { rounds: 1, ops: 2, warmup: 0 },
 };
 
@@ -74,12 +78,13 @@ export interface BenchResults {
   bundle?: BundleResult;
   throttle?: ThrottleBenchResult;
   otel?: OtelOffResult;
+  activity?: ActivityBenchResult;
   password?: PasswordBenchResult;
   /** A benchmark that threw: its message, so the others still report. */
   failures: Record<string, string>;
 }
 
-export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel', 'password'] as const;
+export const SECTIONS = ['session', 'http', 'oidc', 'database', 'bundle', 'throttle', 'otel', 'password', 'activity'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 const SECTION_CHILD = fileURLToPath(new URL('./section-child.ts', import.meta.url));
@@ -151,6 +156,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
   await step('throttle', '7. throttled sign-in per store', () => benchThrottle({ ...settings.throttle, databaseUrl: options.databaseUrl, redisUrl: process.env.REDIS_URL }));
   await step('otel', '8. OpenTelemetry installed without a tracer provider', () => benchOtelOff(settings.otel));
   await step('password', '9. Password sign-in beside the hash alone', () => benchPassword(settings.password));
+  await step('activity', '10. the activity log on a credentials sign-in', () => benchActivity(settings.activity));
   const cpu = cpus();
   results.machine = {
     date: new Date().toISOString(),

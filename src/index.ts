@@ -87,6 +87,7 @@ export type { ActivityKind, ActivityRecord, ActivityTransition, ActivityQuery, A
 export type { ActivityOptions } from './core/activity-options.js';
 export { listActivity, type ListActivityQuery } from './http/integrations/activity-helpers.js';
 export { activityStream, type ActivityStream, type ActivityStreamOptions } from './activity/stream.js';
+export { activityNotices, type ActivityNoticeOptions, type NoticeMail } from './activity/notices.js';
 export { memoryActivity } from './activity/memory.js';
 
 export type { RequestContext } from './core/request-context.js';

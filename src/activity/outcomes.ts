@@ -7,6 +7,8 @@ import type { RequestContext } from '../core/request-context.js';
 import type { Account, User } from '../core/types.js';
 import { activityRecord } from './record.js';
 import { noteActivity } from './run.js';
+import { writeActivity } from './write.js';
+import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { ActivityKind, ActivityRecord } from './types.js';
 
 /** The error type of a failure: its class's stable type, never its message (messages can quote input). */
@@ -21,6 +23,14 @@ const idOf = (user: { id?: unknown } | null | undefined): string | null => (type
 /** A sign-in (or link) that ended without a session. */
 export function noteSignInFailed(req: RequestContext, error: unknown, user?: { id?: unknown } | null): Promise<void> {
   return noteActivity(req, { kind: 'signIn.failed', userId: idOf(user), method: methodOfRun(req), reason: reasonOf(error) });
+}
+
+/**
+ * A sign-in the app's `signIn` callback sent elsewhere (it answered with a URL): no session, so a refusal on record,
+ * `AccessDenied` as a `false` answer is, with `detail.redirected` (never the URL: an app's could carry anything).
+ */
+export function noteSignInRefused(req: RequestContext, user?: { id?: unknown } | null): Promise<void> {
+  return noteActivity(req, { kind: 'signIn.failed', userId: idOf(user), method: methodOfRun(req), reason: 'AccessDenied', detail: { redirected: true } });
 }
 
 /** A second-factor check that ended without passing (expired, another user's, a store failure). */
@@ -87,4 +97,16 @@ export async function noteEmitted(req: RequestContext, emitted: readonly { type:
     }
     if (kind) await noteActivity(req, { kind, userId, ...fields });
   }
+}
+
+/**
+ * A password reset's `recovery.completed`, written with the new hash: through `tx`, the reset's transaction (a record
+ * the database refuses fails the reset, which leaves the old hash), or at once when the adapter has no transactions.
+ */
+export async function writeRecoveryCompleted(req: RequestContext, userId: string, tx: WrappedAdapter | undefined): Promise<void> {
+  if (!req.config.activity) return;
+  const run = req.activity;
+  const flow = run?.flow ? { ...run.flow, transition: 'resetting → notifying' } : null;
+  const record = await activityRecord(req, { kind: 'recovery.completed', userId, method: 'password', flow });
+  await writeActivity(req, [record], tx ? { tx } : {});
 }

@@ -430,4 +430,6 @@ export const ar: Messages = {
   'sso.idpEntityId': 'معرّف كيان مزوّد الهوية',
   'sso.idpSsoUrl': 'عنوان تسجيل الدخول (SSO) لدى مزوّد الهوية',
   'sso.idpCertificate': 'شهادة التوقيع لدى مزوّد الهوية (PEM)',
+  'activity.notice.newDevice': 'تسجيل دخول من جهاز جديد',
+  'activity.notice.body': '{what} على {site}: {device}، {time}. إن لم تكن أنت، فغيّر كلمة المرور وراجع نشاط الأمان في حسابك.',
 };

@@ -430,4 +430,6 @@ export const de: Messages = {
   'sso.idpEntityId': 'Entity-ID des Identitätsanbieters',
   'sso.idpSsoUrl': 'Anmelde-URL (SSO) des Identitätsanbieters',
   'sso.idpCertificate': 'Signaturzertifikat des Identitätsanbieters (PEM)',
+  'activity.notice.newDevice': 'Anmeldung von einem neuen Gerät',
+  'activity.notice.body': '{what} bei {site}: {device}, {time}. Wenn Sie das nicht waren, ändern Sie Ihr Passwort und prüfen Sie die Sicherheitsaktivität Ihres Kontos.',
 };

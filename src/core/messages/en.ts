@@ -441,6 +441,8 @@ export const en = {
   'sso.idpEntityId': 'Identity provider entity ID',
   'sso.idpSsoUrl': 'Identity provider sign-in (SSO) URL',
   'sso.idpCertificate': 'Identity provider signing certificate (PEM)',
+  'activity.notice.newDevice': 'Sign-in from a new device',
+  'activity.notice.body': "{what} on {site}: {device}, {time}. If this was not you, change your password and review your account's security activity.",
 } as const;
 
 /** The id of a built-in message. */

@@ -430,4 +430,6 @@ export const es: Messages = {
   'sso.idpEntityId': 'ID de entidad del proveedor de identidad',
   'sso.idpSsoUrl': 'URL de inicio de sesión (SSO) del proveedor de identidad',
   'sso.idpCertificate': 'Certificado de firma del proveedor de identidad (PEM)',
+  'activity.notice.newDevice': 'Inicio de sesión desde un dispositivo nuevo',
+  'activity.notice.body': '{what} en {site}: {device}, {time}. Si no fue usted, cambie su contraseña y revise la actividad de seguridad de su cuenta.',
 };

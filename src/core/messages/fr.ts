@@ -430,4 +430,6 @@ export const fr: Messages = {
   'sso.idpEntityId': 'Identifiant d’entité du fournisseur d’identité',
   'sso.idpSsoUrl': 'URL de connexion (SSO) du fournisseur d’identité',
   'sso.idpCertificate': 'Certificat de signature du fournisseur d’identité (PEM)',
+  'activity.notice.newDevice': 'Connexion depuis un nouvel appareil',
+  'activity.notice.body': '{what} sur {site} : {device}, {time}. Si ce n’était pas vous, changez votre mot de passe et vérifiez l’activité de sécurité de votre compte.',
 };

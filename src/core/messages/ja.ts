@@ -430,4 +430,6 @@ export const ja: Messages = {
   'sso.idpEntityId': 'ID プロバイダーのエンティティ ID',
   'sso.idpSsoUrl': 'ID プロバイダーのサインイン (SSO) URL',
   'sso.idpCertificate': 'ID プロバイダーの署名証明書 (PEM)',
+  'activity.notice.newDevice': '新しい端末からのサインイン',
+  'activity.notice.body': '{site} で{what}：{device}、{time}。心当たりがない場合は、パスワードを変更し、アカウントのセキュリティアクティビティを確認してください。',
 };

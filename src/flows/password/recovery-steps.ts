@@ -15,6 +15,8 @@ import { endEverySession } from '../../session/end-every-session.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import type { InternalConfig } from '../../core/config.js';
 import { passwordAdapter, passwordSettings } from './adapter.js';
+import { writeRecoveryCompleted } from '../../activity/outcomes.js';
+import { activityInAdapter } from '../../activity/write.js';
 
 /** How long a reset link and code live: 15 minutes. */
 export const RESET_TTL_SECONDS = 15 * 60;
@@ -178,18 +180,33 @@ export async function resetPassword({ input }: { input: { deps: FlowDeps; tokenH
   }
   const entry = await deps.store.take<ResetEntry>(resetKey(tokenHash));
   if (!entry || entry.userId === null || !(entry.expires > Date.now())) return { result: 'dead' };
-  const { getPasswordHash, setPasswordHash } = adapterOf(deps);
+  const { getPasswordHash } = adapterOf(deps);
   try {
     const current = await getPasswordHash(entry.userId);
     if (current === null || !secrets(deps).some((s) => mac(s, 'hash', current) === entry.fingerprint)) return { result: 'dead' };
     // Before the password is written: a failure leaves the old password and a usable link.
     await endEverySession(deps.req, entry.userId, 'Password recovery');
-    if (!(await setPasswordHash(entry.userId, newHash, current))) return { result: 'dead' };
+    if (!(await setPasswordHashWithRecord(deps, entry.userId, newHash, current))) return { result: 'dead' };
   } catch (err) {
     await deps.store.set(resetKey(tokenHash), entry, secondsUntil(entry.expires)).catch(() => undefined);
     throw err;
   }
   return { result: 'reset', userId: entry.userId, email: entry.email };
+}
+
+/**
+ * Writes the new hash and its `recovery.completed` record together: in one transaction where the adapter has
+ * `withTransaction` (a record that cannot be written leaves the old hash and a usable link), else one after the other.
+ */
+async function setPasswordHashWithRecord(deps: FlowDeps, userId: string, hash: string, current: string): Promise<boolean> {
+  const { adapter } = adapterOf(deps);
+  const write = async (a: NonNullable<InternalConfig['adapter']>, tx: boolean): Promise<boolean> => {
+    if (!(await passwordAdapter({ adapter: a }).setPasswordHash(userId, hash, current))) return false;
+    await writeRecoveryCompleted(deps.req, userId, tx ? a : undefined);
+    return true;
+  };
+  // A transaction only when there is a record to write with the hash: with the log off, the write is what it always was.
+  return adapter.withTransaction && activityInAdapter(deps.req.config) ? adapter.withTransaction((tx) => write(tx, true)) : write(adapter, false);
 }
 
 

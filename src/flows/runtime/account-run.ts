@@ -101,7 +101,7 @@ async function settleAccount(flow: AccountFlowDefinition, deps: FlowDeps, entry:
 /**
  * The outcomes of an account flow that are security events of their own: a recovery requested (a code or link sent:
  * the machine paused in `codeSent` after a request; naming nobody, so an address that has no account reads the
- * same), a recovery completed (the password reset: `done`, naming the user).
+ * same). A recovery completed is recorded by the reset step, in the transaction of the new hash.
  */
 async function noteAccountOutcome(deps: FlowDeps, entry: FlowEntry, settled: Awaited<ReturnType<typeof settleMachine>>, trace: TraceEntry[]): Promise<void> {
   const req = deps.req;
@@ -111,6 +111,5 @@ async function noteAccountOutcome(deps: FlowDeps, entry: FlowEntry, settled: Awa
     markTransition(req, trace, 'codeSent');
     await noteActivity(req, { kind: 'recovery.requested', userId: null, method: 'password' });
   }
-  const reset = settled.kind === 'done' ? (settled.context as { reset?: { userId?: unknown } }).reset : undefined;
-  if (reset && typeof reset.userId === 'string') await noteActivity(req, { kind: 'recovery.completed', userId: reset.userId, method: 'password' });
+  // A recovery completed is written by the reset itself, in the transaction of the new hash (recovery-steps.ts).
 }

@@ -23,7 +23,7 @@ import type { TraceEntry } from './trace.js';
 import { inFlowSpan } from './observe/flow-span.js';
 import type { MachineSpan } from './observe/spans.js';
 import { markTransition, openActivityRun } from '../../activity/run.js';
-import { noteEmitted, noteSecondFactorFailed, noteSecondFactorPassed, noteSignInFailed } from '../../activity/outcomes.js';
+import { noteEmitted, noteSecondFactorFailed, noteSecondFactorPassed, noteSignInFailed, noteSignInRefused } from '../../activity/outcomes.js';
 
 /**
  * The machines a proven identity goes through, from the registry: `tail` resolves the user (its output
@@ -129,7 +129,11 @@ export async function afterProof(
   }
   if (tail.kind === 'paused') return failed(new CallbackRouteError('The sign-in tail paused, which it never does.'), trace);
   const resolved = tail.output as { outcome: string; url?: string } & Omit<PendingSignIn, 'providerId'>;
-  if (resolved.outcome === 'redirected') return { status: 'redirected', url: String(resolved.url), trace };
+  if (resolved.outcome === 'redirected') {
+    // The app's signIn callback answered with a URL: no session, a refusal on record (never a success).
+    await noteSignInRefused(deps.req, identity.existingUser ? identity.user : undefined);
+    return { status: 'redirected', url: String(resolved.url), trace };
+  }
   const pending: PendingSignIn = {
     providerId: deps.provider.id,
     user: resolved.user,
