@@ -8,5 +8,6 @@ export { createSessionStore, type SessionState, type SessionStatus, type Session
 export { passkeysSupported, registerPasskey, signInWithPasskey, type PasskeyOptions } from './passkey.js';
 export { requestPasswordReset, resetPassword, type PasswordResetOptions } from './recovery.js';
 export { changePassword, type ChangePasswordOptions } from './password-change.js';
+export { changeEmail, confirmEmailChange, type ChangeEmailOptions } from './email-change.js';
 export { signUp, type SignUpOptions } from './signup.js';
 export { switchOrganization, type ClientOrganization } from './organizations.js';

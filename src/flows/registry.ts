@@ -98,6 +98,8 @@ export const accountMethods = lazy(() => import('./account/methods.js'));
 
 /** A signed-in user's passkeys as the account page manages them: listed, renamed, removed. */
 export const accountPasskeys = lazy(() => import('./account/passkeys.js'));
+/** The change of e-mail address's way back (the revert link's identifier and token hash), for its route. */
+export const changeEmailSteps = lazy(() => import('./password/change-email-steps.js'));
 
 /** The redirect proxy's side of an OAuth callback (it runs no flow: it opens the sealed state and forwards). */
 export const redirectProxy = lazy(() => import('./oauth/redirect-proxy.js'));

@@ -158,6 +158,10 @@ export function createAuthApp(config: InternalConfig): H3 {
   const passkeys = lazy(() => import('./account-passkeys.js'));
   app.post(`${base}/account/passkeys/rename`, route(config, 'browser', async (req) => (await passkeys()).renamePasskeyRoute(req)));
   app.post(`${base}/account/passkeys/remove`, route(config, 'browser', async (req) => (await passkeys()).removePasskeyRoute(req)));
+  // The way back after a change of e-mail address (the link mailed to the old address).
+  const emailRevert = lazy(() => import('./routes/email-revert.js'));
+  app.get(`${base}/email/revert`, route(config, 'browser', async (req) => (await emailRevert()).emailRevertRoute(req)));
+  app.post(`${base}/email/revert`, route(config, 'browser', async (req) => (await emailRevert()).emailRevertRoute(req)));
   app.post(`${base}/unlink/:provider/:providerAccountId`, route(config, 'browser', async (req, event) => (await account()).unlinkRoute(req, param(event, 'provider'), param(event, 'providerAccountId'))));
 
   // The development inspector: not even routed unless `debug: true` outside production.

@@ -41,7 +41,7 @@ function customSignInUrl(req: AuthRequest, callbackUrl: string, error: string | 
   const url = new URL(req.config.pages.signIn, req.origin);
   url.searchParams.set('callbackUrl', callbackUrl);
   if (error) url.searchParams.set('error', error);
-  if (req.query.notice === 'passwordReset') url.searchParams.set('notice', 'passwordReset');
+  if (req.query.notice === 'passwordReset' || req.query.notice === 'emailRestored') url.searchParams.set('notice', req.query.notice);
   return url.href;
 }
 

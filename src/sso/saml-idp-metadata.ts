@@ -7,7 +7,7 @@
 import type { InternalConfig } from '../core/config.js';
 import { InvalidRequest } from '../core/errors.js';
 import { readTextUpTo } from '../core/read-limited.js';
-import { declaresDtd, parseXml } from '../flows/saml/guard.js';
+import { declaresDtd, parseStrictXml } from './strict-xml.js';
 import { checkIdpUrl } from './idp-url.js';
 
 /** The largest metadata document taken (one IdP's is a few kilobytes; federation aggregates are not taken). */
@@ -45,12 +45,9 @@ function all(parent: Document | Element, ns: string, name: string): Element[] {
 export function readIdpMetadata(xml: string, field = 'idpMetadata'): IdpMetadata {
   if (Buffer.byteLength(xml, 'utf8') > MAX_METADATA_BYTES) throw bad(`The IdP metadata is larger than ${MAX_METADATA_BYTES} bytes.`, field);
   if (declaresDtd(xml)) throw bad('The IdP metadata declares a DTD or entities.', field);
-  let doc: Document;
-  try {
-    doc = parseXml(xml);
-  } catch {
+  const doc = parseStrictXml(xml, () => {
     throw bad('The IdP metadata is not well-formed XML.', field);
-  }
+  });
   const descriptors = all(doc, MD_NS, 'IDPSSODescriptor');
   if (descriptors.length !== 1) throw bad('The metadata must describe exactly one identity provider (one IDPSSODescriptor).', field, descriptors.length);
   const idp = descriptors[0]!;

@@ -8,7 +8,7 @@
 //   part signs someone else in: `admin@acme.test<!---->.evil.test`);
 // - the assertion has Conditions with NotOnOrAfter (the library crashes without them, and an assertion without an
 //   end of validity is refused anyway).
-import { DOMParser } from '@xmldom/xmldom';
+import { declaresDtd, parseStrictXml } from '../../sso/strict-xml.js';
 import { refuse } from './refusal.js';
 
 export const PROTOCOL_NS = 'urn:oasis:names:tc:SAML:2.0:protocol';
@@ -30,17 +30,13 @@ export interface GuardedResponse {
   inResponseTo: string | null;
 }
 
-/** True when `xml` declares a DTD or entities: such a document must never reach a parser, even one that would not expand it. */
-export function declaresDtd(xml: string): boolean {
-  return /<!DOCTYPE|<!ENTITY/i.test(xml);
-}
+export { declaresDtd };
 
 /** Parses XML strictly: any warning or error of the parser is a refusal. */
 export function parseXml(xml: string): Document {
-  const fail = (msg: string) => {
-    throw refuse('malformed', 'The response is not well-formed XML.', { actual: String(msg).slice(0, 200) });
-  };
-  return new DOMParser({ errorHandler: { warning: fail, error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml') as unknown as Document;
+  return parseStrictXml(xml, (problem) => {
+    throw refuse('malformed', 'The response is not well-formed XML.', { actual: problem });
+  });
 }
 
 function elements(doc: Document, ns: string, name: string): Element[] {

@@ -431,6 +431,7 @@ export function renderSignIn(params: SignInPageParams): string {
 ${params.signedInAs ? signedInBox(params.signedInAs, params.callbackUrl, i18n) : ''}
 ${why}
 ${params.notice === 'passwordReset' && !params.error ? html`<p class="notice" role="status" data-notice="passwordReset">${i18n.t('recovery.done')}</p>` : ''}
+${params.notice === 'emailRestored' && !params.error ? html`<p class="notice" role="status" data-notice="emailRestored">${i18n.t('changeEmail.restored')}</p>` : ''}
 ${params.error ? errorBox(params.error, params, i18n) : ''}
 ${sections.length ? sections.map((s, i) => (i ? html`${divider(i18n)}${s}` : s)) : html`<p class="muted center">${i18n.t('signin.none')}</p>`}
 ${script ? html`<script${attr('src', script)}${attr('nonce', params.nonce)} defer></script>` : ''}`;

@@ -118,7 +118,7 @@ describe('persisting: only awaiting states, never while an invoked actor runs', 
   });
 
   it('holds for every built-in machine: awaiting states invoke nothing and set no timer', () => {
-    expect(Object.keys(machines).sort()).toEqual(['backchannel-logout', 'change-password', 'credentials', 'email', 'invitation', 'link', 'oauth', 'password-recovery', 'password-signin', 'password-signup', 'rp-logout', 'saml', 'second-factor', 'signin', 'tokens', 'webauthn']);
+    expect(Object.keys(machines).sort()).toEqual(['backchannel-logout', 'change-email', 'change-password', 'credentials', 'email', 'invitation', 'link', 'oauth', 'password-recovery', 'password-signin', 'password-signup', 'rp-logout', 'saml', 'second-factor', 'signin', 'tokens', 'webauthn']);
     for (const machine of Object.values(machines)) {
       const awaiting = stateNodes(machine).filter((node) => node.tags.includes(AWAITING_TAG));
       for (const node of awaiting) {
