@@ -14,24 +14,12 @@ import { activeTotp, codeNow } from '../support/factors.js';
 import { SoftAuthenticator } from '../flows/webauthn/webauthn-authenticator.js';
 import { seedPasskey, seedUser } from '../flows/webauthn/webauthn-world.js';
 import { fenceToLoopback, newPageWithVirtualAuthenticator } from './peers/browser.js';
-import { lookAt, problemsOf } from './peers/look.js';
+import { lookAt, problemsOf, smallTargets } from './peers/look.js';
 import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
 const SHOTS = '/tmp/acct-shots';
 const CHROME_LINUX = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
-
-/** Visible controls smaller than 24 × 24 px (WCAG 2.5.8), measured in the page. */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(document.querySelectorAll('a[href], button, summary, input:not([type=hidden])'))
-      .filter((el) => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && !el.closest('[hidden]') && (r.width < 24 || r.height < 24);
-      })
-      .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(el.getBoundingClientRect().width)}x${Math.round(el.getBoundingClientRect().height)}`),
-  );
-}
 
 describe('the account page managed in Chromium', { timeout: 240_000 }, () => {
   const site = usePasskeySiteInChromium({ session: { strategy: 'database' }, secondFactor: { issuer: 'Test' } });

@@ -12,24 +12,12 @@ import { createAuthHandler } from '../../src/index.js';
 import { Email, type SendVerificationRequestParams } from '../../src/providers/email.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 import { fenceToLoopback, launchChromium } from './peers/browser.js';
-import { lookAt, problemsOf } from './peers/look.js';
+import { lookAt, problemsOf, smallTargets } from './peers/look.js';
 import { freePort } from './peers/net.js';
 
 const SHOTS = '/tmp/email-code-shots';
 const COOLDOWN = 5;
 const TRIES = 3;
-
-/** Visible controls smaller than 24 × 24 px (WCAG 2.5.8). */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(document.querySelectorAll('main a[href], main button, main input:not([type=hidden])'))
-      .filter((el) => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && (r.width < 24 || r.height < 24);
-      })
-      .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`),
-  );
-}
 
 /** The countdown's value now (the animated integer behind the CSS counter), or null when the page shows none. */
 function countdown(page: Page): Promise<number | null> {

@@ -3,29 +3,16 @@
 // (the last one says that the next wrong code stops the sign-in); the last allowed wrong code ends on a page that says
 // what happened in words and offers the way on (sign in again, with the app, a backup code or a passkey), never a
 // bare error id and never only "back to the host". Screenshots in /tmp/factor-lockout-shots.
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { translatorFor } from '../../src/core/messages/request.js';
 import { activeTotp, codeNow, otherCode } from '../support/factors.js';
 import { seedUser } from '../flows/webauthn/webauthn-world.js';
 import { fenceToLoopback } from './peers/browser.js';
-import { lookAt, problemsOf } from './peers/look.js';
+import { lookAt, problemsOf, smallTargets } from './peers/look.js';
 import { usePasskeySiteInChromium } from './peers/passkey-site.js';
 
 const SHOTS = '/tmp/factor-lockout-shots';
 const TRIES = 3;
-
-/** Visible controls smaller than 24 × 24 px (WCAG 2.5.8). */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(document.querySelectorAll('main a[href], main button, main input:not([type=hidden])'))
-      .filter((el) => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && (r.width < 24 || r.height < 24);
-      })
-      .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`),
-  );
-}
 
 describe('the second-factor lock-out in Chromium', { timeout: 240_000 }, () => {
   const site = usePasskeySiteInChromium({ secondFactor: { issuer: 'Test', maxAttempts: TRIES } });

@@ -5,7 +5,7 @@
 // old one is refused. Every page: readable in the four views, no sideways scroll, targets of 24 px at least, no raw
 // error id. Screenshots in /tmp/password-shots.
 import { H3, serve } from 'h3';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translatorFor } from '../../src/core/messages/request.js';
 import { createAuthHandler } from '../../src/index.js';
@@ -13,25 +13,13 @@ import { Email } from '../../src/providers/email.js';
 import { argon2id, Password } from '../../src/providers/password/index.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 import { fenceToLoopback, launchChromium } from './peers/browser.js';
-import { lookAt, problemsOf } from './peers/look.js';
+import { lookAt, problemsOf, smallTargets } from './peers/look.js';
 import { freePort } from './peers/net.js';
 import { startSmtpServer, type ReceivedMail, type SmtpHarness } from './peers/smtp.js';
 
 const SHOTS = '/tmp/password-shots';
 const FIRST = 'first horse battery staple';
 const SECOND = 'second horse battery staple';
-
-/** Visible controls smaller than 24 × 24 px (WCAG 2.5.8). */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(document.querySelectorAll('main a[href], main button, main input:not([type=hidden])'))
-      .filter((el) => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && (r.width < 24 || r.height < 24);
-      })
-      .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`),
-  );
-}
 
 /** The six-digit code of a mail (sign-up or reset). */
 function codeOf(mail: ReceivedMail): string {

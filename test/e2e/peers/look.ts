@@ -150,3 +150,18 @@ export async function lookAt(page: Page, dir: string, name: string): Promise<Rec
 export function problemsOf(found: Record<string, Finding[]>): Record<string, Finding[]> {
   return Object.fromEntries(Object.entries(found).filter(([, f]) => f.length));
 }
+
+/**
+ * Visible controls smaller than 24 × 24 px (WCAG 2.5.8), measured in the page: links, buttons, disclosures and inputs,
+ * described by tag, text and size.
+ */
+export function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('a[href], button, summary, input:not([type=hidden])'))
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && !el.closest('[hidden]') && (r.width < 24 || r.height < 24);
+      })
+      .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(el.getBoundingClientRect().width)}x${Math.round(el.getBoundingClientRect().height)}`),
+  );
+}
