@@ -2,6 +2,7 @@
 // registered with a Password provider or an e-mail provider. The session must be recent; the new address is proven
 // by a code mailed to it before it replaces the old one; the old address is told, with a way back for 7 days
 // (`{basePath}/email/revert`). An address that belongs to another account is answered alike and never mailed.
+import { bodyString } from '../../core/request-context.js';
 import { assign, fromPromise, setup } from 'xstate';
 import type { FlowFormField, FlowResponse, FlowText } from '../runtime/contract.js';
 import { AWAITING } from '../runtime/contract.js';
@@ -158,11 +159,6 @@ export const changeEmailMachine = /* @__PURE__ */ setup({
   },
 });
 
-const field = (body: Record<string, unknown>, name: string): string => {
-  const value = body[name];
-  return typeof value === 'string' ? value : '';
-};
-
 /**
  * The change-of-e-mail flow: its level is a sign-in within `maxAge` seconds (the Password provider's
  * `change.maxAge`, default 300).
@@ -179,8 +175,8 @@ export function changeEmailFlow(maxAge = 300) {
     entry: (route, deps, paused) => {
       if (route === 'start') return { resume: false, event: { type: 'START' } };
       if (deps.req.method !== 'POST' || !paused) return null;
-      const body = deps.req.body;
-      return { resume: true, event: 'code' in body ? { type: 'SUBMIT_CODE', code: field(body, 'code') } : { type: 'SUBMIT_ADDRESS', email: field(body, 'email') } };
+      const code = bodyString(deps.req, 'code');
+      return { resume: true, event: code !== undefined ? { type: 'SUBMIT_CODE', code } : { type: 'SUBMIT_ADDRESS', email: bodyString(deps.req, 'email') ?? '' } };
     },
   });
 }

@@ -2,6 +2,7 @@
 // registered when a Password provider is configured. The session must be recent (the runtime sends an older one to
 // verify first); the current password is asked when there is one; the new one is stored only over the hash that
 // was checked; the user's other sessions end and a notice goes to the address.
+import { bodyString } from '../../core/request-context.js';
 import { assign, fromPromise, setup } from 'xstate';
 import type { FlowFormField, FlowResponse, FlowText } from '../runtime/contract.js';
 import { AWAITING } from '../runtime/contract.js';
@@ -173,11 +174,6 @@ export const changePasswordMachine = /* @__PURE__ */ setup({
   },
 });
 
-const field = (body: Record<string, unknown>, name: string): string => {
-  const value = body[name];
-  return typeof value === 'string' ? value : '';
-};
-
 /**
  * The change-password flow for a configuration's Password provider settings: its level is a sign-in within
  * `change.maxAge` seconds (default 300).
@@ -194,7 +190,7 @@ export function changePasswordFlow(settings: PasswordSettings) {
     entry: (route, deps, paused) => {
       if (route === 'start') return { resume: false, event: { type: 'START' } };
       if (deps.req.method !== 'POST' || !paused) return null;
-      return { resume: true, event: { type: 'SUBMIT', current: field(deps.req.body, 'current'), next: field(deps.req.body, 'next') } };
+      return { resume: true, event: { type: 'SUBMIT', current: bodyString(deps.req, 'current') ?? '', next: bodyString(deps.req, 'next') ?? '' } };
     },
   });
 }
