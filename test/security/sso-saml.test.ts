@@ -6,7 +6,8 @@
 // - parser tricks: a comment in the NameID, a DTD with entities, garbage and non-base64 bodies;
 // - the wrong audience, destination, recipient or issuer; an expired assertion; no Conditions;
 // - the same assertion twice, also on the other instance; a response to another browser's request; an unsolicited
-//   (IdP-initiated) response; a RelayState not this flow's.
+//   (IdP-initiated) response; a RelayState not this flow's;
+// - an address of a domain claimed but not verified; a real assertion posted to another organization's connection.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisFlowStore } from '../../src/core/flow-store/store.js';
@@ -208,5 +209,33 @@ describe('one use, one browser, one request', () => {
     const res = await w.a.newClient().post(`/auth/sso/saml/${randomUUID()}/acs`, { SAMLResponse: b64('<x/>') }, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: 'SsoNotFound' });
+  });
+});
+
+describe('domains and tenants', () => {
+  it('refuses an address of a domain the organization claimed but never verified, making no user', async () => {
+    const claim = await w.admin.post('/auth/organizations/sso/domains', { csrfToken: await w.a.csrfToken(w.admin), domain: 'acme-labs.test' });
+    expect(claim.status).toBeLessThan(300);
+    // The IdP vouches for an address of the claimed, unverified domain (a signed assertion, the right IdP).
+    expectRefused(await attack({ email: 'eve@acme-labs.test' }), undefined, 'SsoAddressRefused');
+    expect(await w.adapter.getUserByEmail('eve@acme-labs.test')).toBeNull();
+  });
+
+  it("refuses Acme's assertion posted to another organization's connection (IDOR by connection id)", async () => {
+    // Another tenant with its own SAML connection (its own IdP certificate).
+    const other = w.a.newClient();
+    const post = async (path: string, body: Record<string, string>) => other.post(`/auth${path}`, { csrfToken: await w.a.csrfToken(other), ...body });
+    expect((await post('/callback/credentials', { email: 'admin@globex.test' })).status).toBe(302);
+    expect((await post('/organizations', { name: 'Globex' })).status).toBe(201);
+    const made = await post('/organizations/sso/connections', { kind: 'saml', name: 'Globex SAML', idpEntityId: 'https://idp.globex.test/', idpSsoUrl: 'https://idp.globex.test/sso', idpCertificates: stranger.cert });
+    expect(made.status).toBe(201);
+    const globex = String(((await made.json()) as { id: string }).id);
+    // A real, signed sign-in of Acme's, its response sent to Globex's ACS in the same browser.
+    const { client, start } = await startSamlSignIn(w, 'alice@acme.test');
+    const nav = await w.idp.login(start.location!.href, 'alice');
+    const acs = await client.post(`/auth/sso/saml/${globex}/acs`, nav.form!);
+    expect(acs.status).toBeLessThan(500);
+    expect(setsSession(acs)).toBe(false);
+    expect(acs.location?.searchParams.get('error')).toBeTruthy();
   });
 });
