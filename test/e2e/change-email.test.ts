@@ -25,6 +25,7 @@ function setup(db: 'pglite' | 'postgres', strategy: SessionStrategy, maxAge?: nu
     adapter: peers.adapters[db],
     session: { strategy },
     throttle: { enabled: false },
+    activity: {},
     providers: [Password({ hasher, ...(maxAge ? { change: { maxAge } } : {}) }), Email({ server: { host: peers.smtp.host, port: peers.smtp.port, secure: false, ignoreTLS: true }, from: 'tests <no-reply@example.test>' })],
   });
 }
@@ -116,6 +117,11 @@ describe.each(['pglite', 'postgres'] as const)('change of e-mail address on %s',
       expect(await sessionEmail(t.client)).toBeNull();
       expect(await sessionEmail(other)).toBeNull();
       expect(await (await owner.get(restored.location!.pathname + restored.location!.search)).text()).toContain('Your e-mail address was put back');
+
+      // Both changes are on record: the change, and the way back.
+      const records = (await peers.adapters[db].listActivity({ userId: user.id, kinds: ['email.changed'] })).records;
+      expect(records.map((r) => r.reason ?? null).sort()).toEqual(['reverted', null].sort());
+      expect(JSON.stringify(records)).not.toContain(link.split('token=')[1]!);
 
       // Used once: the same link changes nothing again.
       const again = await owner.post(new URL(confirm!.action).pathname, confirm!.fields);

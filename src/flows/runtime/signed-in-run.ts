@@ -65,8 +65,11 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   try {
     const answer = await applyOutcome(req, gate.userId, result.output, back);
     // The built-in password change: its final state is the change (the hash is written by its machine).
-    if (flow.machine.id === 'change-password' && (result.output as { outcome?: string } | undefined)?.outcome === 'completed') {
-      await noteActivity(req, { kind: 'password.changed', userId: gate.userId, method: 'password', correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
+    // The built-in change of e-mail address: its final state is the new address, written just above.
+    const builtIn = { 'change-password': ['password.changed', 'password'], 'change-email': ['email.changed', 'email'] } as const;
+    const noted = builtIn[flow.machine.id as keyof typeof builtIn];
+    if (noted && (result.output as { outcome?: string } | undefined)?.outcome === 'completed') {
+      await noteActivity(req, { kind: noted[0], userId: gate.userId, method: noted[1], correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
     }
     return answer;
   } catch (err) {
