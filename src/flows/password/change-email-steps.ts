@@ -74,10 +74,13 @@ export async function requestAddressChange({ input }: { input: { deps: SignedInD
   if (user?.email === email) return { problem: 'same' };
   const tokenHash = mac(req.config.secrets[0]!, 'token', randomBytes(32).toString('hex'));
   const owner = await adapter.getUserByEmail(email);
-  if (owner) return { tokenHash, email };
   const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
-  const entry: PendingCode = { userId, email, hash: mac(req.config.secrets[0]!, 'code', `${tokenHash}:${code}`) };
+  // The same write either way (for a taken address, a hash of nothing anyone was sent, which no code matches), so
+  // the answer's time says nothing either.
+  const hash = mac(req.config.secrets[0]!, 'code', owner ? randomBytes(32).toString('hex') : `${tokenHash}:${code}`);
+  const entry: PendingCode = { userId, email, hash };
   await deps.store.set(codeKey(tokenHash), entry, CHANGE_EMAIL_CODE_TTL_S);
+  if (owner) return { tokenHash, email };
   const i18n = await messagesFor(req);
   const host = new URL(req.origin).host;
   sendLater(req, email, i18n.t('changeEmail.codeSubject', { host }), `${i18n.t('changeEmail.codeText', { host })}\n\n${code}\n`);
