@@ -4,7 +4,7 @@
 // `locale` option, else the default), through the app's mail server or `send`. Off, it costs nothing: no sink, no
 // query. On, the new-device check reads the user's earlier sign-ins only for a `signIn.succeeded`, and mails go out
 // in the background, never holding the sign-in's transaction.
-import { sendNoticeThrough } from './notice-mail-server.js';
+import { sendMailThrough } from '../core/mail-transport.js';
 import { translatorFor } from '../core/messages/request.js';
 import type { ActivityAdapterMethods, ActivityKind, ActivityRecord, ActivitySink } from './types.js';
 
@@ -57,7 +57,7 @@ export function activityNotices(options: ActivityNoticeOptions): ActivitySink {
     const text = i18n.t('activity.notice.body', { what, site: options.site, device, time });
     const mail: NoticeMail = { to: user.email, subject: `${options.site}: ${subject}`, text, html: `<p>${escapeHtml(text)}</p>`, kind };
     if (options.send) await options.send(mail);
-    else if (options.server) await sendNoticeThrough(options.server, { to: mail.to, from: options.from ?? `no-reply@${options.site}`, subject: mail.subject, text: mail.text, html: mail.html });
+    else if (options.server) await sendMailThrough(options.server, { to: mail.to, from: options.from ?? `no-reply@${options.site}`, subject: mail.subject, text: mail.text, html: mail.html });
   }
   async function isNewDevice(record: ActivityRecord): Promise<boolean> {
     const earlier = await options.log!.listActivity({ userId: record.userId!, kinds: ['signIn.succeeded'], limit: EARLIER });

@@ -9,11 +9,13 @@ import type { Theme } from '../core/theme.js';
 import { english, messageParts, type Translator } from '../core/messages/translator.js';
 import type { CommonProviderOptions } from '../core/provider.js';
 import { emailCodeOptions, type EmailCodeOptions } from '../core/email-code.js';
+import { transportFor } from '../core/mail-transport.js';
 
 export { emailCodeOptions, type EmailCodeOptions, type ResolvedEmailCode } from '../core/email-code.js';
 
 /** An SMTP connection URL (`smtp://user:pass@host:587`) or nodemailer transport options. */
 export type EmailServer = string | Record<string, unknown>;
+
 
 /** What `sendVerificationRequest` gets: the address, the link, and everything needed to send it. */
 export interface SendVerificationRequestParams {
@@ -203,51 +205,8 @@ ${button}${codeRows}<tr><td style="padding:16px 24px 24px;text-align:center;font
   return { subject, text, html };
 }
 
-/** The part of a nodemailer transport this module (and the password mails) use. */
-export interface MailTransport {
-  sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
-}
+export { transportFor, sendMailThrough, type MailTransport } from '../core/mail-transport.js';
 
-// One transport per server, so `pool: true` reuses its connections across sign-ins.
-const transports = new Map<string, Promise<MailTransport>>();
-
-export async function transportFor(server: EmailServer): Promise<MailTransport> {
-  const key = typeof server === 'string' ? server : JSON.stringify(server);
-  let transport = transports.get(key);
-  if (!transport) {
-    transport = (async () => {
-      // A variable specifier keeps nodemailer optional: neither TypeScript nor a bundler requires it.
-      const specifier = 'nodemailer';
-      let mod: { createTransport?: (s: EmailServer) => MailTransport; default?: { createTransport?: (s: EmailServer) => MailTransport } };
-      try {
-        mod = (await import(specifier)) as typeof mod;
-      } catch (err) {
-        throw new Error('The default e-mail sender needs nodemailer: run `npm install nodemailer`, or give the provider a `sendVerificationRequest`.', { cause: err });
-      }
-      const createTransport = mod.createTransport ?? mod.default?.createTransport;
-      if (!createTransport) throw new Error('nodemailer has no createTransport export.');
-      return createTransport(server);
-    })();
-    transports.set(key, transport);
-    // A failed import must not stick: the next sign-in tries again.
-    transport.catch(() => transports.delete(key));
-  }
-  return transport;
-}
-
-/**
- * Sends one mail through `server` with nodemailer (the pooled transport the sign-in mails use). Rejects when the
- * server refuses the recipient.
- *
- * @example
- * await sendMailThrough('smtp://127.0.0.1:2525', { to, from, subject, text, html })
- */
-export async function sendMailThrough(server: EmailServer, message: { to: string; from: string; subject: string; text: string; html: string }): Promise<void> {
-  const transport = await transportFor(server);
-  const result = await transport.sendMail(message);
-  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
-  if (failed.length > 0) throw new Error(`The mail server did not accept the mail for ${failed.map(String).join(', ')}.`);
-}
 
 /**
  * The default `sendVerificationRequest`: the {@link magicLinkMessage} sent with nodemailer to `identifier`.

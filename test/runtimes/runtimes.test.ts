@@ -63,8 +63,9 @@ async function serveWorkerd(dir: string, port: number, options: AppOptions): Pro
   await build({
     absWorkingDir: dir, entryPoints: ['worker.ts'], bundle: true, splitting: true, format: 'esm', platform: 'neutral', target: 'es2022', outdir, outExtension: { '.js': '.mjs' }, logLevel: 'error',
     conditions: ['workerd', 'worker', 'import', 'default'], mainFields: ['module', 'main'],
-    // Optional peers this app does not install (passkeys, PostgreSQL, nodemailer): their import() is never reached.
-    external: ['node:*', '@simplewebauthn/server', '@simplewebauthn/server/helpers', 'pg', '@electric-sql/pglite', 'nodemailer', 'ioredis', 'redis', 'mermaid'],
+    // Optional peers this app does not install (passkeys, PostgreSQL, nodemailer), and the SAML library, loaded only
+    // for an organization's SAML connection (this app has no SSO): their import() is never reached.
+    external: ['node:*', '@simplewebauthn/server', '@simplewebauthn/server/helpers', 'pg', '@electric-sql/pglite', 'nodemailer', 'ioredis', 'redis', 'mermaid', '@node-saml/node-saml', '@xmldom/xmldom'],
   });
   // From runtimes/ (its own install), so typed here by hand for what this file uses.
   const { Miniflare } = (await import(pathToFileURL(join(ROOT, 'runtimes/node_modules/miniflare/dist/src/index.js')).href)) as {
