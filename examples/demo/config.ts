@@ -38,11 +38,25 @@ export function demoTrustHost(env: NodeJS.ProcessEnv = process.env): true | unde
   return env.NODE_ENV === 'production' ? undefined : true;
 }
 
-/** The demo account as a password account of the demo database: made once, its password set when it has none. */
-async function seedDemoAccount(database: DemoDatabase): Promise<void> {
+/**
+ * The demo account as a password account of the demo database: made once, its password set when it has none.
+ * Several instances may start on one database at once (scripts/instances.ts): the one that loses the race to make
+ * the user reads the winner's.
+ */
+export async function seedDemoAccount(database: DemoDatabase): Promise<void> {
   const { adapter } = database;
-  const user = (await adapter.getUserByEmail(DEMO_EMAIL)) ?? (await adapter.createUser({ id: 'demo', email: DEMO_EMAIL, name: 'Demo User', emailVerified: new Date() }));
+  const user = (await adapter.getUserByEmail(DEMO_EMAIL)) ?? (await createDemoUser(database));
   if (!(await adapter.getPasswordHash(user.id))) await adapter.setPasswordHash(user.id, await hashNewPassword(DEMO_PASSWORD));
+}
+
+async function createDemoUser({ adapter }: DemoDatabase) {
+  try {
+    return await adapter.createUser({ id: 'demo', email: DEMO_EMAIL, name: 'Demo User', emailVerified: new Date() });
+  } catch (err) {
+    const made = await adapter.getUserByEmail(DEMO_EMAIL);
+    if (made) return made;
+    throw err;
+  }
 }
 
 export async function createDemoConfig(port: number, env: NodeJS.ProcessEnv = process.env): Promise<{ config: AuthConfig; services: DemoServices; describe: () => string[] }> {
