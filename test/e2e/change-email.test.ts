@@ -20,8 +20,9 @@ const peers = useMailDatabases();
 const PASSWORD = 'correct horse battery staple';
 const hasher = argon2id({ memoryCost: 1024, timeCost: 1 });
 
-function setup(db: 'pglite' | 'postgres', strategy: SessionStrategy, maxAge?: number): TestAuth {
+function setup(db: 'pglite' | 'postgres', strategy: SessionStrategy, maxAge?: number, secret?: string[]): TestAuth {
   return testAuth({
+    ...(secret ? { secret } : {}),
     adapter: peers.adapters[db],
     session: { strategy },
     throttle: { enabled: false },
@@ -166,6 +167,26 @@ describe('change of e-mail address under attack', () => {
     expect(res.status).toBe(302);
     expect(res.location?.pathname).not.toBe('/auth/account');
     expect(await res.text()).not.toContain('name="email"');
+  });
+
+  it('a way back mailed before a new secret was put first still works, once', async () => {
+    const t = setup('pglite', 'database');
+    const user = await userIn('pglite');
+    await signIn(t, t.client, user.email);
+    await start(t, t.client);
+    const fresh = `moved-${randomUUID()}@change-email.test`;
+    await ask(t, t.client, fresh);
+    await answer(t, t.client, codeIn(await peers.smtp.waitForMessage(fresh)));
+    const link = new URL((await peers.smtp.waitForMessage(user.email)).links.find((l) => l.includes('/auth/email/revert?'))!);
+    // The site rotates: a new secret first, the old one kept to read what it made.
+    const rotated = setup('pglite', 'database', undefined, ['a-new-secret-put-first-for-the-rotation-0123456789', TEST_SECRET]);
+    const client = rotated.newClient();
+    const csrfToken = await rotated.csrfToken(client);
+    const confirm = () => client.post('/auth/email/revert', { csrfToken, user: link.searchParams.get('user')!, email: link.searchParams.get('email')!, token: link.searchParams.get('token')! });
+    expect((await confirm()).location?.searchParams.get('notice')).toBe('emailRestored');
+    expect((await peers.adapters.pglite.getUser(user.id))?.email).toBe(user.email);
+    // Used once: again it does nothing.
+    expect((await confirm()).location?.searchParams.get('error')).toBe('Verification');
   });
 
   it('a way back tampered with, or expired, changes nothing', async () => {

@@ -2,7 +2,7 @@
 // does it replace the old one, whose owner is told by mail with a single-use link (hashed in the adapter's
 // verification tokens, 7 days) that puts the old address back and ends every session. An address that already
 // belongs to another account gets the same answer and no mail: nothing says it has an account.
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { RequestContext } from '../../core/request-context.js';
 import { messagesFor } from '../../core/messages/request.js';
 import type { AdapterUser } from '../../core/types.js';
@@ -119,9 +119,13 @@ export function revertIdentifier(userId: string, email: string): string {
   return `authchart-email-revert:${userId}:${email}`;
 }
 
-/** The stored form of a way-back token (the raw one is only in the mail). */
+/**
+ * The stored form of a way-back token (the raw one is only in the mail): an HMAC keyed with one secret. It is made
+ * with the first secret; the route tries each secret of the rotation list, so a link mailed before a new secret was
+ * put first still works for its 7 days.
+ */
 export function revertTokenHash(secret: string, token: string): string {
-  return createHash('sha256').update(`${token}${secret}`).digest('hex');
+  return mac(secret, 'revert', token);
 }
 
 /**

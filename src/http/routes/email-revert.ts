@@ -47,7 +47,13 @@ export async function emailRevertRoute(req: AuthRequest): Promise<Response> {
   if (!adapter?.useVerificationToken || !adapter.getUserByEmail || !adapter.updateUser) return errorRedirect(req, new Verification('This site cannot put an address back.'));
   // Used up first, in one step: of two confirmations at once, one finds the token.
   const { revertIdentifier, revertTokenHash } = await changeEmailSteps();
-  const used = await adapter.useVerificationToken({ identifier: revertIdentifier(link.user, link.email), token: revertTokenHash(req.config.secrets[0]!, link.token) });
+  // Each secret of the rotation list in turn: a link mailed before the current first secret was added still works.
+  const identifier = revertIdentifier(link.user, link.email);
+  let used = null;
+  for (const secret of new Set(req.config.secrets)) {
+    used = await adapter.useVerificationToken({ identifier, token: revertTokenHash(secret, link.token) });
+    if (used) break;
+  }
   if (!used) return errorRedirect(req, new Verification('This way back is used, or is not one that was sent.'));
   if (new Date(used.expires).getTime() <= Date.now()) return errorRedirect(req, new Verification('This way back has expired.'));
   const owner = await adapter.getUserByEmail(link.email);
