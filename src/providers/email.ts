@@ -156,6 +156,15 @@ export function resolveEmailProvider(provider: EmailConfig, env: Env, origin: st
 }
 
 /**
+ * The app's e-mail provider, resolved (server, sender), whose server also carries the library's own mails: sign-up,
+ * recovery, change notices and invitations. Undefined when no e-mail provider is configured.
+ */
+export function configuredMailer(config: { providers: readonly { type: string }[]; env: Env }, origin: string): (EmailConfig & { from: string }) | undefined {
+  const email = config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
+  return email ? resolveEmailProvider(email, config.env, origin) : undefined;
+}
+
+/**
  * The subject, text and HTML of the default sign-in mail, in the reader's language (`messages`): the link, the code
  * beside it (`code`), or the code alone (`code` with `link: false`). Every value is escaped in the HTML.
  */

@@ -4,7 +4,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { AuthError } from '../../core/errors.js';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, errorIs, errorOf, recordFailure, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, errorIs, errorOf, expiredEvidence, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import {
   callbackParams,
   exchangeCode,
@@ -56,13 +56,7 @@ export const oauthMachine = /* @__PURE__ */ setup({
   },
   actions: {
     recordError: assign(recordFailure),
-    recordExpired: assign({
-      failure: ({ context, event }) => ({
-        message: 'The sign-in took too long; please start again.',
-        expected: `< ${OAUTH_FLOW_TTL_MS} ms`,
-        actual: `${(event as { at: number }).at - context.startedAt} ms`,
-      }),
-    }),
+    recordExpired: assign({ failure: ({ context, event }) => expiredEvidence('The sign-in', OAUTH_FLOW_TTL_MS, context, event) }),
   },
 }).createMachine({
   id: 'oauth',

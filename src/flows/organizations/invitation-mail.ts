@@ -4,7 +4,7 @@ import { escapeHtml } from '../../core/html-escape.js';
 import type { InternalConfig } from '../../core/config.js';
 import type { InvitationMail } from '../../core/invitations.js';
 import type { Translator } from '../../core/messages/translator.js';
-import { resolveEmailProvider, sendMailThrough, type EmailConfig } from '../../providers/email.js';
+import { configuredMailer, sendMailThrough } from '../../providers/email.js';
 
 /** The subject, text and HTML of an invitation mail, in the reader's language; every value escaped in the HTML. */
 export function invitationMessage(mail: InvitationMail, host: string, i18n: Translator): { subject: string; text: string; html: string } {
@@ -22,8 +22,7 @@ export function invitationMessage(mail: InvitationMail, host: string, i18n: Tran
 export async function sendInvitationMail(config: InternalConfig, request: Request, origin: string, mail: InvitationMail, i18n: Translator): Promise<void> {
   const send = config.organizations?.invitations?.send;
   if (send) return void (await send(mail, { request, locale: i18n.locale }));
-  const email = config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
-  const resolved = email ? resolveEmailProvider(email, config.env, origin) : undefined;
+  const resolved = configuredMailer(config, origin);
   if (!resolved?.server) throw new Error('Invitation mails go through an e-mail provider with a `server` (or AUTH_EMAIL_SERVER), or `organizations.invitations.send`.');
   await sendMailThrough(resolved.server, { to: mail.to, from: resolved.from, ...invitationMessage(mail, new URL(origin).host, i18n) });
 }

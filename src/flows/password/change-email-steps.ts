@@ -6,7 +6,7 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import type { RequestContext } from '../../core/request-context.js';
 import { messagesFor } from '../../core/messages/request.js';
 import type { AdapterUser } from '../../core/types.js';
-import { normalizeEmailAddress, resolveEmailProvider, sendNoticeMail, type EmailConfig } from '../../providers/email.js';
+import { configuredMailer, normalizeEmailAddress, sendNoticeMail } from '../../providers/email.js';
 import type { SignedInDeps } from '../runtime/signed-in.js';
 
 /** Wrong codes before a code is dead. */
@@ -41,15 +41,9 @@ function adapterOf(req: RequestContext) {
   return adapter as typeof adapter & Required<Pick<typeof adapter, 'getUser' | 'getUserByEmail' | 'updateUser' | 'createVerificationToken' | 'useVerificationToken'>>;
 }
 
-/** The configured e-mail provider, resolved, whose server sends the code and the notice. */
-function mailer(req: RequestContext): (EmailConfig & { from: string }) | undefined {
-  const email = req.config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
-  return email ? resolveEmailProvider(email, req.config.env, req.origin) : undefined;
-}
-
 /** Sends a mail in the background: its time never shows in the answer, and a failure is logged. */
 function sendLater(req: RequestContext, to: string, subject: string, text: string): void {
-  const provider = mailer(req);
+  const provider = configuredMailer(req.config, req.origin);
   const fail = (err: unknown) => req.config.logger.error(err instanceof Error ? err : new Error(String(err)));
   if (!provider) return fail(new Error('Changing the e-mail address needs an e-mail provider with a `server` to send its mails.'));
   void sendNoticeMail({ provider, to, subject, text }).catch(fail);

@@ -2,11 +2,10 @@
 // (counted per account, so a stolen session cannot guess it), check and hash the new one, store it only over the
 // hash that was checked, and tell the user by mail.
 import { InvalidPassword } from '../../core/errors.js';
-import type { EmailConfig } from '../../providers/email.js';
 import { messagesFor } from '../../core/messages/request.js';
 import { isPasswordProvider } from '../../core/provider.js';
 import type { AdapterUser } from '../../core/types.js';
-import { resolveEmailProvider, sendNoticeMail } from '../../providers/email.js';
+import { configuredMailer, sendNoticeMail } from '../../providers/email.js';
 import { verifyImportedHash } from '../../providers/password/imported.js';
 import { hashNewPassword } from '../../providers/password/new-password.js';
 import type { PasswordConfig, PasswordSettings } from '../../providers/password/provider.js';
@@ -99,10 +98,8 @@ export async function notifyChanged({ input }: { input: { deps: SignedInDeps; us
     const text = messages.t('changePassword.mailText', { host });
     const { change } = passwordSettingsOf(req.config);
     if (change?.notify) return void (await change.notify({ user, subject, text }));
-    const email = [...req.config.providersById.values()].find((p) => p.type === 'email') as EmailConfig | undefined;
-    if (!email) return;
-    const provider = resolveEmailProvider(email, req.config.env, req.origin);
-    if (provider.server) await sendNoticeMail({ provider, to: user.email, subject, text });
+    const provider = configuredMailer(req.config, req.origin);
+    if (provider?.server) await sendNoticeMail({ provider, to: user.email, subject, text });
   } catch (err) {
     req.config.logger.warn('password-change-notice-failed', `The password-change notice could not be sent: ${(err as Error).message}`);
   }

@@ -6,9 +6,8 @@ import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 
 import type { StoredUser } from '../../core/adapter.js';
 import { InvalidPassword, type PasswordProblem } from '../../core/errors.js';
 import { messagesFor } from '../../core/messages/request.js';
-import { normalizeEmailAddress } from '../../providers/email.js';
+import { configuredMailer, normalizeEmailAddress } from '../../providers/email.js';
 import { passwordMail, sendPasswordMail, type PasswordMailOptions } from '../../providers/password/mail.js';
-import { resolveEmailProvider, type EmailConfig } from '../../providers/email.js';
 import { hashNewPassword } from '../../providers/password/new-password.js';
 import type { PasswordSettings } from '../../providers/password/provider.js';
 import { endEverySession } from '../../session/end-every-session.js';
@@ -104,8 +103,7 @@ export async function issueReset({ input }: { input: { deps: FlowDeps; email: st
 function recoveryMailOptions(deps: FlowDeps): PasswordMailOptions | undefined {
   const own = settingsOf(deps).mail;
   if (own?.send || own?.server || deps.req.config.env.AUTH_EMAIL_SERVER) return own;
-  const email = deps.req.config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
-  const resolved = email ? resolveEmailProvider(email, deps.req.config.env, deps.req.origin) : undefined;
+  const resolved = configuredMailer(deps.req.config, deps.req.origin);
   return resolved?.server ? { ...own, server: resolved.server, from: own?.from ?? resolved.from } : own;
 }
 

@@ -3,7 +3,7 @@
 // e-mail provider's server, in the language of the request that asked.
 import { escapeHtml } from '../../core/html-escape.js';
 import type { Translator } from '../../core/messages/translator.js';
-import { resolveEmailProvider, sendMailThrough, type EmailConfig } from '../../providers/email.js';
+import { configuredMailer, sendMailThrough } from '../../providers/email.js';
 import type { PasswordConfig, SignUpMail, SignUpSettings } from '../../providers/password/provider.js';
 import type { FlowDeps } from '../runtime/contract.js';
 
@@ -38,8 +38,7 @@ export async function sendSignUpMail(deps: FlowDeps, mail: SignUpMail, messages:
   const { send } = settingsOf(deps);
   const { req } = deps;
   if (send) return void (await send(mail, { request: req.request, locale: messages.locale, messages, theme: req.config.theme }));
-  const email = req.config.providers.find((p) => p.type === 'email') as unknown as EmailConfig | undefined;
-  const resolved = email ? resolveEmailProvider(email, req.config.env, req.origin) : undefined;
+  const resolved = configuredMailer(req.config, req.origin);
   if (!resolved?.server) throw new Error('Sign-up mails go through an e-mail provider with a `server` (or AUTH_EMAIL_SERVER), or the Password provider\'s `signUp.send`.');
   await sendMailThrough(resolved.server, { to: mail.to, from: resolved.from, ...signUpMessage(mail, new URL(req.origin).host, messages) });
 }

@@ -38,6 +38,14 @@ export function baseContext(input: FlowInput): Pick<FlowContextBase, 'deps' | 'c
   return { deps: input.deps, callbackUrl: input.callbackUrl, providerId: input.providerId, startedAt: input.startedAt };
 }
 
+/**
+ * The evidence of a flow that came back later than `ttlMs` after it started (the event's `at`): paused flows expire by
+ * guard, so this is how long it took against how long it may.
+ */
+export function expiredEvidence(what: string, ttlMs: number, context: Pick<FlowContextBase, 'startedAt'>, event: unknown): FailureEvidence {
+  return { message: `${what} took too long; please start again.`, expected: `< ${ttlMs} ms`, actual: `${(event as { at: number }).at - context.startedAt} ms` };
+}
+
 /** A failed flow's evidence from whatever an invoked actor threw or returned. */
 export function evidenceFrom(err: unknown): FailureEvidence {
   if (err instanceof Error) return { message: err.message, err };

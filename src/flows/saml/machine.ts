@@ -8,7 +8,7 @@
 // assertion id is as single-use.
 import { assign, fromPromise, setup } from 'xstate';
 import { AWAITING, defineFlow, type FlowDeps, type FlowInput, type FlowOutput, finalOutput } from '../runtime/contract.js';
-import { baseContext, doneOutput, errorIs, recordFailure, type FlowContextBase } from '../runtime/context.js';
+import { baseContext, doneOutput, errorIs, expiredEvidence, recordFailure, type FlowContextBase } from '../runtime/context.js';
 import { bodyString } from '../../core/request-context.js';
 import { samlConnectionOf } from '../../sso/saml-provider.js';
 import { SAML_FLOW_TTL_MS } from './options.js';
@@ -59,9 +59,7 @@ export const samlMachine = /* @__PURE__ */ setup({
     recordUnsolicited: assign({
       failure: () => ({ message: 'No SAML sign-in of this browser waits for this response (IdP-initiated sign-in is refused, and another browser’s request is not this one).', expected: 'a flow cookie', actual: null }),
     }),
-    recordExpired: assign({
-      failure: ({ context, event }) => ({ message: 'The SAML sign-in took too long; please start again.', expected: `< ${SAML_FLOW_TTL_MS} ms`, actual: `${(event as { at: number }).at - context.startedAt} ms` }),
-    }),
+    recordExpired: assign({ failure: ({ context, event }) => expiredEvidence('The SAML sign-in', SAML_FLOW_TTL_MS, context, event) }),
     recordRelayState: assign({ failure: () => ({ message: 'The RelayState is not the one this sign-in sent.', expected: 'this flow’s RelayState', actual: 'another or none' }) }),
     recordReplay: assign({ failure: ({ context }) => ({ message: 'This assertion was used before.', expected: 'an assertion never seen', actual: context.assertion?.id.slice(0, 100) }) }),
   },
