@@ -1,6 +1,6 @@
 // The invitation mail: who invites the reader to which organization, with which role, the link and its expiry, in
 // the invitee's language. Sent by the app's `organizations.invitations.send`, else through the e-mail provider's server.
-import { escapeHtml } from '../../core/html-escape.js';
+import { lineMail } from '../../core/line-mail.js';
 import type { InternalConfig } from '../../core/config.js';
 import type { InvitationMail } from '../../core/invitations.js';
 import type { Translator } from '../../core/messages/translator.js';
@@ -8,14 +8,10 @@ import { configuredMailer, sendMailThrough } from '../../providers/email.js';
 
 /** The subject, text and HTML of an invitation mail, in the reader's language; every value escaped in the HTML. */
 export function invitationMessage(mail: InvitationMail, host: string, i18n: Translator): { subject: string; text: string; html: string } {
-  const h = escapeHtml;
   const values = { organization: mail.organizationName, inviter: mail.inviter ?? host, role: mail.role, host };
   const subject = i18n.t('invitationMail.subject', values);
   const lines = [i18n.t('invitationMail.body', values), mail.url, '', i18n.t('invitationMail.expires', { date: i18n.dateTime(mail.expires) }), i18n.t('invitationMail.ignore')];
-  const text = `${lines.join('\n')}\n`;
-  const body = lines.map((line) => (/^https?:\/\//.test(line) ? `<p><a href="${h(line)}">${h(line)}</a></p>` : line ? `<p>${h(line)}</p>` : '')).join('\n');
-  const html = `<!doctype html>\n<html lang="${h(i18n.locale)}" dir="${i18n.dir}">\n<head><meta charset="utf-8"><title>${h(subject)}</title></head>\n<body style="font-family:Helvetica,Arial,sans-serif">\n${body}\n</body>\n</html>\n`;
-  return { subject, text, html };
+  return lineMail(subject, lines, i18n);
 }
 
 /** Sends an invitation: the app's `send`, else the default message through the e-mail provider's server. */

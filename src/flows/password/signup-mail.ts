@@ -1,7 +1,7 @@
 // The sign-up's two mails: the proof of the address (a link and a code) and, to an address that has an account, the
 // notice that someone tried to sign up with it. Sent by the app's `signUp.send`, else through the configuration's
 // e-mail provider's server, in the language of the request that asked.
-import { escapeHtml } from '../../core/html-escape.js';
+import { lineMail } from '../../core/line-mail.js';
 import type { Translator } from '../../core/messages/translator.js';
 import { configuredMailer, sendMailThrough } from '../../providers/email.js';
 import type { PasswordConfig, SignUpMail, SignUpSettings } from '../../providers/password/provider.js';
@@ -17,7 +17,6 @@ export function settingsOf(deps: FlowDeps): SignUpSettings {
 
 /** The subject, text and HTML of a sign-up mail, in the reader's language; every value escaped in the HTML. */
 export function signUpMessage(mail: SignUpMail, host: string, i18n: Translator): { subject: string; text: string; html: string } {
-  const h = escapeHtml;
   let subject: string;
   let lines: string[];
   if (mail.kind === 'verify') {
@@ -27,10 +26,7 @@ export function signUpMessage(mail: SignUpMail, host: string, i18n: Translator):
     subject = i18n.t('signupMail.existingSubject', { host });
     lines = [i18n.t('signupMail.existingBody', { host }), mail.signInUrl, '', i18n.t('signupMail.existingReset')];
   }
-  const text = `${lines.join('\n')}\n`;
-  const body = lines.map((line) => (/^https?:\/\//.test(line) ? `<p><a href="${h(line)}">${h(line)}</a></p>` : line ? `<p>${h(line)}</p>` : '')).join('\n');
-  const html = `<!doctype html>\n<html lang="${h(i18n.locale)}" dir="${i18n.dir}">\n<head><meta charset="utf-8"><title>${h(subject)}</title></head>\n<body style="font-family:Helvetica,Arial,sans-serif">\n${body}\n</body>\n</html>\n`;
-  return { subject, text, html };
+  return lineMail(subject, lines, i18n);
 }
 
 /** Sends a sign-up mail: the app's `send`, else the default message through the e-mail provider's server. */
