@@ -6,7 +6,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
 import type { Adapter } from '../../../src/core/adapter.js';
 import { defineFlow } from '../../../src/flow.js';
@@ -16,10 +15,8 @@ import { testAuth } from '../../support/auth-app.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { identityMachine, identityProvider, type ProvenIdentity } from '../signin/identity-flow.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: unknown): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error });
 const typed = (type: string) => Object.assign(new Error(type), { type });
 
 const events: Labelled[] = [

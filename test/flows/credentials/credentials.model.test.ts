@@ -4,7 +4,7 @@
 // (signIn callback, linking rules, session issue) are the subject of test/flows/signin/signin.model.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
+import type { AnyMachineSnapshot } from 'xstate';
 import type { AuthConfig, SignInCallbackParams } from '../../../src/core/options.js';
 import { CredentialsSignin } from '../../../src/core/errors.js';
 import { credentialsMachine } from '../../../src/flows/credentials/machine.js';
@@ -16,6 +16,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import type { ActivityRecord } from '../../../src/activity/types.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 /** A provider's own CredentialsSignin, whose code must reach the URL. */
 class InvalidLogin extends CredentialsSignin {
@@ -28,10 +29,7 @@ const PASSWORD = 'correct horse battery staple';
 type Strategy = 'jwt' | 'database';
 
 /** An invoke result the model sends, labelled with the answer of `authorize` that produces it for real. */
-type Outcome = AnyEventObject & { branch: string };
 
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: unknown): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error });
 
 const modelUser = { id: 'model-user', name: 'Ada', email: 'ada@example.com' };
 
@@ -53,7 +51,7 @@ const paths: ModelPath[] = modelPaths(credentialsMachine, {
 
 /** How `authorize` answers on a path. */
 function authorizeBranch(path: ModelPath): string {
-  const event = (path.events as Outcome[]).find((e) => /^xstate\.(done|error)\.actor\.authorize$/.test(e.type));
+  const event = (path.events as Labelled[]).find((e) => /^xstate\.(done|error)\.actor\.authorize$/.test(e.type));
   if (!event) throw new Error(`no authorize outcome on ${path.description}`);
   return event.branch;
 }

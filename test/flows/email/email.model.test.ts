@@ -20,16 +20,14 @@ import type { ClientResponse } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 const SESSION_COOKIE = 'authchart.session-token';
 const MAX_AGE = 600;
 const FUTURE = Date.now() + 3_600_000;
 
 /** An event the model sends, labelled with how the HTTP run makes the real flow produce it. */
-type Labelled = AnyEventObject & { branch: string };
 
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: unknown): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error });
 const dbFails = (actor: string) => failed(actor, 'the database fails', new AdapterError('injected'));
 const storeFails = (actor: string) => failed(actor, 'the flow store fails', new AdapterError('injected'));
 

@@ -3,7 +3,6 @@
 // that path: a valid token, a refused one, a replay, the jti store failing, ending the sessions failing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import { resolveConfig } from '../../../src/core/config.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { backchannelLogoutMachine } from '../../../src/flows/logout/backchannel-machine.js';
@@ -14,10 +13,8 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { tokenTestbed, type TokenTestbed } from '../../e2e/tokens/harness.js';
 import { logoutClaims, opSigned } from '../../e2e/tokens/logout-tokens.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
 
 const all: Labelled[] = [
   { type: 'LOGOUT_TOKEN', token: 'x', branch: 'posted' },

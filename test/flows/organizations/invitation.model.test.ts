@@ -9,17 +9,15 @@ import { invitationTokenHash } from '../../../src/flows/organizations/invitation
 import { traceEntriesFromMicrostep, type TraceEntry } from '../../../src/devtools/graph.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 const TOKEN = 'a'.repeat(43);
 const OTHER = 'b'.repeat(43);
 const FUTURE = 4_000_000_000_000;
 const facts = (expires: number) => ({ id: 'i1', tokenHash: invitationTokenHash(TOKEN), organizationId: 'o1', organizationName: 'Acme', inviter: 'Ada', email: 'bob@example.com', role: 'member', expires });
 
-type Outcome = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
 
-const outcomes: Outcome[] = [
+const outcomes: Labelled[] = [
   done('0.invitation.opening', 'the invited address', { state: 'pending', facts: facts(FUTURE), matches: true, allowed: true }),
   done('0.invitation.opening', 'another account, anyUser', { state: 'pending', facts: facts(FUTURE), matches: false, allowed: true }),
   done('0.invitation.opening', 'opened just before it expires', { state: 'pending', facts: facts(1), matches: true, allowed: true }),
@@ -64,7 +62,7 @@ function drive(path: ModelPath): { trace: TraceEntry[]; value: unknown; output: 
 }
 
 const leaf = (value: unknown): string => (typeof value === 'string' ? value : Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}.${leaf(v)}`)[0]!);
-const branchesOf = (path: ModelPath) => (path.events as Outcome[]).filter((e) => e.branch).map((e) => e.branch);
+const branchesOf = (path: ModelPath) => (path.events as Labelled[]).filter((e) => e.branch).map((e) => e.branch);
 
 const coverage = createCoverage(invitationMachine);
 afterAll(() => console.log(`flow coverage: ${coverage.format()}`));

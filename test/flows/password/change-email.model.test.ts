@@ -4,7 +4,6 @@
 // says so. Each request's logged trace must be the path's segment for that request, and together they feed coverage.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import type { Adapter } from '../../../src/core/adapter.js';
 import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
@@ -17,10 +16,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { startSmtpServer, type SmtpHarness } from '../../e2e/peers/smtp.js';
-
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
+import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
 
 const PASSWORD = 'correct horse battery staple';
 const events: Labelled[] = [
@@ -42,7 +38,6 @@ const events: Labelled[] = [
 const byBranch = (branch: string) => events.find((e) => e.branch === branch)!;
 
 const modelInput = (startedAt: number) => ({ deps: {} as never, callbackUrl: `${ORIGIN}/account`, flowId: 'change-email', userId: 'u', startedAt });
-const isExternal = (e: AnyEventObject) => !e.type.startsWith('xstate.');
 const generated = modelPaths(changeEmailMachine, { events: () => events, input: modelInput(Date.now() + 86_400_000), stateKey: (snapshot) => JSON.stringify(snapshot.value) });
 // The expiry guard reads the clock, and so does the flow cookie, which lasts as long as the flow: an answer comes too
 // late only after an earlier answer resealed the cookie. Those two paths are spelled out; the others are generated.
@@ -51,21 +46,8 @@ const TOO_LATE_CODE: Labelled = { type: 'SUBMIT_CODE', branch: 'a code too late'
 const lateAddress: ModelPath = { description: 'reaches failed.verification: START → SUBMIT_ADDRESS → not an address → SUBMIT_ADDRESS too late', finalState: 'failed.verification', events: [events[0]!, events[1]!, byBranch('not an address'), TOO_LATE_ADDRESS] };
 const lateCode: ModelPath = { description: 'reaches failed.verification: START → SUBMIT_ADDRESS → a code sent → SUBMIT_CODE too late', finalState: 'failed.verification', events: [events[0]!, events[1]!, byBranch('a code sent'), TOO_LATE_CODE] };
 const late = new Set([lateAddress, lateCode]);
-const paths: ModelPath[] = [...generated, lateAddress, lateCode].map((path) => {
-  // A path cut while an actor runs (its continuations are on other paths) is played with an outcome that pauses.
-  const next: Record<string, Labelled | undefined> = { requesting: byBranch('not an address'), checkingCode: byBranch('a wrong code'), preparing: byBranch('taken meanwhile') };
-  const more = next[path.finalState];
-  return more ? { ...path, events: [...path.events, more], finalState: `${path.finalState}+` } : path;
-});
-
-function requestsOf(path: ModelPath): Labelled[][] {
-  const out: Labelled[][] = [];
-  for (const e of path.events as Labelled[]) {
-    if (isExternal(e)) out.push([e]);
-    else out.at(-1)!.push(e);
-  }
-  return out;
-}
+// A path cut while an actor runs (its continuations are on other paths) is played on with an outcome that pauses.
+const paths: ModelPath[] = playedToPause([...generated, lateAddress, lateCode], { requesting: byBranch('not an address'), checkingCode: byBranch('a wrong code'), preparing: byBranch('taken meanwhile') });
 
 const pg = useMigratedPGlite();
 let smtp: SmtpHarness;

@@ -4,7 +4,6 @@
 // segment for that request, and together they feed coverage.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import type { Adapter } from '../../../src/core/adapter.js';
 import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
@@ -15,10 +14,7 @@ import type { ClientResponse } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
-
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
+import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
 
 const OLD = 'old horse battery staple';
 const NEW = 'new horse battery staple';
@@ -51,7 +47,6 @@ const modelInput = (startedAt: number) => ({
   userId: 'u',
   startedAt,
 });
-const isExternal = (e: AnyEventObject) => !e.type.startsWith('xstate.');
 const generate = (startedAt: number) =>
   modelPaths(changePasswordMachine, { events: () => events, input: modelInput(startedAt), stateKey: (snapshot) => JSON.stringify(snapshot.value) });
 const TOO_LATE: Labelled = { type: 'SUBMIT', branch: 'a form answered too late', current: 'c', next: 'n' };
@@ -60,22 +55,8 @@ const TOO_LATE: Labelled = { type: 'SUBMIT', branch: 'a form answered too late',
 const late: ModelPath = { ...generate(0).find((p) => p.finalState === 'failed.verification')!, finalState: 'failed.verification' };
 late.events = [events[0]!, events[2]!, events[1]!, events[7]!, TOO_LATE];
 late.description = 'reaches failed.verification: START → done: loadHash → SUBMIT → done: checkCurrent → SUBMIT too late';
-const paths: ModelPath[] = [...generate(Date.now() + 86_400_000), late].map((path) => {
-  // A path cut while an actor runs (its continuations are on other paths) is played with an outcome that pauses.
-  const next: Record<string, Labelled | undefined> = { loading: events[2], checkingCurrent: events[7], hashing: events[11], storing: events[14], notifying: events[16] };
-  const more = next[path.finalState];
-  return more ? { ...path, events: [...path.events, more], finalState: `${path.finalState}+` } : path;
-});
-
-/** The path cut into requests: each external event and the actor outcomes that follow it. */
-function requestsOf(path: ModelPath): Labelled[][] {
-  const out: Labelled[][] = [];
-  for (const e of path.events as Labelled[]) {
-    if (isExternal(e)) out.push([e]);
-    else out.at(-1)!.push(e);
-  }
-  return out;
-}
+// A path cut while an actor runs (its continuations are on other paths) is played on with an outcome that pauses.
+const paths: ModelPath[] = playedToPause([...generate(Date.now() + 86_400_000), late], { loading: events[2], checkingCurrent: events[7], hashing: events[11], storing: events[14], notifying: events[16] });
 
 const pg = useMigratedPGlite();
 const memory = memoryFlowStore();

@@ -3,7 +3,6 @@
 // request's logged trace must be the path's segment for that request, and together they feed coverage.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import type { Adapter } from '../../../src/core/adapter.js';
 import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
@@ -15,10 +14,7 @@ import type { ClientResponse, TestClient } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
-
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
+import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
 
 const events: Labelled[] = [
   { type: 'START', branch: 'the request form' },
@@ -47,28 +43,13 @@ const events: Labelled[] = [
 ];
 
 const modelInput = { deps: { req: { authUrl: `${ORIGIN}/auth`, config: { logger: { error: () => {} } } } } as never, callbackUrl: `${ORIGIN}/dashboard`, providerId: 'password', startedAt: 0 };
-const isExternal = (e: AnyEventObject) => !e.type.startsWith('xstate.');
 // A state is told apart by its value and whether this browser holds a request (the only context a guard reads).
-const paths: ModelPath[] = modelPaths(recoveryMachine, {
+// A path cut while an actor runs (its continuations are on other paths) is played on with an outcome that pauses.
+const paths: ModelPath[] = playedToPause(modelPaths(recoveryMachine, {
   events: () => events,
   input: modelInput,
   stateKey: (snapshot) => `${JSON.stringify(snapshot.value)}${(snapshot.context as { tokenHash?: string }).tokenHash ? '+request' : ''}`,
-}).map((path) => {
-  // A path cut while an actor runs (its continuations are on other paths) is played with the actor's usual outcome.
-  const next: Record<string, Labelled | undefined> = { issuing: events[6], checkingCode: events[10], openingLink: events[14], resetting: events[18], notifying: events[21] };
-  const more = next[path.finalState];
-  return more ? { ...path, events: [...path.events, more], finalState: `${path.finalState}+` } : path;
-});
-
-/** The path cut into requests: each external event and the actor outcomes that follow it. */
-function requestsOf(path: ModelPath): Labelled[][] {
-  const out: Labelled[][] = [];
-  for (const e of path.events as Labelled[]) {
-    if (isExternal(e)) out.push([e]);
-    else out.at(-1)!.push(e);
-  }
-  return out;
-}
+}), { issuing: events[6], checkingCode: events[10], openingLink: events[14], resetting: events[18], notifying: events[21] });
 
 const pg = useMigratedPGlite();
 const memory = memoryFlowStore();

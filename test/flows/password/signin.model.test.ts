@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import type { Adapter } from '../../../src/core/adapter.js';
 import type { AuthConfig, SignInCallbackParams } from '../../../src/core/options.js';
 import { passwordSignInMachine } from '../../../src/flows/password/signin-machine.js';
@@ -15,16 +14,14 @@ import { ORIGIN, testAuth } from '../../support/auth-app.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 const SESSION_COOKIE = 'authchart.session-token';
 const PASSWORD = 'correct horse battery staple';
 
-type Outcome = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error: new Error(branch) });
 
 // The outputs only steer the model's guards; the branch label says what the database and hasher hold for real.
-const outcomes: Outcome[] = [
+const outcomes: Labelled[] = [
   done('findAccount', 'an account with a password', { user: { id: 'u' }, hash: '$h' }),
   done('findAccount', 'no account at the address', { user: null, hash: null }),
   done('findAccount', 'an account without a password', { user: { id: 'u' }, hash: null }),
@@ -43,7 +40,7 @@ const paths: ModelPath[] = modelPaths(passwordSignInMachine, {
   input: { deps: {}, callbackUrl: `${ORIGIN}/dashboard`, providerId: 'password', startedAt: 0 },
 });
 
-const branchesOf = (path: ModelPath) => (path.events as Outcome[]).filter((e) => e.branch).map((e) => e.branch);
+const branchesOf = (path: ModelPath) => (path.events as Labelled[]).filter((e) => e.branch).map((e) => e.branch);
 // A path may end at the dummy check (its transition taken by an outcome of its own, 'an account without a password');
 // the real run then goes on through the dummy check to the failure an unknown address gets.
 const endOf = (path: ModelPath) => (path.finalState === 'verifyingDummy' ? 'failed.credentialsSignin' : path.finalState);

@@ -9,17 +9,15 @@ import { signUpMachine } from '../../../src/flows/password/signup-machine.js';
 import { traceEntriesFromMicrostep, type TraceEntry } from '../../../src/devtools/graph.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 const FUTURE = 4_000_000_000_000;
 const PAST = 1;
 const user = { id: 'u1', email: 'ada@example.com', emailVerified: new Date(0) };
 const entry = { email: 'ada@example.com', hash: '$h', code: 'c', expires: FUTURE };
 
-type Outcome = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: unknown = new Error(branch)): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error });
 
-const outcomes: Outcome[] = [
+const outcomes: Labelled[] = [
   done('prepareSignUp', 'a password too short', { ok: false, field: 'password', problem: 'too_short' }),
   done('prepareSignUp', 'an address that is none', { ok: false, field: 'email' }),
   done('prepareSignUp', 'a good form', { ok: true, email: 'ada@example.com', hash: '$h' }),
@@ -82,7 +80,7 @@ function drive(path: ModelPath, input: unknown): { trace: TraceEntry[]; value: u
 }
 
 const leaf = (value: unknown): string => (typeof value === 'string' ? value : Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}.${leaf(v)}`)[0]);
-const branchesOf = (path: ModelPath) => (path.events as Outcome[]).filter((e) => e.branch).map((e) => e.branch);
+const branchesOf = (path: ModelPath) => (path.events as Labelled[]).filter((e) => e.branch).map((e) => e.branch);
 
 const coverage = createCoverage(signUpMachine);
 afterAll(() => console.log(`flow coverage: ${coverage.format()}`));

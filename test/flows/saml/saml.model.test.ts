@@ -5,7 +5,6 @@
 // fails, an address outside the verified domains, no flow cookie at all. The traces the runtime logs must follow the
 // model path exactly, and together must cover every state and transition.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import { OAuthSignInError, SamlResponseRefused, SsoAddressRefused } from '../../../src/core/errors.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { SAML_FLOW_TTL_MS } from '../../../src/flows/saml/options.js';
@@ -16,10 +15,8 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { loggedTraces, setsSession } from '../../e2e/oauth/harness.js';
 import { startSamlSignIn, startSamlWorld, type SamlWorld } from '../../e2e/peers/saml-world.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output?: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: Error): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error });
 const assertion = { id: '_a', issuer: 'idp', nameId: 'n', nameIdFormat: null, email: 'a@acme.test', name: null, notOnOrAfter: 0 };
 
 const all: Labelled[] = [

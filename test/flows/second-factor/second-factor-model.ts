@@ -7,11 +7,10 @@ import { AdapterError, InvalidCheck } from '../../../src/core/errors.js';
 import { AWAITING } from '../../../src/flows/runtime/contract.js';
 import { secondFactorMachine, type SecondFactorPurpose } from '../../../src/flows/second-factor/machine.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
-/** An event the model sends, labelled with the branch of the world that produces it for real. */
-export type Outcome = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: Error): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error });
+// An event the model sends is labelled with the branch of the world that produces it for real (test/support/model-events.ts).
+export { done, type Labelled } from '../../support/model-events.js';
 
 /** Why the machine starts: what the signed-in user asks for (the route they use), or a sign-in with a password. */
 export const A = {
@@ -32,7 +31,7 @@ export const IDS = { app: 'app', backup: 'backup', stranger: 'stranger' } as con
 
 // The clock is read by `mustCheck` (is the last check fresh?): 0 is long ago, Infinity is now as far as it knows. A
 // sign-in has no session yet (no verifiedAt), and carries the user and the account of its first factor.
-const start = (branch: string, purpose: SecondFactorPurpose, fresh: boolean, factorId?: string): Outcome => ({
+const start = (branch: string, purpose: SecondFactorPurpose, fresh: boolean, factorId?: string): Labelled => ({
   type: 'START',
   purpose,
   userId: MODEL_USER,
@@ -42,7 +41,7 @@ const start = (branch: string, purpose: SecondFactorPurpose, fresh: boolean, fac
   ...(factorId ? { factorId } : {}),
   branch,
 });
-export const starts: Outcome[] = [
+export const starts: Labelled[] = [
   start(A.enrol, 'enrolTotp', true),
   start(A.enrolStale, 'enrolTotp', false),
   start(A.codes, 'backupCodes', true),
@@ -69,7 +68,7 @@ const app = { id: IDS.app, kind: 'totp', label: 'App', createdAt: at, activatedA
 const code = { id: IDS.backup, kind: 'backup', label: null, createdAt: at, activatedAt: at };
 const state = (branch: string, factors: unknown[], more: { required?: boolean; passkey?: boolean } = {}) =>
   done('assess', branch, { user: { id: MODEL_USER, email: 'model@example.com', branch }, factors, required: more.required ?? false, passkey: more.passkey ?? false });
-const assessed: Record<string, Outcome> = {
+const assessed: Record<string, Labelled> = {
   [L.none]: state(L.none, []),
   [L.app]: state(L.app, [app]),
   [L.appAndCodes]: state(L.appAndCodes, [app, code]),
@@ -100,9 +99,9 @@ export const S = { inTime: 'within 10 minutes', late: 'after 10 minutes', other:
 /** Passkey options asked where the check offers none (the user has no passkey). */
 export const NOT_OFFERED = 'no passkey to offer';
 const userOf = (branch: string) => (branch === S.other ? 'someone-else' : MODEL_USER);
-const submit = (branch: string): Outcome => ({ type: 'SUBMIT_CODE', code: '', userId: userOf(branch), branch });
-const askOptions = (branch: string): Outcome => ({ type: 'PASSKEY_OPTIONS', userId: userOf(branch), branch });
-const submitPasskey = (branch: string): Outcome => ({ type: 'SUBMIT_PASSKEY', credential: null, userId: userOf(branch), branch });
+const submit = (branch: string): Labelled => ({ type: 'SUBMIT_CODE', code: '', userId: userOf(branch), branch });
+const askOptions = (branch: string): Labelled => ({ type: 'PASSKEY_OPTIONS', userId: userOf(branch), branch });
+const submitPasskey = (branch: string): Labelled => ({ type: 'SUBMIT_PASSKEY', credential: null, userId: userOf(branch), branch });
 
 /** checkFactorCode's answers at the check. */
 export const C = {
@@ -159,10 +158,10 @@ interface ModelContext {
  * passkey on the step-up with a passkey, every branch of the enrolment on an app added fresh with nothing to check,
  * and each change's failure once; elsewhere the way through (the same states and guards, reached another way).
  */
-function outcomes(state: string, context: ModelContext): Outcome[] {
+function outcomes(state: string, context: ModelContext): Labelled[] {
   const stepUp = context.purpose === 'stepUp';
   const enrolFull = context.purpose === 'enrolTotp' && context.user?.branch === L.none;
-  const all: Record<string, Outcome[]> = {
+  const all: Record<string, Labelled[]> = {
     awaitingCheck: !stepUp
       ? [submit(S.inTime)]
       : context.passkey
@@ -242,7 +241,7 @@ function branchOfStart(snapshot: AnyMachineSnapshot): string | undefined {
 // The model decides the one guard that reads the clock against a pending check (its expiry) by the event's branch,
 // as the world decides it by moving the clock past the expiry before the request.
 // Typed loosely: the model's events carry branches and stand-in outputs.
-const modelMachine: AnyStateMachine = secondFactorMachine.provide({ guards: { pendingExpired: ({ event }) => (event as unknown as Outcome).branch === S.late } });
+const modelMachine: AnyStateMachine = secondFactorMachine.provide({ guards: { pendingExpired: ({ event }) => (event as unknown as Labelled).branch === S.late } });
 
 /** What tells two snapshots apart: the state and what guards read, not the page shown, the code or the check's id. */
 function stateKey(snapshot: AnyMachineSnapshot): string {
@@ -286,7 +285,7 @@ const leaf = (value: StateValue): string => (typeof value === 'string' ? value :
  */
 export function branchesOf(path: ModelPath): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const event of path.events as Outcome[]) {
+  for (const event of path.events as Labelled[]) {
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type)?.[1];
     out[actor ?? event.type] = event.branch;
   }

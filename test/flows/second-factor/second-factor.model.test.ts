@@ -21,7 +21,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import type { ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import type { SoftAuthenticator } from '../webauthn/webauthn-authenticator.js';
-import { A, allBranches, secondFactorPaths, branchesOf, C, D, E, G, L, NOT_OFFERED, O, P, REQUESTS, S, starts, type Outcome } from './second-factor-model.js';
+import { A, allBranches, secondFactorPaths, branchesOf, C, D, E, G, L, NOT_OFFERED, O, P, REQUESTS, S, starts, type Labelled } from './second-factor-model.js';
 
 const pg = useMigratedPGlite();
 const PASSWORD = 'model password';
@@ -179,7 +179,7 @@ async function play(path: ModelPath, refuseUpdate = false): Promise<Run> {
     pages.push(await res.text());
   };
   let options: unknown;
-  const all = path.events as Outcome[];
+  const all = path.events as Labelled[];
   for (const [i, event] of all.entries()) {
     if (!isRequest(event)) continue;
     // What this request meets: its own answers, up to the next request. The failures among them are armed for it.
@@ -266,7 +266,7 @@ async function play(path: ModelPath, refuseUpdate = false): Promise<Run> {
 function activityOf(path: ModelPath, b: Record<string, string>): string[] {
   const names: Record<string, string> = { secondFactorFailed: 'secondFactor.failed', factorEnrolled: 'factor.added', factorRemoved: 'factor.removed' };
   const kinds = emitted(path).map((e) => names[e]);
-  const last = path.events.at(-1) as Outcome;
+  const last = path.events.at(-1) as Labelled;
   if (path.finalState.startsWith('failed.') && last.output?.result !== 'locked') kinds.push('secondFactor.failed');
   const started = starts.find((s) => s.branch === b.START)!;
   if (path.finalState === 'passed' && (started.purpose === 'signIn' || started.purpose === 'stepUp')) kinds.push('secondFactor.passed');
@@ -367,7 +367,7 @@ function rowsAfter(path: ModelPath, b: Record<string, string>, before: string[])
 
 const paths = secondFactorPaths();
 const coverage = createCoverage(secondFactorMachine);
-const label = (path: ModelPath) => `${path.description} [${(path.events as Outcome[]).map((e) => e.branch).join('; ')}]`;
+const label = (path: ModelPath) => `${path.description} [${(path.events as Labelled[]).map((e) => e.branch).join('; ')}]`;
 
 afterAll(() => {
   console.log(`${paths.length} paths\nflow coverage: ${coverage.format()}`);
@@ -375,7 +375,7 @@ afterAll(() => {
 
 describe('second-factor machine, the model', () => {
   it('takes every branch it offers and reaches every final state', () => {
-    const taken = new Set(paths.flatMap((p) => (p.events as Outcome[]).map((e) => e.branch)));
+    const taken = new Set(paths.flatMap((p) => (p.events as Labelled[]).map((e) => e.branch)));
     for (const branch of allBranches) expect(taken.has(branch), branch).toBe(true);
     expect([...new Set(paths.map((p) => p.finalState))].sort()).toEqual([
       'awaitingCheck',
@@ -393,7 +393,7 @@ describe('second-factor machine, the model', () => {
   });
 
   it('each request of another user is refused wherever a check waits for one', () => {
-    const otherUser = paths.flatMap((p) => (p.events as Outcome[]).filter((e) => e.branch === S.other).map((e) => `${e.type} → ${p.finalState}`));
+    const otherUser = paths.flatMap((p) => (p.events as Labelled[]).filter((e) => e.branch === S.other).map((e) => `${e.type} → ${p.finalState}`));
     expect([...new Set(otherUser)].sort()).toEqual(['PASSKEY_OPTIONS → failed.accessDenied', 'SUBMIT_CODE → failed.accessDenied', 'SUBMIT_PASSKEY → failed.accessDenied']);
   });
 });
@@ -466,7 +466,7 @@ function expectPages(run: Run, path: ModelPath, b: Record<string, string>) {
   const [first] = run.pages;
   if (!run.responses[0].setCookie.some((l) => l.startsWith(`${STAGE_COOKIE}=`) && !/max-age=0/i.test(l))) return;
   // Straight into an enrolment (nothing to check first), or the check: a sign-in's, or a signed-in user's.
-  const enrolsFirst = (path.events as Outcome[])[2]?.type === 'xstate.done.actor.startEnrolment';
+  const enrolsFirst = (path.events as Labelled[])[2]?.type === 'xstate.done.actor.startEnrolment';
   expect(first).toContain(enrolsFirst ? 'Set up two-step verification' : b.START === A.signIn ? 'Two-step verification' : 'Confirm it is you');
   expect(first).toMatch(/action="[^"]*\/auth\/second-factor"/);
   if (b.assess === L.appAndPasskey) expect(first).toContain('data-action="authenticate">Use a passkey instead</button>');

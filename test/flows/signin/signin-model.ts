@@ -9,6 +9,7 @@ import type { ProviderType } from '../../../src/core/types.js';
 import { signInMachine } from '../../../src/flows/signin/machine.js';
 import { ORIGIN } from '../../support/auth-app.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 /**
  * One kind of account and one kind of session store: what the tail's rules branch on.
@@ -21,10 +22,7 @@ export const accountType = (v: Variant) => v.replace(/-.*$/, '') as ProviderType
 export const storesUsers = (v: Variant) => v !== 'credentials-jwt' && v !== 'oauth-jwt';
 
 /** An invoke result the model sends, labelled with the branch of the world that produces it for real. */
-export type Outcome = AnyEventObject & { branch: string };
-// Outputs carry their branch, so two branches never share a snapshot and each keeps its own path to the end.
-const done = (actor: string, branch: string, output: unknown): Outcome => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: Error): Outcome => ({ type: `xstate.error.actor.${actor}`, branch, error });
+export // Outputs carry their branch, so two branches never share a snapshot and each keeps its own path to the end.
 const resolved = (branch: string, r: { created?: boolean; linked?: boolean; updated?: boolean; isNewUser?: boolean } = {}) =>
   done('resolveUser', branch, { user: { id: 'model', branch }, isNewUser: r.isNewUser ?? r.created ?? false, created: r.created ?? false, linked: r.linked ?? false, updated: r.updated ?? false });
 
@@ -36,7 +34,7 @@ export const F = {
   fails: 'the database refuses the lookup',
 } as const;
 
-export const findOwnerOutcomes: Record<Variant, Outcome[]> = {
+export const findOwnerOutcomes: Record<Variant, Labelled[]> = {
   'credentials-jwt': [done('findOwner', F.credentials, null)],
   'credentials-database': [done('findOwner', F.credentials, null)],
   'oauth-jwt': [done('findOwner', F.noAdapter, null)],
@@ -78,7 +76,7 @@ export const R = {
 } as const;
 
 /** resolveUser's answers per variant, for an identity nobody owns yet and for one a stored user owns. */
-export const resolveOutcomes: Record<Variant, { unknown: Outcome[]; known: Outcome[] }> = {
+export const resolveOutcomes: Record<Variant, { unknown: Labelled[]; known: Labelled[] }> = {
   'credentials-jwt': { unknown: [resolved(R.asReturned)], known: [] },
   'credentials-database': {
     unknown: [
@@ -175,7 +173,7 @@ export function pathsFor(variant: Variant): ModelPath[] {
 /** The branch each actor took on a path, by actor name (and by event type: when the code was posted, ...). */
 export function branchesOf(path: ModelPath): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const event of path.events as Outcome[]) {
+  for (const event of path.events as Labelled[]) {
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type)?.[1];
     if (actor) out[actor] = event.branch;
     else if (!event.type.startsWith('xstate.') && event.branch) out[event.type] = event.branch;

@@ -4,7 +4,6 @@
 // stale view, failing writes by trigger) and the provider's answer (a live, bogus or wrongly authenticated refresh).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEventObject } from 'xstate';
 import { PostgresAdapter } from '../../../src/adapters/postgres/index.js';
 import { migrate, migrations } from '../../../src/adapters/postgres/schema.js';
 import type { AuthConfig } from '../../../src/core/options.js';
@@ -18,11 +17,9 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { serverSchema, type TestDatabase } from '../../session/database-harness.js';
 import { DATABASE, tokenTestbed, type TokenTestbed } from '../../e2e/tokens/harness.js';
+import { done, failed, type Labelled } from '../../support/model-events.js';
 
 const NOW = 1_800_000_000_000;
-type Labelled = AnyEventObject & { branch: string };
-const done = (actor: string, branch: string, output: unknown): Labelled => ({ type: `xstate.done.actor.${actor}`, branch, output });
-const failed = (actor: string, branch: string, error: unknown = new Error(branch)): Labelled => ({ type: `xstate.error.actor.${actor}`, branch, error });
 
 // The outputs only steer the model's guards; the label says how the real run is set up to answer the same way.
 const mine = { provider: 'oidc', providerAccountId: 'm', userId: 'u', type: 'oidc', access_token: 'a1', refresh_token: 'r1' };
