@@ -38,6 +38,24 @@ describe('account changes on the activity log', () => {
     expect(JSON.stringify(await recordsOf(id))).not.toContain(NEW);
   });
 
+  it('a password changed is recorded even when ending the other sessions then fails', async () => {
+    const real = pglite.adapter;
+    // The database goes down just after the hash is written, as the other sessions are ended.
+    const adapter = new Proxy(real, {
+      get: (target, name) => (name === 'deleteSessions' ? async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED (injected)'), { code: 'ECONNREFUSED' })) : Reflect.get(target, name)),
+    });
+    const email = `lee-${randomUUID()}@example.com`;
+    const { id } = await real.createUser({ id: randomUUID(), email, emailVerified: new Date() });
+    await real.setPasswordHash(id, await hashNewPassword(OLD));
+    const t = testAuth({ adapter, session: { strategy: 'database' }, throttle: { enabled: false }, activity: {}, providers: [Password()] });
+    await t.client.post('/auth/callback/password', { csrfToken: await t.csrfToken(), email, password: OLD, callbackUrl: '/home' });
+    await t.client.post('/auth/flows/change-password/start', { csrfToken: await t.csrfToken() });
+    await t.client.post('/auth/flows/change-password', { csrfToken: await t.csrfToken(), current: OLD, next: NEW });
+    // The new password is in place, so its record is too, whatever the answer said of the sessions.
+    expect(await Password().password.hasher!.verify((await real.getPasswordHash(id))!, NEW)).toBe(true);
+    expect(await recordsOf(id, ['password.changed'])).toHaveLength(1);
+  });
+
   it('a passkey removed from the account page leaves passkey.removed', async () => {
     const t = accountApp(pglite.adapter, { activity: {} });
     const { user, credentials } = await userWithPasskeys(pglite.adapter, 2);

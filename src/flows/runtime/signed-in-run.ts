@@ -62,15 +62,19 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   if (result.status !== 'assured') return answerOf(result, false);
   const sealed = paused?.context.callbackUrl;
   const back = typeof sealed === 'string' && sealed ? sealed : callbackUrl;
+  // The built-in changes' records. The password change is done when its machine ends (the machine wrote the hash), so
+  // it is recorded before the outcome is applied: a failure there (ending the other sessions) leaves the record. The
+  // change of e-mail address is the outcome (the new address is written by applyOutcome), so it is recorded after.
+  const builtIn = { 'change-password': ['password.changed', 'password', 'before'], 'change-email': ['email.changed', 'email', 'after'] } as const;
+  const noted = (result.output as { outcome?: string } | undefined)?.outcome === 'completed' ? builtIn[flow.machine.id as keyof typeof builtIn] : undefined;
+  const note = async (when: 'before' | 'after') => {
+    if (noted?.[2] !== when) return;
+    await noteActivity(req, { kind: noted[0], userId: gate.userId, method: noted[1], correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
+  };
   try {
+    await note('before');
     const answer = await applyOutcome(req, gate.userId, result.output, back);
-    // The built-in password change: its final state is the change (the hash is written by its machine).
-    // The built-in change of e-mail address: its final state is the new address, written just above.
-    const builtIn = { 'change-password': ['password.changed', 'password'], 'change-email': ['email.changed', 'email'] } as const;
-    const noted = builtIn[flow.machine.id as keyof typeof builtIn];
-    if (noted && (result.output as { outcome?: string } | undefined)?.outcome === 'completed') {
-      await noteActivity(req, { kind: noted[0], userId: gate.userId, method: noted[1], correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
-    }
+    await note('after');
     return answer;
   } catch (err) {
     return { status: 'failed', error: err instanceof AuthError ? err : new CallbackRouteError(err instanceof Error ? err : String(err), { state: 'applyingOutcome' }), record: result.record };

@@ -113,6 +113,7 @@ async function play(path: ModelPath) {
     flowStore,
     session: { strategy: 'database' },
     throttle: { enabled: false },
+    activity: {},
   });
   const email = `kim-${randomUUID()}@example.test`;
   const { id } = await pg.adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() });
@@ -170,6 +171,10 @@ describe('change of password, the model', () => {
     }
     const hash = await pg.adapter.getPasswordHash(run.id);
     const changed = path.finalState === 'changed' || path.finalState === 'notifying+';
+    // The activity log: a changed password leaves one record of it, from this machine, then the end of the other
+    // sessions (none here, so a count of 0); anything else leaves none.
+    const records = (await pg.db.query<{ kind: string; machine: string | null; method: string | null; reason: string | null }>("SELECT kind, machine, method, reason FROM activity WHERE user_id = $1 AND kind <> 'signIn.succeeded' ORDER BY at, id", [run.id])).rows;
+    expect(records).toEqual(changed ? [{ kind: 'password.changed', machine: 'change-password', method: 'password', reason: null }, { kind: 'session.ended', machine: null, method: null, reason: 'othersRevoked' }] : []);
     if (changed) {
       expect(await hasher.verify(hash!, NEW)).toBe(true);
       expect(run.last.status).toBe(302);
