@@ -99,6 +99,7 @@ async function play(path: ModelPath) {
     flowStore,
     session: { strategy: 'database' },
     throttle: { enabled: false },
+    activity: {},
   });
   const email = `kim-${randomUUID()}@example.test`;
   const fresh = `new-${randomUUID()}@example.test`;
@@ -160,6 +161,9 @@ describe('change of e-mail address, the model', () => {
       expect(trace.map((e) => e.event), `request ${i + 1}`).toEqual(segments[i]!.map((e) => e.type));
     }
     const user = await pg.adapter.getUser(run.id);
+    // The activity log: a changed address leaves one record of it, from this machine; anything else leaves none.
+    const records = (await pg.db.query<{ kind: string; machine: string | null; method: string | null }>("SELECT kind, machine, method FROM activity WHERE user_id = $1 AND kind <> 'signIn.succeeded' ORDER BY at, id", [run.id])).rows;
+    expect(records).toEqual(path.finalState === 'changed' ? [{ kind: 'email.changed', machine: 'change-email', method: 'email' }] : []);
     if (path.finalState === 'changed') {
       expect(user?.email).toBe(run.fresh);
       expect(run.last.status).toBe(302);

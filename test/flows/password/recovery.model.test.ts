@@ -113,7 +113,7 @@ async function form(client: TestClient, page: ClientResponse | undefined, fields
 
 /** Plays one path: each request set up so the real flow takes the branches its segment names. */
 async function play(path: ModelPath) {
-  const t = testAuth({ providers: [Password({ hasher, mail: { send: (m) => void outbox.push(m) } })], adapter: faultyAdapter(), flowStore, session: { strategy: 'database' }, throttle: { enabled: false } });
+  const t = testAuth({ providers: [Password({ hasher, mail: { send: (m) => void outbox.push(m) } })], adapter: faultyAdapter(), flowStore, session: { strategy: 'database' }, throttle: { enabled: false }, activity: {} });
   const email = `kim-${randomUUID()}@example.test`;
   const { id } = await pg.adapter.createUser({ id: randomUUID(), email, emailVerified: null });
   await pg.adapter.setPasswordHash(id, await hashNewPassword('old horse battery staple', { hasher }));
@@ -194,6 +194,10 @@ describe('password recovery, the model', () => {
     const hash = await pg.adapter.getPasswordHash(run.id);
     const reset = path.finalState === 'done';
     expect(await hasher.verify(hash!, reset ? 'new horse battery staple' : 'old horse battery staple')).toBe(true);
+    // The activity log: a reset leaves one record of it for the user, from this machine, whatever came after it (the
+    // notice); anything else leaves none of the user's (a request names nobody: it would tell who has an account).
+    const records = (await pg.db.query<{ kind: string; machine: string | null; method: string | null }>('SELECT kind, machine, method FROM activity WHERE user_id = $1 ORDER BY at, id', [run.id])).rows;
+    expect(records).toEqual(reset ? [{ kind: 'recovery.completed', machine: 'password-recovery', method: 'password' }] : []);
     if (reset) {
       expect(run.last.status).toBe(302);
       expect(run.last.headers.get('location')).toContain('/auth/signin?notice=passwordReset');
