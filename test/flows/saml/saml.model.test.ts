@@ -54,7 +54,7 @@ const labels = (p: ModelPath) => p.events.map((e) => (e as Labelled).branch);
 let w: SamlWorld;
 const coverage = createCoverage(samlMachine);
 beforeAll(async () => {
-  w = await startSamlWorld();
+  w = await startSamlWorld({ extra: { activity: {} } });
 }, 60_000);
 afterEach(() => {
   vi.useRealTimers();
@@ -150,6 +150,16 @@ describe('the SAML machine, model paths played against the test IdP and PGlite',
     coverage.record(trace);
     expect(trace.map((e) => e.event)).toEqual(path.events.map((e) => e.type));
     expect(trace.at(-1)?.to).toBe(path.finalState);
+    // The activity log: the run that ended the flow left one record of its outcome, from this machine (a first
+    // sign-in also leaves signUp.completed). A replay of the same flow cookie shares the flow's id: its first, accepted
+    // use is recorded beside the refused one.
+    const last = w.a.logger.debugs.filter((d) => d.message.startsWith('flow saml ')).at(-1)!;
+    const id = (last.metadata as { id: string }).id;
+    const records = (await w.db.query<{ kind: string; machine: string | null }>("SELECT kind, machine FROM activity WHERE correlation_id = $1 AND kind LIKE 'signIn.%'", [id])).rows;
+    const replayedCookie = path.finalState === 'failed.replayed' && l[0] !== 'idp-initiated allowed';
+    const outcome = path.finalState === 'authenticated' ? 'signIn.succeeded' : 'signIn.failed';
+    expect(records.map((r) => r.kind).sort()).toEqual([...(replayedCookie ? ['signIn.succeeded'] : []), outcome].sort());
+    expect(records.every((r) => r.machine === 'saml')).toBe(true);
   });
 
   it('covers every state and transition', () => {
