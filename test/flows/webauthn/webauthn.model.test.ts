@@ -168,7 +168,7 @@ async function realize(path: ModelPath) {
   const how = hows(path);
   const options = path.events[0] as { action?: string; email?: string };
   const authenticating = path.events.some((e) => e.type === 'AUTHENTICATE');
-  const t = authOn(world);
+  const t = authOn(world, { activity: {} });
   const client = t.client;
 
   const member = await seedUser(world);
@@ -239,6 +239,13 @@ describe('webauthn machine, model-based through HTTP', () => {
     it(path.description, async () => {
       const { t, final, taken, paused, member, owner, device } = await realize(path);
       expect(taken, 'the real run took the transitions the model path prescribes').toEqual(prescribed(path));
+      // The activity log: the run that ended the flow left one record of its outcome, from this machine; a paused
+      // flow none yet. A replayed flow cookie shares the flow's id: its first, accepted use is recorded beside it.
+      const flowId = (t.logger.debugs.filter((d) => d.message.startsWith('flow webauthn ')).at(-1)!.metadata as { id: string }).id;
+      const records = (await world.db.query<{ kind: string; machine: string | null }>("SELECT kind, machine FROM activity WHERE correlation_id = $1 AND kind LIKE 'signIn.%'", [flowId])).rows;
+      const outcome = paused ? [] : [path.finalState === 'authenticated' ? 'signIn.succeeded' : 'signIn.failed'];
+      expect(records.map((r) => r.kind).sort(), 'the outcome\'s record').toEqual([...(hows(path).has('replay') ? ['signIn.succeeded'] : []), ...outcome].sort());
+      expect(records.every((r) => r.machine === 'webauthn')).toBe(true);
       if (paused) {
         // The flow waits for the browser: options as JSON, the challenge sealed in the flow cookie.
         expect(final.status).toBe(200);
