@@ -86,6 +86,7 @@ async function play(path: ModelPath & { type: string }) {
       },
     },
     events: { linkAccount: (m) => void linked.push(m) },
+    activity: {},
   });
   const adapter = PostgresAdapter(db);
   await t.client.post('/auth/callback/door', { csrfToken: await t.csrfToken() });
@@ -105,7 +106,8 @@ async function play(path: ModelPath & { type: string }) {
   const record = t.logger.debugs.find((d) => d.message.startsWith('flow '));
   const trace = ((record?.metadata as { trace?: TraceEntry[] } | undefined)?.trace ?? []).filter((e) => e.machine === 'link');
   const owner = await adapter.getUserByAccount!({ provider: 'proof', providerAccountId: proof });
-  return { res, trace, owner, user: user!, other, linked, t };
+  const records = (await db.query<{ kind: string; provider: string | null; method: string | null }>("SELECT kind, provider, method FROM activity WHERE user_id = $1 AND kind IN ('account.linked', 'passkey.added')", [user!.id])).rows;
+  return { res, trace, owner, user: user!, other, linked, records, t };
 }
 
 const expectedError: Record<string, string> = {
@@ -128,11 +130,15 @@ describe('link machine, model paths played over HTTP (PGlite, JWT sessions)', ()
       expect(run.res.location!.href).toBe('http://localhost:3000/auth/account');
       expect(String(run.owner?.id)).toBe(String(run.user.id));
       expect(run.linked).toHaveLength(labels(path).includes('written') ? 1 : 0);
+      // The activity log: an account written leaves one record of it, naming its provider; one already theirs, none.
+      const kind = path.type === 'webauthn' ? 'passkey.added' : 'account.linked';
+      expect(run.records).toEqual(labels(path).includes('written') ? [{ kind, provider: 'proof', method: path.type }] : []);
       return;
     }
     const type = expectedError[path.finalState];
     expect(run.res.location!.searchParams.get('error'), run.t.logger.errors.map((e) => e.message).join('; ')).toBe(type);
     expect(run.linked).toEqual([]);
+    expect(run.records, 'no record of a link that did not happen').toEqual([]);
     // Nothing was linked to the user: the account is nobody's, or still its other owner's.
     expect(run.owner?.id ?? null).toBe(run.other ?? null);
   });
