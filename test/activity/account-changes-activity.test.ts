@@ -7,7 +7,7 @@ import type { ActivityKind, ActivityRecord } from '../../src/activity/types.js';
 import { Credentials } from '../../src/providers/credentials.js';
 import { OAuth } from '../../src/providers/oauth.js';
 import { Passkey } from '../../src/providers/webauthn.js';
-import { hashNewPassword, Password } from '../../src/providers/password/index.js';
+import { hashNewPassword, Password, type SignUpMail } from '../../src/providers/password/index.js';
 import { testAuth } from '../support/auth-app.js';
 import { useMigratedPGlite } from '../support/pglite.js';
 import { accountApp, postForm, signIn, userWithPasskeys } from '../http/account/account-world.js';
@@ -54,6 +54,24 @@ describe('account changes on the activity log', () => {
     // The new password is in place, so its record is too, whatever the answer said of the sessions.
     expect(await Password().password.hasher!.verify((await real.getPasswordHash(id))!, NEW)).toBe(true);
     expect(await recordsOf(id, ['password.changed'])).toHaveLength(1);
+  });
+
+  it('a password sign-up proven by its link leaves signUp.completed, then signIn.succeeded', async () => {
+    const outbox: SignUpMail[] = [];
+    const t = testAuth({ adapter: pglite.adapter, session: { strategy: 'database' }, throttle: { enabled: false }, activity: {}, providers: [Password({ signUp: { send: (mail) => void outbox.push(mail) } })] });
+    const email = `ada-${randomUUID()}@example.com`;
+    const asked = await t.client.post('/auth/signup/password', { csrfToken: await t.csrfToken(), email, password: OLD });
+    expect(asked.status).toBe(200);
+    const mail = outbox.find((m) => m.to === email);
+    expect(mail?.kind).toBe('verify');
+    const opened = await t.newClient().get((mail as { url: string }).url);
+    expect(opened.status).toBe(302);
+    const user = await pglite.adapter.getUserByEmail(email);
+    const records = await recordsOf(user!.id);
+    expect(records.map((r) => r.kind).sort()).toEqual(['signIn.succeeded', 'signUp.completed']);
+    // The Password provider is a credentials provider: the records name it, and its method.
+    expect(records.map((r) => [r.provider, r.method])).toEqual([['password', 'credentials'], ['password', 'credentials']]);
+    expect(JSON.stringify(records)).not.toContain(OLD);
   });
 
   it('a passkey removed from the account page leaves passkey.removed', async () => {
