@@ -3,7 +3,8 @@
 // (a second factor or passkey added or removed, the password changed or reset). In the user's language (the
 // `locale` option, else the default), through the app's mail server or `send`. Off, it costs nothing: no sink, no
 // query. On, the new-device check reads the user's earlier sign-ins only for a `signIn.succeeded`, and mails go out
-// in the background, never holding the sign-in's transaction.
+// in the background. Like every sink that is not transactional, it gets a record once the outcome's transaction has
+// committed (src/activity/write.ts): no notice of a sign-in or change that was rolled back.
 import { sendMailThrough } from '../core/mail-transport.js';
 import { translatorFor } from '../core/messages/request.js';
 import type { ActivityAdapterMethods, ActivityKind, ActivityRecord, ActivitySink } from './types.js';

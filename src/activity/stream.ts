@@ -19,9 +19,8 @@ export interface ActivityStream extends ActivitySink, AsyncIterable<ActivityReco
 }
 
 /**
- * A sink that hands every record to `onRecords` and to whoever iterates it. Records reach it as they are written:
- * inside the transaction of the outcome, so a record whose transaction then fails (rare: only its commit is left)
- * can reach a stream that the database never kept.
+ * A sink that hands every record to `onRecords` and to whoever iterates it. A record written with its outcome's
+ * transaction reaches it once that has committed: an outcome rolled back never reaches the stream.
  *
  * @example
  * const stream = activityStream((records) => siem.send(records))

@@ -1,12 +1,13 @@
 // Where records go: the adapter's `appendActivity` (on the transaction's adapter `tx` when the outcome has one, so
-// the record commits with it), then every configured sink. The anonymous-flood gate (limit.ts) runs first. A sink
+// the record commits with it), then every configured sink (a transactional one inside the transaction, the others
+// once it has committed). The anonymous-flood gate (limit.ts) runs first. A sink
 // that fails is logged and never fails the request, except a transactional one (the outbox) inside a transaction; the adapter failing inside a transaction fails the transaction
 // (no sign-in without its record), and outside one is logged (the outcome has already happened).
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { InternalConfig } from '../core/config.js';
 import type { RequestContext } from '../core/request-context.js';
 import { floodGate, type FloodGate } from './limit.js';
-import type { ActivityRecord } from './types.js';
+import type { ActivityRecord, ActivitySink } from './types.js';
 
 const gates = new WeakMap<InternalConfig, FloodGate>();
 
@@ -51,6 +52,12 @@ export async function writeActivity(req: Pick<RequestContext, 'config'>, records
     }
   }
   for (const sink of config.activity.sinks) {
+    // A sink that only tells the world (a stream, notice mails) inside a transaction waits for its commit: a record
+    // whose outcome rolls back never reaches it.
+    if (tx?.afterCommit && !sink.transactional) {
+      tx.afterCommit(() => writeSink(req, sink, admitted));
+      continue;
+    }
     try {
       await sink.write(admitted, tx);
     } catch (err) {
@@ -60,5 +67,14 @@ export async function writeActivity(req: Pick<RequestContext, 'config'>, records
       if (tx && sink.transactional) throw err;
       config.logger.error(new Error(`Activity sink "${sink.name}" failed`, { cause: err }));
     }
+  }
+}
+
+/** A sink written outside any transaction: its failure is logged. */
+async function writeSink(req: Pick<RequestContext, 'config'>, sink: ActivitySink, records: readonly ActivityRecord[]): Promise<void> {
+  try {
+    await sink.write(records);
+  } catch (err) {
+    req.config.logger.error(new Error(`Activity sink "${sink.name}" failed`, { cause: err }));
   }
 }

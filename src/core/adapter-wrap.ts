@@ -40,6 +40,12 @@ export type WrappedAdapter = {
   /** Copied from the adapter: it keeps `authTime`/`amr` with its sessions (see `Adapter.sessionFacts`). */
   readonly sessionFacts?: boolean;
   withTransaction?<T>(fn: (tx: WrappedAdapter) => Promise<T>): Promise<T>;
+  /**
+   * Present on a transaction's adapter (the `tx` of `withTransaction`): `fn` runs once the transaction has committed,
+   * before `withTransaction` returns, and never when it rolls back. What tells the world of an outcome (a stream, a
+   * notice mail) waits for the outcome to be real. A failure of `fn` is logged, never thrown.
+   */
+  afterCommit?(fn: () => unknown): void;
   lockUser?(userId: string): Promise<void>;
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(options?: PruneOptions): Promise<PruneResult>;
@@ -71,6 +77,8 @@ export interface AdapterLogger {
   debug(code: string, meta?: unknown): void;
   /** False when nobody reads debug output: the arguments are then not even redacted for it. */
   readonly debugEnabled?: boolean;
+  /** Where a failure of an after-commit job goes (see `afterCommit`). */
+  error?(err: Error): void;
 }
 
 /** Features of a configuration that need adapter methods. */
@@ -261,6 +269,17 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
       // only a failure to begin or commit is the adapter's.
       let inner: { error: unknown } | undefined;
       let done = false;
+      // What waits for the commit (afterCommit); dropped with a rollback.
+      const committed: (() => unknown)[] = [];
+      const runCommitted = async () => {
+        for (const job of committed.splice(0)) {
+          try {
+            await job();
+          } catch (err) {
+            logger.error?.(err instanceof Error ? err : new Error(String(err)));
+          }
+        }
+      };
       // Set once `fn` has resolved in time: the adapter is committing, and only the database knows the outcome now.
       let committing = false;
       const txOptions: WrapAdapterOptions = { timeout, live: () => !done && live() };
@@ -270,7 +289,9 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
           adapter,
           async (tx: Adapter) => {
             try {
-              const result = await fn(wrapAdapter(tx, logger, txOptions));
+              const inTx = wrapAdapter(tx, logger, txOptions);
+              inTx.afterCommit = (job) => void committed.push(job);
+              const result = await fn(inTx);
               // Answered already (deadline passed): roll back rather than commit what the caller was told failed.
               if (done) throw expired('commit');
               committing = true;
@@ -285,7 +306,9 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
         )) as T)();
       running.catch(() => {});
       try {
-        return await withDeadline(() => running, timeout, 'withTransaction');
+        const result = await withDeadline(() => running, timeout, 'withTransaction');
+        await runCommitted();
+        return result;
       } catch (e) {
         // The deadline passed while COMMIT was on its way: answering now would tell the caller "failed" about work
         // that may be committed (PostgreSQL's statement_timeout does not stop a COMMIT). Wait for the database's
@@ -293,7 +316,9 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
         // (a connection lost mid-commit) leaves the outcome unknown: then the answer is ServiceUnavailable.
         if (committing && e instanceof ServiceUnavailable && inner === undefined) {
           try {
-            return await withDeadline(() => running, COMMIT_GRACE * timeout, 'commit');
+            const result = await withDeadline(() => running, COMMIT_GRACE * timeout, 'commit');
+            await runCommitted();
+            return result;
           } catch (late) {
             done = true;
             if (inner && late === (inner as { error: unknown }).error) throw late;
