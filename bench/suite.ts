@@ -156,7 +156,7 @@ export async function runBenchmarks(settings: Settings, options: { log?: (line: 
   await step('throttle', '7. throttled sign-in per store', () => benchThrottle({ ...settings.throttle, databaseUrl: options.databaseUrl, redisUrl: process.env.REDIS_URL }));
   await step('otel', '8. OpenTelemetry installed without a tracer provider', () => benchOtelOff(settings.otel));
   await step('password', '9. Password sign-in beside the hash alone', () => benchPassword(settings.password));
-  await step('activity', '10. the activity log on a credentials sign-in', () => benchActivity(settings.activity));
+  await step('activity', '10. the activity log on a credentials sign-in', () => benchActivity({ ...settings.activity, databaseUrl: options.databaseUrl }));
   const cpu = cpus();
   results.machine = {
     date: new Date().toISOString(),

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { activityLines, benchActivity } from '../../bench/activity.js';
 import { benchBundle } from '../../bench/bundle.js';
 import { NOT_INSTALLED, OURS_SESSION_COOKIE, assertSession, authchartApp, signInWithCredentials } from '../../bench/contenders.js';
 import { benchDatabase } from '../../bench/database.js';
@@ -219,6 +220,17 @@ describe('benchmarks with tiny counts', () => {
       const f = result.sides[side];
       if ('msPerOp' in f) expect(f.msPerOp.median).toBeGreaterThan(floor.msPerOp.min * 0.5);
     }
+  }, SLOW);
+
+  it('10. the activity log on a sign-in: memory, PGlite and the PostgreSQL server each measured, the log on keeping records', async () => {
+    // benchActivity throws when a side with the log on kept no record, or one with it off kept any.
+    const result = await benchActivity({ ...SMOKE.activity, databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+    for (const store of ['memory', 'pglite', 'postgres'] as const) {
+      const figures = result.stores[store];
+      expect('skipped' in figures, `${store}: ${JSON.stringify(figures)}`).toBe(false);
+      if (!('skipped' in figures)) for (const s of [figures.offCpuMs, figures.onCpuMs, figures.ratio]) expectFigure(s);
+    }
+    expect(activityLines(result)).toHaveLength(3);
   }, SLOW);
 
   it('renders every section and judges every target from the figures above', () => {
