@@ -13,7 +13,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const post = async (path: string, body: Record<string, string>) => w.admin.post(`/auth${path}`, { csrfToken: await w.a.csrfToken(w.admin), ...body });
+const post = (path: string, body: Record<string, string>) => w.adminPost(path, body);
 const bareCert = () => w.idp.keys.cert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 
 describe('IdP metadata', () => {

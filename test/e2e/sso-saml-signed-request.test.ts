@@ -16,7 +16,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const post = async (path: string, body: Record<string, string>) => w.admin.post(`/auth${path}`, { csrfToken: await w.a.csrfToken(w.admin), ...body });
+const post = (path: string, body: Record<string, string>) => w.adminPost(path, body);
 const spMetadata = async () => (await w.a.newClient().get(`/auth/sso/saml/${w.connectionId}/metadata`)).text();
 const bare = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 

@@ -28,7 +28,7 @@ const unsolicited = (options: ResponseOptions = {}, account = 'alice') => {
 };
 const post = (form: Record<string, string>, t: TestAuth = w.a) => t.newClient().post(acsPath(), form);
 async function allow(on: boolean) {
-  const res = await w.admin.post(`/auth/organizations/sso/connections/${w.connectionId}`, { csrfToken: await w.a.csrfToken(w.admin), allowIdpInitiated: String(on) });
+  const res = await w.adminPost(`/organizations/sso/connections/${w.connectionId}`, { allowIdpInitiated: String(on) });
   expect(res.status).toBe(200);
 }
 

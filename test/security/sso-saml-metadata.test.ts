@@ -36,7 +36,7 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const post = async (body: Record<string, string>) => w.admin.post('/auth/organizations/sso/connections', { csrfToken: await w.a.csrfToken(w.admin), kind: 'saml', name: 'Attack', ...body });
+const post = (body: Record<string, string>) => w.adminPost('/organizations/sso/connections', { kind: 'saml', name: 'Attack', ...body });
 
 async function expectRefused(res: Awaited<ReturnType<typeof post>>, message: RegExp) {
   expect(res.status).toBe(400);

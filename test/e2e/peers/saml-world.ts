@@ -22,6 +22,8 @@ export interface SamlWorld {
   idp: SamlIdpHarness;
   orgId: string;
   admin: TestClient;
+  /** A POST of the admin's, on instance `a`, under `/auth`, with its CSRF token. */
+  adminPost(path: string, body: Record<string, string>): ReturnType<TestClient['post']>;
   connectionId: string;
   /** The connection as the admin API created it (with spEntityId, acsUrl, spMetadataUrl). */
   created: Record<string, unknown>;
@@ -69,6 +71,7 @@ export async function startSamlWorld(options: { flowStore?: FlowStore; extra?: P
     idp,
     orgId,
     admin,
+    adminPost: post,
     connectionId,
     created,
     async stop() {

@@ -9,11 +9,12 @@ import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/st
 import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { CHANGE_EMAIL_TTL_MS, changeEmailMachine } from '../../../src/flows/password/change-email-machine.js';
 import { Email } from '../../../src/providers/email.js';
-import { argon2id, hashNewPassword, Password } from '../../../src/providers/password/index.js';
+import { argon2id, Password } from '../../../src/providers/password/index.js';
 import { ORIGIN, testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { ClientResponse } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { signedInWithPassword } from '../../support/password-user.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { startSmtpServer, type SmtpHarness } from '../../e2e/peers/smtp.js';
 import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
@@ -101,13 +102,8 @@ async function play(path: ModelPath) {
     throttle: { enabled: false },
     activity: {},
   });
-  const email = `kim-${randomUUID()}@example.test`;
   const fresh = `new-${randomUUID()}@example.test`;
-  const { id } = await pg.adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() });
-  await pg.adapter.setPasswordHash(id, await hashNewPassword(PASSWORD, { hasher }));
-  const signedIn = await t.client.post('/auth/callback/password', { csrfToken: await t.csrfToken(), email, password: PASSWORD, callbackUrl: `${ORIGIN}/home` });
-  expect(signedIn.location?.href).toBe(`${ORIGIN}/home`);
-  const csrfToken = await t.csrfToken();
+  const { id, email, csrfToken } = await signedInWithPassword(t, pg.adapter, PASSWORD, hasher);
   const traces: TraceEntry[][] = [];
   const started = Date.now();
   let last: ClientResponse | undefined;

@@ -2,7 +2,6 @@
 // request by request, by a user signed in with a password, against PostgreSQL on PGlite, with the database, the flow
 // store, the hasher or the notice failing where the path says so. Each request's logged trace must be the path's
 // segment for that request, and together they feed coverage.
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter } from '../../../src/core/adapter.js';
 import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
@@ -13,6 +12,7 @@ import { ORIGIN, testAuth, type TestAuth } from '../../support/auth-app.js';
 import type { ClientResponse } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
+import { signedInWithPassword } from '../../support/password-user.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
 
@@ -115,12 +115,7 @@ async function play(path: ModelPath) {
     throttle: { enabled: false },
     activity: {},
   });
-  const email = `kim-${randomUUID()}@example.test`;
-  const { id } = await pg.adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() });
-  await pg.adapter.setPasswordHash(id, await hashNewPassword(OLD, { hasher }));
-  const signedIn = await t.client.post('/auth/callback/password', { csrfToken: await t.csrfToken(), email, password: OLD, callbackUrl: `${ORIGIN}/home` });
-  expect(signedIn.location?.href).toBe(`${ORIGIN}/home`);
-  const csrfToken = await t.csrfToken();
+  const { id, csrfToken } = await signedInWithPassword(t, pg.adapter, OLD, hasher);
   const traces: TraceEntry[][] = [];
   const started = Date.now();
   let last: ClientResponse | undefined;

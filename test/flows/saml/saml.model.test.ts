@@ -68,7 +68,7 @@ const acs = () => `/auth/sso/saml/${w.connectionId}/acs`;
 const b64 = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
 
 async function updateConnection(body: Record<string, string>) {
-  const res = await w.admin.post(`/auth/organizations/sso/connections/${w.connectionId}`, { csrfToken: await w.a.csrfToken(w.admin), ...body });
+  const res = await w.adminPost(`/organizations/sso/connections/${w.connectionId}`, body);
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
