@@ -172,6 +172,8 @@ export function changeEmailFlow(maxAge = 300) {
     machine: changeEmailMachine,
     version: 1,
     level: { maxAge },
+    // The outcome is the change (the runtime writes the new address): recorded once it is applied.
+    completedRecord: { kind: 'email.changed', method: 'email', when: 'after' },
     entry: (route, deps, paused) => {
       if (route === 'start') return { resume: false, event: { type: 'START' } };
       if (deps.req.method !== 'POST' || !paused) return null;

@@ -187,6 +187,8 @@ export function changePasswordFlow(settings: PasswordSettings) {
     machine: changePasswordMachine,
     version: 1,
     level: { maxAge: settings.change?.maxAge ?? 300 },
+    // The machine writes the hash: the change is recorded before the rest (ending the other sessions) is applied.
+    completedRecord: { kind: 'password.changed', method: 'password', when: 'before' },
     entry: (route, deps, paused) => {
       if (route === 'start') return { resume: false, event: { type: 'START' } };
       if (deps.req.method !== 'POST' || !paused) return null;

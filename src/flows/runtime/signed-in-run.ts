@@ -62,14 +62,11 @@ export async function runSignedInFlow(req: RequestContext, flow: SignedInFlowDef
   if (result.status !== 'assured') return answerOf(result, false);
   const sealed = paused?.context.callbackUrl;
   const back = typeof sealed === 'string' && sealed ? sealed : callbackUrl;
-  // The built-in changes' records. The password change is done when its machine ends (the machine wrote the hash), so
-  // it is recorded before the outcome is applied: a failure there (ending the other sessions) leaves the record. The
-  // change of e-mail address is the outcome (the new address is written by applyOutcome), so it is recorded after.
-  const builtIn = { 'change-password': ['password.changed', 'password', 'before'], 'change-email': ['email.changed', 'email', 'after'] } as const;
-  const noted = (result.output as { outcome?: string } | undefined)?.outcome === 'completed' ? builtIn[flow.machine.id as keyof typeof builtIn] : undefined;
+  // The record the flow declares for a completed run, before or after its outcome is applied (completedRecord).
+  const noted = (result.output as { outcome?: string } | undefined)?.outcome === 'completed' ? flow.completedRecord : undefined;
   const note = async (when: 'before' | 'after') => {
-    if (noted?.[2] !== when) return;
-    await noteActivity(req, { kind: noted[0], userId: gate.userId, method: noted[1], correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
+    if (noted?.when !== when) return;
+    await noteActivity(req, { kind: noted.kind, userId: gate.userId, method: noted.method, correlationId: result.record.id, flow: { machine: flow.machine.id, version: String(flow.version), transition: '→ changed' } });
   };
   try {
     await note('before');

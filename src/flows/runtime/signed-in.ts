@@ -7,6 +7,7 @@ import type { AnyStateMachine } from 'xstate';
 import { InvalidProvider } from '../../core/errors.js';
 import type { FlowKeyValueStore } from '../../core/flow-store/scoped.js';
 import type { RequestContext } from '../../core/request-context.js';
+import type { ActivityKind } from '../../core/activity.js';
 import type { AdapterUser, AuthMethod } from '../../core/types.js';
 import type { SessionLevel } from '../../session/gate.js';
 import { checkFailureMeta } from './failure-meta.js';
@@ -78,6 +79,12 @@ export interface SignedInFlowDefinition<TMachine extends AnyStateMachine = AnySt
   input?(deps: SignedInDeps): Record<string, unknown>;
   /** Maps a route to its entry, or null when the request is not one the flow takes (UnknownAction). */
   entry(route: SignedInRoute, deps: SignedInDeps, paused: boolean): FlowEntry | null;
+  /**
+   * @internal The activity record a completed run leaves (the built-in changes of password and address): written
+   * `before` the outcome is applied when the machine itself made the change (a failure applying the rest then leaves
+   * the record), `after` it when the outcome is the change.
+   */
+  completedRecord?: { kind: ActivityKind; method: string; when: 'before' | 'after' };
 }
 
 const defined = new WeakSet<object>();
