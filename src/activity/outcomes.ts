@@ -60,8 +60,9 @@ export async function signInRecords(req: RequestContext, pending: { user: User; 
   const provider = pending.account?.provider ?? req.activity?.provider ?? null;
   const method = pending.account?.type ?? methodOfRun(req);
   const detail = secondFactor ? { secondFactor } : undefined;
-  const records = [await activityRecord(req, { kind: 'signIn.succeeded', userId, provider, method, ...(detail ? { detail } : {}) })];
-  if (pending.isNewUser) records.unshift(await activityRecord(req, { kind: 'signUp.completed', userId, provider, method }));
+  // The sign-up first: its time is never after the sign-in's it led to.
+  const records = pending.isNewUser ? [await activityRecord(req, { kind: 'signUp.completed', userId, provider, method })] : [];
+  records.push(await activityRecord(req, { kind: 'signIn.succeeded', userId, provider, method, ...(detail ? { detail } : {}) }));
   return records;
 }
 

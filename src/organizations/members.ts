@@ -2,11 +2,13 @@
 // members, rename and delete it. Every action reads the actor's membership first (not a member: refused alike
 // whether or not the organization exists), and emits its event once the adapter has done it.
 import { plainActivityRecord } from '../activity/record.js';
+import { noteActivity } from '../activity/run.js';
 import { writeActivity } from '../activity/write.js';
 import type { ActivityKind } from '../activity/types.js';
 import { randomUUID } from 'node:crypto';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import type { InternalConfig } from '../core/config.js';
+import type { RequestContext } from '../core/request-context.js';
 import { LastOwner, MissingAdapter, OrganizationForbidden } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import type { AdapterMembership, AdapterOrganization, OrganizationAdapterMethods } from '../core/organizations.js';
@@ -52,15 +54,23 @@ export function assertWithin(config: InternalConfig, actor: MemberAccess, role: 
   }
 }
 
-/** The activity record of a membership change: the member is the record's user, whoever changed it its actor. */
-const memberActivity = (config: InternalConfig, kind: ActivityKind, actorId: string, organizationId: string, userId: string, detail: Record<string, string>) =>
-  config.activity ? writeActivity({ config }, [plainActivityRecord({ kind, userId, actorId, organizationId, detail })]) : Promise.resolve();
+/**
+ * The activity record of a membership change (or of an invitation): the member is the record's user, whoever changed
+ * it its actor. Given the request (`req`), the record carries its address, agent, session and the run of the machine
+ * that made the change; given only the configuration (an app's call), none of those.
+ */
+export async function memberActivity(on: { config: InternalConfig; req?: RequestContext }, kind: ActivityKind, actorId: string, organizationId: string, userId: string, detail: Record<string, string>): Promise<void> {
+  if (!on.config.activity) return;
+  if (on.req) await noteActivity(on.req, { kind, userId, actorId, organizationId, detail });
+  else await writeActivity({ config: on.config }, [plainActivityRecord({ kind, userId, actorId, organizationId, detail })]);
+}
 
 const event = (config: InternalConfig, name: Parameters<typeof dispatchEvent>[2], message: unknown) => dispatchEvent(config.events, config.logger, name, message);
 
 /** Creates an organization with `userId` as its first owner. */
 export async function createOrganization(config: InternalConfig, userId: string, name: string): Promise<AdapterOrganization> {
   const organization = await organizationStore(config).createOrganization({ id: randomUUID(), name: cleanName(name), ownerId: userId });
+  await memberActivity({ config }, 'organization.memberAdded', userId, organization.id, userId, { role: 'owner' });
   await event(config, 'organizationCreated', { organizationId: organization.id, by: userId });
   return organization;
 }
@@ -96,7 +106,7 @@ export async function addMember(config: InternalConfig, actorId: string, organiz
   assertWithin(config, actor, role, 'hand out');
   const { membership, added } = await organizationStore(config).addMember({ organizationId, userId, role });
   if (added) {
-    await memberActivity(config, 'organization.memberAdded', actorId, organizationId, userId, { role });
+    await memberActivity({ config }, 'organization.memberAdded', actorId, organizationId, userId, { role });
     await event(config, 'memberAdded', { organizationId, by: actorId, userId, role });
   }
   return membership;
@@ -117,7 +127,7 @@ export async function changeRole(config: InternalConfig, actorId: string, organi
   if (changed === 'lastOwner') throw new LastOwner('The organization would have no owner left: make another member owner first.', { organizationId });
   if (!changed) throw new OrganizationForbidden('Not a member of this organization.', { organizationId });
   if (current.role !== role) {
-    await memberActivity(config, 'organization.roleChanged', actorId, organizationId, userId, { from: current.role, to: role });
+    await memberActivity({ config }, 'organization.roleChanged', actorId, organizationId, userId, { from: current.role, to: role });
     await event(config, 'memberRoleChanged', { organizationId, by: actorId, userId, from: current.role, to: role });
   }
   return changed;
@@ -138,6 +148,6 @@ export async function removeMember(config: InternalConfig, actorId: string, orga
   const removed = await store.removeMember(organizationId, userId);
   if (removed === 'lastOwner') throw new LastOwner('The organization would have no owner left: make another member owner first.', { organizationId });
   if (!removed) throw new OrganizationForbidden('Not a member of this organization.', { organizationId });
-  await memberActivity(config, 'organization.memberRemoved', actorId, organizationId, userId, { role: removed.role });
+  await memberActivity({ config }, 'organization.memberRemoved', actorId, organizationId, userId, { role: removed.role });
   await event(config, 'memberRemoved', { organizationId, by: actorId, userId, role: removed.role });
 }

@@ -7,7 +7,7 @@ import type { InternalConfig } from '../core/config.js';
 import { SsoAddressRefused } from '../core/errors.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
-import { organizationStore } from '../organizations/members.js';
+import { memberActivity, organizationStore } from '../organizations/members.js';
 import { signedInUserId } from '../session/gate.js';
 import { strategyFor } from '../session/strategy.js';
 import { domainOfAddress } from './domains.js';
@@ -52,7 +52,10 @@ export async function joinSsoOrganization(req: AuthRequest, connection: SsoConne
   const member = userId ?? (await signedInUserId(req));
   if (!member) throw new SsoAddressRefused('The SSO sign-in left no session to join the organization with.', { connectionId: connection.id });
   const { membership, added } = await organizationStore(config).addMember({ organizationId: connection.organizationId, userId: member, role: connection.defaultRole });
-  if (added) await dispatchEvent(config.events, config.logger, 'memberAdded', { organizationId: connection.organizationId, by: member, userId: member, role: membership.role });
+  if (added) {
+    await memberActivity({ config, req }, 'organization.memberAdded', member, connection.organizationId, member, { role: membership.role, via: 'sso' });
+    await dispatchEvent(config.events, config.logger, 'memberAdded', { organizationId: connection.organizationId, by: member, userId: member, role: membership.role });
+  }
   await strategyFor(req).setOrganization(req, connection.organizationId);
 }
 

@@ -18,7 +18,12 @@ describe('activity of account changes', () => {
     await addMember(config, 'owner-1', org.id, 'bob', 'member');
     await changeRole(config, 'owner-1', org.id, 'bob', 'admin');
     await removeMember(config, 'owner-1', org.id, 'bob');
-    const { records } = await pg.adapter.listActivity({ organizationId: org.id });
+    const { records: all } = await pg.adapter.listActivity({ organizationId: org.id });
+    // The owner's membership, which the organization is made with, is on record too (the owner as user and actor).
+    const owner = all.filter((r) => r.userId === 'owner-1');
+    expect(owner).toHaveLength(1);
+    expect(owner[0]).toMatchObject({ kind: 'organization.memberAdded', actorId: 'owner-1', detail: { role: 'owner' } });
+    const records = all.filter((r) => r.userId !== 'owner-1');
     expect(records.map((r) => r.kind).sort()).toEqual(['organization.memberAdded', 'organization.memberRemoved', 'organization.roleChanged']);
     for (const r of records) expect(r).toMatchObject({ userId: 'bob', actorId: 'owner-1', organizationId: org.id });
     expect(records.find((r) => r.kind === 'organization.roleChanged')!.detail).toEqual({ from: 'member', to: 'admin' });

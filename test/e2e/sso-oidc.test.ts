@@ -26,6 +26,11 @@ describe('OIDC connections of two tenants', () => {
     const user = await w.adapter.getUserByEmail('alice@acme.test');
     expect(await w.adapter.getMembership(w.acme.orgId, String(user!.id))).toMatchObject({ role: 'member' });
     expect(await w.adapter.getMembership(w.globex.orgId, String(user!.id))).toBeNull();
+    // The membership made just in time is on record, by the sign-in that made it.
+    const joined = (await w.adapter.listActivity({ userId: String(user!.id), kinds: ['organization.memberAdded'] })).records;
+    expect(joined).toHaveLength(1);
+    expect(joined[0]).toMatchObject({ organizationId: w.acme.orgId, actorId: String(user!.id), detail: { role: 'member', via: 'sso' } });
+    expect(joined[0]!.sessionHash).toEqual(expect.any(String));
     // The IdP account is linked under the connection's provider id.
     expect(await w.adapter.getUserByAccount({ provider: `sso-${w.acme.connectionId}`, providerAccountId: 'alice' })).toMatchObject({ email: 'alice@acme.test' });
   });

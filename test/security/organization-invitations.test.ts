@@ -28,6 +28,7 @@ async function world(strategy: Strategy, invitations: { anyUser?: boolean; maxAg
       adapter: PostgresAdapter(stores.pool(schema)),
       session: { strategy },
       providers: [provider],
+      activity: {},
       organizations: { invitations: { ...invitations, send: (mail, context) => void mails.push({ ...mail, locale: context.locale }) } },
       events: { invitationSent: on('invitationSent'), invitationAccepted: on('invitationAccepted'), invitationRevoked: on('invitationRevoked'), memberAdded: on('memberAdded') } as never,
     });
@@ -107,6 +108,11 @@ describe.each<Strategy>(['jwt', 'database'])('invitations with %s sessions, two 
     expect((await open(bob, token)).status).toBe(410);
     expect((await answer(w, bob, token)).status).not.toBe(200);
     expect(w.events.filter((e) => e.name === 'invitationAccepted')).toHaveLength(1);
+    // On record once, from the invitation machine, with the request's agent and the session that answered.
+    const records = (await w.adapter.listActivity({ userId: bobEmail })).records.filter((r) => r.organizationId === owner.org);
+    expect(records.map((r) => r.kind).sort()).toEqual(['organization.invitationAccepted', 'organization.memberAdded']);
+    for (const r of records) expect(r).toMatchObject({ actorId: bobEmail, detail: { role: 'admin' }, flow: { machine: 'invitation' } });
+    expect(records.every((r) => typeof r.sessionHash === 'string')).toBe(true);
   });
 
   it('another account is refused, before and at the answer; an address changed on the way or unproven is refused', async () => {
@@ -240,6 +246,14 @@ describe.each<Strategy>(['jwt', 'database'])('invitations with %s sessions, two 
     expect((await answer(w, bob, third, true)).status).toBe(302);
     expect(await roleOf(w, owner.org, bobEmail)).toBeNull();
     expect((await open(bob, third)).status).toBe(410);
+    // On record: the owner's membership, three invitations sent (by the owner), one revoked; nothing accepted, nobody
+    // added (a decline has no record of its own: it changes no membership).
+    const kinds = (await w.adapter.listActivity({ organizationId: owner.org })).records.map((r) => `${r.kind} ${r.actorId}`).sort();
+    expect(kinds).toEqual([
+      `organization.invitationRevoked ${owner.email}`,
+      ...Array(3).fill(`organization.invitationSent ${owner.email}`),
+      `organization.memberAdded ${owner.email}`,
+    ]);
     // A token of the wrong shape, or made up, reads as gone.
     expect((await open(bob, 'x'.repeat(43))).status).toBe(410);
     expect((await open(bob, '..%2F..')).status).toBe(410);

@@ -134,6 +134,38 @@ describe('squatting', () => {
     expect(await mine.sessionEmail()).toBe(victim);
   });
 
+  it('the owner who opens the link of the squatter\'s own sign-up takes the account over (pre-hijacking): the squatter keeps neither password nor session', async () => {
+    const app = await serve({ signUp: { createAccount: 'at-once' } });
+    const victim = `victim-${randomUUID()}@example.test`;
+    const squatter = new SignUpBrowser(app);
+    await squatter.post('/auth/signup/password', { email: victim, password: 'the squatter’s password' });
+    expect(await squatter.sessionEmail()).toBe(victim);
+    // The verification mail of the squatter's sign-up reaches the owner, who opens it in their own browser.
+    const link = new URL((await smtp.waitForMessage(victim)).links.find((l) => l.includes('/signup/'))!);
+    const owner = new SignUpBrowser(app);
+    expect((await owner.get(link.pathname + link.search)).status).toBe(302);
+    expect(await owner.sessionEmail()).toBe(victim);
+    expect((await adapter.getUserByEmail(victim))?.emailVerified).not.toBeNull();
+    // Before the fix the account was verified as it was: the squatter stayed signed in and their password worked.
+    expect(await squatter.sessionEmail()).toBeNull();
+    const refused = await new SignUpBrowser(app).post('/auth/callback/password', { email: victim, password: 'the squatter’s password', callbackUrl: '/' });
+    expect(refused.headers.get('location')).toContain('error=CredentialsSignin');
+  });
+
+  it('the one who signed up at once and opens the link in that browser keeps their password and session', async () => {
+    const app = await serve({ signUp: { createAccount: 'at-once' } });
+    const email = `self-${randomUUID()}@example.test`;
+    const me = new SignUpBrowser(app);
+    await me.post('/auth/signup/password', { email, password: PASSWORD });
+    const link = new URL((await smtp.waitForMessage(email)).links.find((l) => l.includes('/signup/'))!);
+    expect((await me.get(link.pathname + link.search)).status).toBe(302);
+    expect(await me.sessionEmail()).toBe(email);
+    expect((await adapter.getUserByEmail(email))?.emailVerified).not.toBeNull();
+    const again = new SignUpBrowser(app);
+    await again.post('/auth/callback/password', { email, password: PASSWORD, callbackUrl: '/' });
+    expect(await again.sessionEmail()).toBe(email);
+  });
+
   it('an e-mail sign-in by the owner takes an unproven account over too; a pending sign-up makes no user at all', async () => {
     const app = await serve({ signUp: { createAccount: 'at-once' } });
     const victim = `victim-${randomUUID()}@example.test`;

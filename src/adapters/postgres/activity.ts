@@ -9,6 +9,18 @@ type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 
 const COLUMNS = ['id', 'kind', 'at', 'user_id', 'actor_id', 'organization_id', 'provider', 'method', 'machine', 'machine_version', 'transition', 'session_hash', 'ip', 'user_agent', 'correlation_id', 'reason', 'detail'] as const;
 
+// The INSERT of n records, built once per n (an outcome writes one to three).
+const inserts = new Map<number, string>();
+function insertOf(n: number): string {
+  let sql = inserts.get(n);
+  if (sql === undefined) {
+    const tuples = Array.from({ length: n }, (_, r) => `(${COLUMNS.map((_, i) => `$${r * COLUMNS.length + i + 1}`).join(', ')})`);
+    sql = `INSERT INTO activity (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
+    if (n <= 8) inserts.set(n, sql);
+  }
+  return sql;
+}
+
 function values(r: ActivityRecord): unknown[] {
   return [
     r.id,
@@ -63,14 +75,7 @@ export function activityMethods(query: Query): {
   return {
     async appendActivity(records) {
       if (records.length === 0) return;
-      const params: unknown[] = [];
-      const tuples = records.map((r) => {
-        const row = values(r);
-        const first = params.length;
-        params.push(...row);
-        return `(${row.map((_, i) => `$${first + i + 1}`).join(', ')})`;
-      });
-      await query(`INSERT INTO activity (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+      await query(insertOf(records.length), records.flatMap(values));
     },
     async listActivity(q) {
       const where: string[] = [];

@@ -12,7 +12,7 @@ import type { AdapterInvitation, InvitationAdapterMethods } from '../../core/inv
 import type { RequestContext } from '../../core/request-context.js';
 import { translatorFor, messagesFor } from '../../core/messages/request.js';
 import { sessionGate } from '../../session/gate.js';
-import { assertWithin, authorize, organizationStore } from '../../organizations/members.js';
+import { assertWithin, authorize, memberActivity, organizationStore } from '../../organizations/members.js';
 import { sendInvitationMail } from './invitation-mail.js';
 
 /** How long an invitation stays valid by default: seven days. */
@@ -94,6 +94,7 @@ export async function inviteMember(req: RequestContext, actorId: string, organiz
     role: params.role,
     expires: invitation.expires,
   }, i18n);
+  await memberActivity({ config, req }, 'organization.invitationSent', actorId, organizationId, actorId, { role: params.role, invitationId: invitation.id });
   await event(config, 'invitationSent', { organizationId, by: actorId, invitationId: invitation.id, email, role: params.role });
   return invitation;
 }
@@ -108,8 +109,10 @@ export async function listInvitations(config: InternalConfig, actorId: string, o
 export async function revokeInvitation(config: InternalConfig, actorId: string, organizationId: string, invitationId: string): Promise<boolean> {
   await authorize(config, organizationId, actorId, 'member:invite');
   const revoked = await invitationStore(config).revokeInvitation(organizationId, invitationId);
-  if (revoked) await event(config, 'invitationRevoked', { organizationId, by: actorId, invitationId, email: revoked.email });
-  return revoked !== null;
+  if (!revoked) return false;
+  await memberActivity({ config }, 'organization.invitationRevoked', actorId, organizationId, actorId, { role: revoked.role, invitationId });
+  await event(config, 'invitationRevoked', { organizationId, by: actorId, invitationId, email: revoked.email });
+  return true;
 }
 
 /** What the invitation page shows: who invites whom to what. */
@@ -195,6 +198,11 @@ export async function answerInvitation(req: RequestContext, params: { id: string
   if (taken === 'expired' || taken === 'gone') return { result: taken };
   const { invitation } = taken;
   if (!params.accept) return { result: 'declined', organizationId: invitation.organizationId };
+  // The records go with the events: the acceptance, and the membership when the invitee was not a member yet (a
+  // member keeps their role: the invitation is spent, nothing else changes).
+  const on = { config, req };
+  await memberActivity(on, 'organization.invitationAccepted', params.userId, invitation.organizationId, params.userId, { role: invitation.role, invitationId: invitation.id });
+  if (taken.added) await memberActivity(on, 'organization.memberAdded', params.userId, invitation.organizationId, params.userId, { role: invitation.role });
   await event(config, 'invitationAccepted', { organizationId: invitation.organizationId, by: params.userId, invitationId: invitation.id, email: invitation.email, role: invitation.role });
   if (taken.added) await event(config, 'memberAdded', { organizationId: invitation.organizationId, by: params.userId, userId: params.userId, role: invitation.role });
   return { result: 'accepted', organizationId: invitation.organizationId };

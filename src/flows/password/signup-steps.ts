@@ -12,6 +12,7 @@ import { passwordForHashing } from '../../providers/password/rules.js';
 import type { FlowDeps } from '../runtime/contract.js';
 import { sendSignUpMail, settingsOf } from './signup-mail.js';
 import { claimUnverifiedAccount, DROPPED_PASSWORD, isUnverifiedPasswordAccount } from './unverified.js';
+import { signedInUserId } from '../../session/gate.js';
 import type { InternalConfig } from '../../core/config.js';
 import { createPasswordUser, passwordAdapter } from './adapter.js';
 
@@ -221,6 +222,10 @@ export async function createAccount({ input }: { input: { deps: FlowDeps; entry:
     const user = (await adapter.getUser(entry.userId)) as AdapterUser | null;
     if (!user || user.email !== entry.email) throw new Verification('The account this link verifies is gone or has another address.');
     if (user.emailVerified) return { user, created: false };
+    // Proven in a browser signed in as the account (the one that signed up): verified as it is. Proven anywhere else,
+    // the mailbox's owner may be clicking a link that someone else's sign-up with their address sent them: the
+    // account is taken over as by any other proof (password dropped, sessions ended), so a squatter keeps nothing.
+    if ((await signedInUserId(deps.req)) !== String(user.id)) await claimUnverifiedAccount(deps.req, String(user.id));
     return { user: (await adapter.updateUser({ id: user.id, emailVerified: now })) as AdapterUser, created: false };
   }
   const owner = (await adapter.getUserByEmail(entry.email)) as AdapterUser | null;

@@ -4,6 +4,7 @@
 // another by its address.
 import type { AdapterUser } from '../../core/types.js';
 import type { RequestContext } from '../../core/request-context.js';
+import { noteActivity } from '../../activity/run.js';
 import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
 
 /** The stored hash of a password dropped this way: no hasher makes it, and sign-in treats it as no password at all. */
@@ -29,4 +30,7 @@ export async function claimUnverifiedAccount(req: RequestContext, userId: string
   await adapter?.setPasswordHash?.(userId, hash);
   if (adapter?.deleteSessions) await adapter.deleteSessions(userId);
   if (keepsValidAfter(req)) await endSessionsBefore(req, userId, new Date());
+  // On record, with the run that proved the address: the squatter's password gone and their sessions ended.
+  await noteActivity(req, { kind: 'password.changed', userId, method: 'password', reason: 'takenOver', detail: { dropped: hash === DROPPED_PASSWORD } });
+  await noteActivity(req, { kind: 'session.ended', userId, reason: 'takenOver' });
 }

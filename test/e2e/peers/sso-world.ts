@@ -81,7 +81,7 @@ export async function startSsoWorld(extra: Partial<AuthConfig> = {}): Promise<Ss
   const db = await PGlite.create();
   const adapter = PostgresAdapter(db);
   await adapter.migrate();
-  const t = testAuth({ adapter, providers: [credentials], organizations: {}, sso: { resolveTxt: dns.resolveTxt }, ...extra });
+  const t = testAuth({ adapter, providers: [credentials], organizations: {}, activity: {}, sso: { resolveTxt: dns.resolveTxt }, ...extra });
   const admin: SsoWorld['admin'] = async (client, path, body = {}) => client.post(`/auth/organizations/sso${path}`, { csrfToken: await t.csrfToken(client), ...body });
 
   const tenant = async (name: string, domain: string, defaultRole: string, accounts: Record<string, AccountClaims>): Promise<Tenant> => {

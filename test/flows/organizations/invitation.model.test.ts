@@ -1,23 +1,37 @@
-// Model-based tests of the invitation machine: paths generated from `invitationMachine`, each driven with actors that
-// settle only by the path's own done/error events, recorded the way the runtime records a run; together they take
-// every state and every transition. What each step does for real (the binding, the single use, the races) is proven
-// over HTTP against PostgreSQL in test/security/organization-invitations.test.ts.
-import { afterAll, describe, expect, it } from 'vitest';
-import { createActor, fromPromise, type AnyEventObject } from 'xstate';
+// Model-based tests of the invitation: paths generated from `invitationMachine`, each played over HTTP, request by
+// request, against the real flow on PostgreSQL (PGlite) with organizations and the activity log on. An owner invites
+// over the routes; the world is set up before each request so the flow takes the branches the path names (the
+// invitation expired, revoked, the invitee's address changed, the database failing, another account with or without
+// `anyUser`). Each request's logged trace must be the path's segment for that request, and together they take every
+// state and every transition. After each path, the activity log must hold exactly what the answer wrote: an accepted
+// invitation its `organization.invitationAccepted` (and `organization.memberAdded` for a new member) from this
+// machine; any other end nothing.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Adapter } from '../../../src/core/adapter.js';
+import type { InvitationMail } from '../../../src/core/invitations.js';
+import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { invitationMachine } from '../../../src/flows/organizations/invitation-machine.js';
 import { invitationTokenHash } from '../../../src/flows/organizations/invitations.js';
-import { traceEntriesFromMicrostep, type TraceEntry } from '../../../src/devtools/graph.js';
+import { Credentials } from '../../../src/providers/credentials.js';
+import { ORIGIN, testAuth, type TestAuth } from '../../support/auth-app.js';
+import type { ClientResponse, TestClient } from '../../support/client.js';
 import { createCoverage } from '../../support/flow-coverage.js';
+import { done, failed, requestsOf, type Labelled } from '../../support/model-events.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
-import { done, failed, type Labelled } from '../../support/model-events.js';
+import { useMigratedPGlite } from '../../support/pglite.js';
 
 const TOKEN = 'a'.repeat(43);
 const OTHER = 'b'.repeat(43);
 const FUTURE = 4_000_000_000_000;
 const facts = (expires: number) => ({ id: 'i1', tokenHash: invitationTokenHash(TOKEN), organizationId: 'o1', organizationName: 'Acme', inviter: 'Ada', email: 'bob@example.com', role: 'member', expires });
 
-
-const outcomes: Labelled[] = [
+const events: Labelled[] = [
+  { type: 'OPEN', branch: 'the link', token: TOKEN },
+  { type: 'ACCEPT', branch: 'on the page of the link', token: TOKEN },
+  { type: 'ACCEPT', branch: 'to another link', token: OTHER },
+  { type: 'DECLINE', branch: 'on the page of the link', token: TOKEN },
+  { type: 'DECLINE', branch: 'to another link', token: OTHER },
   done('0.invitation.opening', 'the invited address', { state: 'pending', facts: facts(FUTURE), matches: true, allowed: true }),
   done('0.invitation.opening', 'another account, anyUser', { state: 'pending', facts: facts(FUTURE), matches: false, allowed: true }),
   done('0.invitation.opening', 'opened just before it expires', { state: 'pending', facts: facts(1), matches: true, allowed: true }),
@@ -26,6 +40,7 @@ const outcomes: Labelled[] = [
   done('0.invitation.opening', 'gone', { state: 'gone' }),
   failed('0.invitation.opening', 'the database is down'),
   done('0.invitation.accepting', 'taken', { result: 'accepted', organizationId: 'o1' }),
+  done('0.invitation.accepting', 'taken by a member already', { result: 'accepted', organizationId: 'o1' }),
   done('0.invitation.accepting', 'expired meanwhile', { result: 'expired' }),
   done('0.invitation.accepting', 'the address changed meanwhile', { result: 'otherAccount' }),
   done('0.invitation.accepting', 'revoked or taken meanwhile', { result: 'gone' }),
@@ -37,46 +52,141 @@ const outcomes: Labelled[] = [
   failed('0.invitation.declining', 'the database is down at the decline'),
 ];
 
-const events: AnyEventObject[] = [
-  { type: 'OPEN', token: TOKEN },
-  { type: 'ACCEPT', token: TOKEN },
-  { type: 'ACCEPT', token: OTHER },
-  { type: 'DECLINE', token: TOKEN },
-  { type: 'DECLINE', token: OTHER },
-  ...outcomes,
-];
+// A state is told apart by its value and the invitation's expiry (the only context the `lapsed` guard reads).
+const modelInput = { deps: {}, callbackUrl: ORIGIN, flowId: 'invitation', userId: 'u1', startedAt: 0 };
+const paths = modelPaths(invitationMachine, {
+  events: () => events,
+  input: modelInput,
+  stateKey: (s) => JSON.stringify([s.value, (s.context as { facts?: { expires: number } }).facts?.expires ?? null]),
+});
+const branchesOf = (path: ModelPath) => (path.events as Labelled[]).map((e) => e.branch);
 
-const input = { deps: {}, callbackUrl: 'http://localhost:3000/', flowId: 'invitation', userId: 'u1', startedAt: 0 };
-const never = fromPromise(() => new Promise<never>(() => {}));
-const drivable = invitationMachine.provide({ actors: { openInvitation: never, answer: never } as never });
-const stateKey = (s: { value: unknown; context: { facts?: { expires: number } } }) => JSON.stringify([s.value, s.context.facts?.expires ?? null]);
-
-function drive(path: ModelPath): { trace: TraceEntry[]; value: unknown; output: unknown } {
-  const trace: TraceEntry[] = [];
-  const actor = createActor(drivable, { input: input as never, inspect: (ev) => trace.push(...traceEntriesFromMicrostep(ev)) });
-  actor.start();
-  for (const event of path.events) actor.send(event as never);
-  const snapshot = actor.getSnapshot();
-  actor.stop();
-  return { trace, value: snapshot.value, output: snapshot.output };
+const pg = useMigratedPGlite();
+const faults = new Set<string>();
+function faultyAdapter(): Adapter {
+  const real = pg.adapter as unknown as Record<string, (...a: unknown[]) => unknown>;
+  return new Proxy(real, {
+    get(target, name: string) {
+      const fn = target[name];
+      if (typeof fn !== 'function') return fn;
+      return (...args: unknown[]) => {
+        if (faults.has(name)) return Promise.reject(Object.assign(new Error(`connect ECONNREFUSED (injected into ${name})`), { code: 'ECONNREFUSED' }));
+        return fn.apply(target, args);
+      };
+    },
+  }) as unknown as Adapter;
 }
 
-const leaf = (value: unknown): string => (typeof value === 'string' ? value : Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}.${leaf(v)}`)[0]!);
-const branchesOf = (path: ModelPath) => (path.events as Labelled[]).filter((e) => e.branch).map((e) => e.branch);
-
+// A user's id is their address; the row (a verified address) is made by `person`.
+const provider = Credentials({ credentials: { email: {} }, authorize: (c) => ({ id: String(c.email), email: String(c.email) }) });
+let serial = 0;
+async function person(who: string): Promise<string> {
+  const email = `${who}-${++serial}@example.test`;
+  await pg.adapter.createUser({ id: email, email, emailVerified: new Date(), name: who });
+  return email;
+}
+async function signIn(t: TestAuth, c: TestClient, email: string): Promise<void> {
+  expect((await c.post('/auth/callback/credentials', { csrfToken: await t.csrfToken(c), email })).status).toBe(302);
+}
 const coverage = createCoverage(invitationMachine);
 afterAll(() => console.log(`flow coverage: ${coverage.format()}`));
 
-describe('invitation, model paths', () => {
-  const paths = modelPaths(invitationMachine, { events: () => events, input, stateKey: stateKey as never });
+/** Plays one path: an owner invites over HTTP, then each request is set up so the real flow takes its segment's branches. */
+async function play(path: ModelPath) {
+  const all = branchesOf(path);
+  const mails: InvitationMail[] = [];
+  const t = testAuth({
+    providers: [provider],
+    adapter: faultyAdapter(),
+    organizations: { invitations: { anyUser: all.includes('another account, anyUser'), send: (m) => void mails.push(m) } },
+    throttle: { enabled: false },
+    activity: {},
+  });
+  const owner = t.newClient();
+  const invited = await person('bob');
+  const ownerId = await person('owner');
+  await signIn(t, owner, ownerId);
+  const created = await owner.post('/auth/organizations', { csrfToken: await t.csrfToken(owner), name: 'Acme' });
+  expect(created.status).toBe(201);
+  const org = ((await created.json()) as { id: string }).id;
+  const sent = await owner.post('/auth/organizations/invitations', { csrfToken: await t.csrfToken(owner), email: invited, role: 'admin' });
+  expect(sent.status).toBe(201);
+  const invitation = ((await sent.json()) as { id: string }).id;
+  const token = new URL(mails.at(-1)!.url).pathname.split('/').at(-1)!;
+  // A revocation is the owner's set-up of a branch: its record (the owner's) is not the path's.
+  const revoke = async () => expect((await owner.post('/auth/organizations/invitations/revoke', { csrfToken: await t.csrfToken(owner), id: invitation })).status).toBe(200);
+  const expires = (sql: string) => pg.db.query(`UPDATE organization_invitations SET expires = ${sql} WHERE id = $1`, [invitation]);
+  // The one who answers: the invitee, or another account.
+  const user = all.some((b) => b.startsWith('another account')) ? await person('carol') : invited;
+  await signIn(t, t.client, user);
+  if (all.includes('taken by a member already')) await pg.adapter.addMember({ organizationId: org, userId: user, role: 'member' });
+  // What the set-up wrote (sign-ins, the invitation sent) is not the path's.
+  const setUp = (await pg.db.query<{ id: string }>('SELECT id FROM activity')).rows.map((r) => r.id);
 
-  it.each(paths.map((p) => [`${p.description} [${branchesOf(p).join(' / ')}]`, p] as const))('%s', (_name, path) => {
-    const run = drive(path);
-    coverage.record(run.trace);
-    expect(leaf(run.value)).toBe(path.finalState);
-    // Only an accepted invitation names an organization for the session.
-    if (path.finalState === 'accepted') expect(run.output).toEqual({ outcome: 'completed', organization: 'o1', redirect: input.callbackUrl });
-    if (path.finalState === 'declined') expect(run.output).toEqual({ outcome: 'completed', redirect: input.callbackUrl });
+  const traces: TraceEntry[][] = [];
+  let last: ClientResponse | undefined;
+  let lapsing = false;
+  for (const [event, ...outcomes] of requestsOf(path)) {
+    const has = (b: string) => outcomes.some((o) => o.branch === b);
+    const link = event!.token === TOKEN ? token : randomBytes(32).toString('base64url');
+    if (has('expired') || has('expired meanwhile') || has('expired before the decline')) await expires(`now() - interval '1 second'`);
+    if (has('opened just before it expires')) await expires(`now() + interval '30 seconds'`);
+    if (has('gone') || has('revoked or taken meanwhile') || has('revoked before the decline')) await revoke();
+    if (has('the address changed meanwhile') || has('the address changed before the decline')) await pg.adapter.updateUser({ id: user, email: `new-${user}`, emailVerified: new Date() });
+    if (has('the database is down')) faults.add('getInvitationByTokenHash');
+    if (has('the database is down at the answer') || has('the database is down at the decline')) faults.add('answerInvitation');
+    // The page was shown just before the invitation lapsed; the answer comes a minute later.
+    if (lapsing && event!.token === TOKEN) {
+      const now = Date.now();
+      vi.spyOn(Date, 'now').mockReturnValue(now + 60_000);
+    }
+    const csrfToken = await t.csrfToken();
+    const before = t.logger.debugs.length;
+    try {
+      last = event!.type === 'OPEN' ? await t.client.get(`/auth/invitations/${link}`) : await t.client.post(`/auth/invitations/${link}`, { csrfToken, ...(event!.type === 'DECLINE' ? { answer: 'decline' } : {}) });
+    } finally {
+      faults.clear();
+      vi.restoreAllMocks();
+    }
+    lapsing = has('opened just before it expires');
+    const logged = t.logger.debugs.slice(before).filter((d) => d.message.startsWith('flow invitation '));
+    expect(logged, `one trace for ${event!.type}`).toHaveLength(1);
+    traces.push((logged[0]!.metadata as { trace: TraceEntry[] }).trace.filter((e) => e.machine === undefined));
+  }
+  const records = (await pg.db.query<Record<string, string | null>>(
+    `SELECT kind, user_id, organization_id, machine FROM activity
+      WHERE (user_id = ANY($1) OR organization_id = $2) AND NOT id = ANY($3) AND actor_id IS DISTINCT FROM $4 ORDER BY kind`,
+    [[user, invited], org, setUp, ownerId],
+  )).rows;
+  return { traces, last: last!, records, user, org, member: await pg.adapter.getMembership(org, user) };
+}
+
+describe('invitation, model paths played over HTTP', () => {
+  it('has a path to every end and through every outcome', () => {
+    expect([...new Set(paths.map((p) => p.finalState))].sort()).toEqual(['accepted', 'awaitingAnswer', 'declined', 'failed.callbackRoute', 'failed.expired', 'failed.gone', 'failed.otherAccount']);
+    expect([...new Set(paths.flatMap(branchesOf))].sort()).toEqual([...new Set(events.map((e) => e.branch))].sort());
+  });
+
+  it.each(paths.map((p) => [`${p.description} [${branchesOf(p).join(' / ')}]`, p] as const))('%s', async (_name, path) => {
+    const run = await play(path);
+    const segments = requestsOf(path);
+    for (const [i, trace] of run.traces.entries()) {
+      coverage.record(trace);
+      // The real flow took the model's path, request by request.
+      expect(trace.map((e) => e.event), `request ${i + 1}`).toEqual(segments[i]!.map((e) => e.type));
+    }
+    const accepted = path.finalState === 'accepted';
+    const already = branchesOf(path).includes('taken by a member already');
+    // The activity log: an acceptance leaves its record (and the membership's, for a new member) from this machine,
+    // naming the invitee and the organization; a decline, a refusal, a lapse or a failure leaves none.
+    const record = (kind: string) => ({ kind, user_id: run.user, organization_id: run.org, machine: 'invitation' });
+    expect(run.records).toEqual(accepted ? [record('organization.invitationAccepted'), ...(already ? [] : [record('organization.memberAdded')])] : []);
+    // A new member joins with the invited role; one already a member keeps theirs.
+    expect(run.member?.role ?? null).toBe(accepted ? (already ? 'member' : 'admin') : already ? 'member' : null);
+    const status = { accepted: 302, declined: 302, awaitingAnswer: 200, 'failed.gone': 410, 'failed.expired': 410, 'failed.otherAccount': 403, 'failed.callbackRoute': 302 }[path.finalState];
+    expect(run.last.status, await run.last.clone().text()).toBe(status);
+    if (path.finalState === 'failed.callbackRoute') expect(run.last.location?.href).toContain('/auth/error?error=');
+    else if (status === 302) expect(run.last.location?.href).toBe(`${ORIGIN}/`);
   });
 });
 
