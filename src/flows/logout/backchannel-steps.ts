@@ -8,6 +8,7 @@ import type { InternalOAuthProvider } from '../../providers/oauth.js';
 import { authorizationServer } from '../../providers/oauth-server.js';
 import { usersOfProviderSession, useLogoutTokenInStore } from '../../session/provider-sessions.js';
 import { endSessionsBefore, keepsValidAfter } from '../../session/valid-after.js';
+import { noteActivity } from '../../activity/run.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -105,10 +106,11 @@ export async function useJti(deps: LogoutDeps, claims: LogoutClaims): Promise<bo
 export async function endNamedSessions(deps: LogoutDeps, claims: LogoutClaims): Promise<number> {
   const { req, provider } = deps;
   const adapter = req.config.adapter;
+  let users: string[];
   try {
     const match = { sid: claims.sid, sub: claims.sub };
     const fromAdapter = typeof adapter?.findProviderSessionUsers === 'function';
-    const users = fromAdapter ? await adapter!.findProviderSessionUsers!(provider.id, match) : await usersOfProviderSession(req, provider.id, match);
+    users = fromAdapter ? await adapter!.findProviderSessionUsers!(provider.id, match) : await usersOfProviderSession(req, provider.id, match);
     // Found through the store (JWT sessions, no adapter), sessions end as of the logout's iat: a replayed copy the
     // store's jti check let through ends no session begun since.
     const at = new Date(fromAdapter ? deps.now() : Math.min(deps.now(), (claims.iat + 1) * 1000));
@@ -116,8 +118,10 @@ export async function endNamedSessions(deps: LogoutDeps, claims: LogoutClaims): 
       if (adapter?.deleteSessions) await adapter.deleteSessions(userId);
       if (keepsValidAfter(req)) await endSessionsBefore(req, userId, at);
     }
-    return users.length;
   } catch (err) {
     throw adapterFailure('endSessions', err);
   }
+  // On record once they have ended, one per user, by the provider that asked (a record that fails is logged).
+  for (const userId of users) await noteActivity(req, { kind: 'session.ended', userId, provider: provider.id, method: provider.type, reason: 'backchannelLogout' });
+  return users.length;
 }

@@ -25,6 +25,8 @@ import type { StageDefinition, StageOutput, StagePurpose } from './stage.js';
 import type { TraceEntry } from './trace.js';
 import { recordFactorCheck } from '../../session/factor-check.js';
 import { inFlowSpan } from './observe/flow-span.js';
+import { newFlowId } from './flow-id.js';
+import { openActivityRun } from '../../activity/run.js';
 
 /**
  * The machines the door runs, as the registry names them: the runtime imports no specific flow, so they are handed
@@ -252,13 +254,22 @@ async function jobStep(req: RequestContext, door: Extract<Door, { kind: 'job' }>
   const args = door.args as never;
   const trace = door.trace ?? [];
   const runOptions: RunOptions = { keepTrace: door.trace !== undefined, ...(job.settleTimeoutMs ? { settleTimeoutMs: job.settleTimeoutMs(args) } : {}) };
-  const settled = await inFlowSpan(
-    provider.id,
-    job.machine.id,
-    undefined,
-    (span) => settleMachine(job.machine, job.input(req, provider, args), event, paused, trace, [], span ? { ...runOptions, span } : runOptions),
-    settlementOutcome,
-  );
+  // A job's records (a back-channel logout's sessions ended, a sign-out's) name its machine and share one id.
+  const id = newFlowId();
+  const closeActivity = openActivityRun(req, { correlationId: id, flow: { machine: job.machine.id, version: String(job.version) }, provider: provider.id });
+  let settled: Awaited<ReturnType<typeof settleMachine>>;
+  try {
+    settled = await inFlowSpan(
+      provider.id,
+      job.machine.id,
+      undefined,
+      (span) => settleMachine(job.machine, job.input(req, provider, args), event, paused, trace, [], span ? { ...runOptions, span } : runOptions),
+      settlementOutcome,
+      id,
+    );
+  } finally {
+    await closeActivity();
+  }
   switch (settled.kind) {
     case 'done':
       logJobFailure(req, settled.context);

@@ -1,6 +1,7 @@
 // Model-based tests of the back-channel logout machine: paths generated from `backchannelLogoutMachine`, each played
 // for real (oidc-provider's key and JWKS, PostgreSQL) with a logout token and a database set up so the real run takes
-// that path: a valid token, a refused one, a replay, the jti store failing, ending the sessions failing.
+// that path: a valid token, a refused one, a replay, the jti store failing, ending the sessions failing. Each path
+// leaves the user's `session.ended` record when, and only when, it ended their sessions.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/core/config.js';
@@ -44,29 +45,30 @@ afterAll(async () => {
 });
 
 /** A user with an account at the OP (`sub`) and a database session; its session cookie's stored token. */
-async function seedUser(prefix: string): Promise<{ sub: string; stored: string }> {
+async function seedUser(prefix: string): Promise<{ userId: string; sub: string; stored: string }> {
   const userId = `${prefix}${randomUUID()}`;
   const sub = `sub-${randomUUID()}`;
   const stored = storedSessionToken(randomUUID());
   await t.sql(`INSERT INTO users (id, email) VALUES ($1, $2)`, [userId, `${userId}@example.test`]);
   await t.sql(`INSERT INTO accounts (provider, provider_account_id, user_id, type) VALUES ('oidc', $1, $2, 'oidc')`, [sub, userId]);
   await t.sql(`INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, now() + interval '1 day')`, [stored, userId]);
-  return { sub, stored };
+  return { userId, sub, stored };
 }
 
-async function play(path: ModelPath): Promise<{ trace: TraceEntry[]; sessionLeft: boolean }> {
+async function play(path: ModelPath): Promise<{ trace: TraceEntry[]; sessionLeft: boolean; records: unknown[] }> {
   const l = labels(path);
-  const { sub, stored } = await seedUser(l.includes('ending fails') ? 'end-fails-' : 'user-');
+  const { userId, sub, stored } = await seedUser(l.includes('ending fails') ? 'end-fails-' : 'user-');
   const jti = `${l.includes('jti store fails') ? 'fail-' : ''}${randomUUID()}`;
   const token = l.includes('forged') ? await opSigned(logoutClaims(t.op, { sub, aud: 'another-client', jti })) : await opSigned(logoutClaims(t.op, { sub, jti }));
-  const config = resolveConfig(t.configs[0]);
+  const config = resolveConfig({ ...t.configs[0], activity: {} });
   const req = () => createAuthRequest(new Request('http://localhost:3000/auth/backchannel-logout/oidc', { method: 'POST' }), config, { body: false });
   const provider = config.providers.find((p) => p.id === 'oidc')!;
   if (l.includes('replay')) await runBackchannelLogout(await req(), provider, token, []);
   const trace: TraceEntry[] = [];
   await runBackchannelLogout(await req(), provider, token, trace);
   const left = await t.sql(`SELECT 1 FROM sessions WHERE session_token = $1`, [stored]);
-  return { trace, sessionLeft: left.length === 1 };
+  const records = await t.sql(`SELECT kind, provider, reason, machine FROM activity WHERE user_id = $1`, [userId]);
+  return { trace, sessionLeft: left.length === 1, records };
 }
 
 describe('back-channel logout, model paths played against oidc-provider keys and PostgreSQL', () => {
@@ -75,12 +77,15 @@ describe('back-channel logout, model paths played against oidc-provider keys and
   });
 
   it.each(paths.map((p) => [`${p.description} [${labels(p).join(', ')}]`, p] as const))('%s', async (_name, path) => {
-    const { trace, sessionLeft } = await play(path);
+    const { trace, sessionLeft, records } = await play(path);
     coverage.record(trace);
     expect(trace.map((e) => e.event)).toEqual(path.events.map((e) => e.type));
     expect(trace.at(-1)?.to).toBe(path.finalState);
     // Only a logged-out path (or a replay of one that already ended it) ends the session.
-    expect(sessionLeft).toBe(!(path.finalState === 'loggedOut' || labels(path).includes('replay')));
+    const ended = path.finalState === 'loggedOut' || labels(path).includes('replay');
+    expect(sessionLeft).toBe(!ended);
+    // The activity log: the user's sessions ended, once, by the provider's logout (a replay's first run wrote it).
+    expect(records).toEqual(ended ? [{ kind: 'session.ended', provider: 'oidc', reason: 'backchannelLogout', machine: 'backchannelLogout' }] : []);
   });
 
   it('covers every state and transition', () => {
