@@ -20,6 +20,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { done, failed, requestsOf, type Labelled } from '../../support/model-events.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
+import { faultyAdapter as faultsInto } from '../../support/faults.js';
 
 const TOKEN = 'a'.repeat(43);
 const OTHER = 'b'.repeat(43);
@@ -63,19 +64,7 @@ const branchesOf = (path: ModelPath) => (path.events as Labelled[]).map((e) => e
 
 const pg = useMigratedPGlite();
 const faults = new Set<string>();
-function faultyAdapter(): Adapter {
-  const real = pg.adapter as unknown as Record<string, (...a: unknown[]) => unknown>;
-  return new Proxy(real, {
-    get(target, name: string) {
-      const fn = target[name];
-      if (typeof fn !== 'function') return fn;
-      return (...args: unknown[]) => {
-        if (faults.has(name)) return Promise.reject(Object.assign(new Error(`connect ECONNREFUSED (injected into ${name})`), { code: 'ECONNREFUSED' }));
-        return fn.apply(target, args);
-      };
-    },
-  }) as unknown as Adapter;
-}
+const faultyAdapter = (): Adapter => faultsInto(pg.adapter, faults);
 
 // A user's id is their address; the row (a verified address) is made by `person`.
 const provider = Credentials({ credentials: { email: {} }, authorize: (c) => ({ id: String(c.email), email: String(c.email) }) });

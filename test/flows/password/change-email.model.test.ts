@@ -18,6 +18,7 @@ import { signedInWithPassword } from '../../support/password-user.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { startSmtpServer, type SmtpHarness } from '../../e2e/peers/smtp.js';
 import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
+import { faultyAdapter as faultsInto } from '../../support/faults.js';
 
 const PASSWORD = 'correct horse battery staple';
 const events: Labelled[] = [
@@ -76,19 +77,7 @@ const flowStore: FlowStore = {
   },
 };
 const faults = new Set<string>();
-function faultyAdapter(): Adapter {
-  const real = pg.adapter as unknown as Record<string, (...a: unknown[]) => unknown>;
-  return new Proxy(real, {
-    get(target, name: string) {
-      const fn = target[name];
-      if (typeof fn !== 'function') return fn;
-      return async (...args: unknown[]) => {
-        if (faults.has(name)) throw Object.assign(new Error(`connect ECONNREFUSED (injected into ${name})`), { code: 'ECONNREFUSED' });
-        return fn.apply(target, args);
-      };
-    },
-  }) as unknown as Adapter;
-}
+const faultyAdapter = (): Adapter => faultsInto(pg.adapter, faults);
 
 const hasher = argon2id({ memoryCost: 1024, timeCost: 1 });
 const coverage = createCoverage(changeEmailMachine);

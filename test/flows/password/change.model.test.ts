@@ -15,6 +15,7 @@ import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { signedInWithPassword } from '../../support/password-user.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
+import { faultyAdapter as faultsInto } from '../../support/faults.js';
 
 const OLD = 'old horse battery staple';
 const NEW = 'new horse battery staple';
@@ -72,21 +73,11 @@ const flowStore: FlowStore = {
 };
 const faults = new Set<string>();
 let raced = false;
-function faultyAdapter(): Adapter {
-  const real = pg.adapter as unknown as Record<string, (...a: unknown[]) => unknown>;
-  return new Proxy(real, {
-    get(target, name: string) {
-      const fn = target[name];
-      if (typeof fn !== 'function') return fn;
-      return async (...args: unknown[]) => {
-        if (faults.has(name)) throw Object.assign(new Error(`connect ECONNREFUSED (injected into ${name})`), { code: 'ECONNREFUSED' });
-        // Another change lands between the check and the write: the write over the checked hash finds another.
-        if (name === 'setPasswordHash' && raced) await fn.call(target, args[0], await hashNewPassword('someone else was faster', { hasher }));
-        return fn.apply(target, args);
-      };
-    },
-  }) as unknown as Adapter;
-}
+// Another change lands between the check and the write: the write over the checked hash finds another.
+const faultyAdapter = (): Adapter =>
+  faultsInto(pg.adapter, faults, async (name, args, call) => {
+    if (name === 'setPasswordHash' && raced) await call(args[0], await hashNewPassword('someone else was faster', { hasher }));
+  });
 
 const argon = argon2id({ memoryCost: 1024, timeCost: 1 });
 let hasherDown = false;

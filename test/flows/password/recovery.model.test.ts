@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Adapter } from '../../../src/core/adapter.js';
-import { memoryFlowStore, type FlowStore } from '../../../src/core/flow-store/store.js';
+import { memoryFlowStore } from '../../../src/core/flow-store/store.js';
 import type { TraceEntry } from '../../../src/devtools/graph.js';
 import { recoveryMachine } from '../../../src/flows/password/recovery-machine.js';
 import { argon2id, hashNewPassword, Password, type PasswordMail } from '../../../src/providers/password/index.js';
@@ -15,6 +15,7 @@ import { createCoverage } from '../../support/flow-coverage.js';
 import { modelPaths, type ModelPath } from '../../support/model-paths.js';
 import { useMigratedPGlite } from '../../support/pglite.js';
 import { done, failed, playedToPause, requestsOf, type Labelled } from '../../support/model-events.js';
+import { faultyAdapter as faultsInto, guardedFlowStore } from '../../support/faults.js';
 
 const events: Labelled[] = [
   { type: 'START', branch: 'the request form' },
@@ -62,29 +63,9 @@ const guard = async <T>(key: string, run: () => Promise<T>): Promise<T> => {
   if (forget && /:reset:[0-9a-f]+$/.test(key)) await memory.take(key);
   return run();
 };
-// Not 'memory': a shared store's outage is answered as one (503), which is what this one stands for.
-const flowStore: FlowStore = {
-  kind: 'shared',
-  set: (key, value, ttl) => guard(key, () => memory.set(key, value, ttl)),
-  get: (key) => guard(key, () => memory.get(key)),
-  take: (key) => guard(key, () => memory.take(key)),
-  add: (key, value, ttl) => guard(key, () => memory.add(key, value, ttl)),
-  increment: (key, ttl) => guard(key, () => memory.increment(key, ttl)),
-};
+const flowStore = guardedFlowStore(memory, guard);
 const faults = new Set<string>();
-function faultyAdapter(): Adapter {
-  const real = pg.adapter as unknown as Record<string, (...a: unknown[]) => unknown>;
-  return new Proxy(real, {
-    get(target, name: string) {
-      const fn = target[name];
-      if (typeof fn !== 'function') return fn;
-      return (...args: unknown[]) => {
-        if (faults.has(name)) return Promise.reject(Object.assign(new Error(`connect ECONNREFUSED (injected into ${name})`), { code: 'ECONNREFUSED' }));
-        return fn.apply(target, args);
-      };
-    },
-  }) as unknown as Adapter;
-}
+const faultyAdapter = (): Adapter => faultsInto(pg.adapter, faults);
 
 const hasher = argon2id({ memoryCost: 1024, timeCost: 1 });
 const outbox: PasswordMail[] = [];
