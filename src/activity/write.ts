@@ -27,6 +27,20 @@ export interface WriteOptions {
   tx?: WrappedAdapter;
   /** Outside a transaction: throw when the adapter cannot write (the caller undoes the outcome). */
   required?: boolean;
+  /**
+   * The records were admitted (admitActivity) and the adapter has them already, written with the session row
+   * (`createSessionWithActivity`): only the sinks are left.
+   */
+  stored?: boolean;
+}
+
+/** The records the anonymous-flood gate lets through (a warning once a client passes its limit). */
+export function admitActivity(req: Pick<RequestContext, 'config'>, records: readonly ActivityRecord[]): ActivityRecord[] {
+  const { config } = req;
+  if (!config.activity || records.length === 0) return [];
+  const { records: admitted, warn } = gateOf(config).admit(records);
+  if (warn) config.logger.warn('activity-flood', `Activity records of one client address passed ${config.activity.anonymousPerMinute} a minute; more are dropped until the minute ends.`);
+  return admitted;
 }
 
 /**
@@ -38,12 +52,14 @@ export interface WriteOptions {
 export async function writeActivity(req: Pick<RequestContext, 'config'>, records: readonly ActivityRecord[], options: WriteOptions = {}): Promise<void> {
   const { config } = req;
   if (!config.activity || records.length === 0) return;
-  const { records: admitted, warn } = gateOf(config).admit(records);
-  if (warn) config.logger.warn('activity-flood', `Activity records of one client address passed ${config.activity.anonymousPerMinute} a minute; more are dropped until the minute ends.`);
+  const admitted = options.stored ? [...records] : admitActivity(req, records);
   if (admitted.length === 0) return;
   const { tx } = options;
-  if (tx?.appendActivity) await tx.appendActivity(admitted);
-  else if (config.adapter?.appendActivity) {
+  if (options.stored) {
+    // The adapter wrote them with the session row.
+  } else if (tx?.appendActivity) {
+    await tx.appendActivity(admitted);
+  } else if (config.adapter?.appendActivity) {
     try {
       await config.adapter.appendActivity(admitted);
     } catch (err) {

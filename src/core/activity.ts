@@ -93,6 +93,12 @@ export interface ActivityPage {
 export interface ActivityAdapterMethods {
   appendActivity(records: ActivityRecord[]): Awaitable<void>;
   listActivity(query: ActivityQuery): Awaitable<ActivityPage>;
+  /**
+   * Optional: a database session's row (as `createSession` gets it) and the records of the sign-in that made it,
+   * written in one statement, inside the session's transaction (one round trip instead of two); returns what
+   * `createSession` returns. Without it, the two are written one after the other.
+   */
+  createSessionWithActivity?(session: { sessionToken: string; userId: string; expires: Date }, records: ActivityRecord[]): Awaitable<unknown>;
 }
 
 /**

@@ -50,6 +50,7 @@ export type WrappedAdapter = {
   getVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>;
   prune?(options?: PruneOptions): Promise<PruneResult>;
   appendActivity?(records: ActivityRecord[]): Promise<void>;
+  createSessionWithActivity?(session: { sessionToken: string; userId: string; expires: Date }, records: ActivityRecord[]): Promise<unknown>;
   listActivity?(query: ActivityQuery): Promise<ActivityPage>;
   listSessions?(userId: string): Promise<SessionRecord[]>;
   renameAuthenticator?(userId: string, credentialID: string, name: string): Promise<boolean>;
@@ -247,7 +248,7 @@ export function wrapAdapter(adapter: Adapter, logger: AdapterLogger, options: Wr
     };
   }
   // Optional extensions, wrapped only when present: absent, a caller knows the feature is not there.
-  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, ...invitationAdapterMethods, 'appendActivity', 'listActivity', 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
+  for (const name of [...organizationAdapterMethods, ...ssoAdapterMethods, ...webhookAdapterMethods, ...invitationAdapterMethods, 'appendActivity', 'createSessionWithActivity', 'listActivity', 'lockUser', 'prune', 'listSessions', 'deleteSessions', 'getSessionsValidAfter', 'setSessionsValidAfter', 'getUserAccount', 'claimTokenRefresh', 'readTokenRefresh', 'finishTokenRefresh', 'findProviderSessionUsers', 'useLogoutToken', 'setFlowValue', 'getFlowValue', 'takeFlowValue', 'addFlowValue', 'incrementFlowValue', 'getPasswordHash', 'setPasswordHash', 'renameAuthenticator', 'deleteAuthenticator'] as const) {
     const fn = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof fn !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {

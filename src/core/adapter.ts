@@ -344,7 +344,7 @@ export interface PruneResult {
 }
 
 /** authchart's optional extensions of the Auth.js contract: used when an adapter has them, never required. */
-export type AdapterExtension = 'sessionFacts' | 'appendActivity' | 'listActivity' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods;
+export type AdapterExtension = 'sessionFacts' | 'appendActivity' | 'createSessionWithActivity' | 'listActivity' | 'withTransaction' | 'lockUser' | 'getVerificationToken' | 'prune' | 'listSessions' | 'deleteSessions' | 'getSessionsValidAfter' | 'setSessionsValidAfter' | 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken' | 'setFlowValue' | 'getFlowValue' | 'takeFlowValue' | 'addFlowValue' | 'incrementFlowValue' | 'getPasswordHash' | 'setPasswordHash' | 'renameAuthenticator' | 'deleteAuthenticator' | keyof FactorAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods;
 
 /** Names of the data methods of {@link Adapter} (everything except authchart's extensions). */
 export type AdapterMethod = Exclude<keyof Adapter, AdapterExtension>;

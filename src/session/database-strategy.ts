@@ -1,6 +1,7 @@
 // Database sessions: the cookie holds only a random session token, stored as its SHA-256; the row is the truth.
 // The row's expiry moves at most once per `updateAge`, and the cookie is re-issued only when it moved.
 import { noteActivity } from '../activity/run.js';
+import { admitActivity } from '../activity/write.js';
 import { AdapterError, MissingAdapter, ServiceUnavailable, SessionTokenError } from '../core/errors.js';
 import { outage } from '../core/store-deadline.js';
 import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
@@ -198,7 +199,7 @@ export const databaseStrategy: SessionStrategyImpl = {
 
   update: (req, data) => check(req, { data }),
 
-  async issue(req, { user, verification }, tx) {
+  async issue(req, { user, verification }, tx, activity) {
     const adapter = tx ?? adapterOf(req);
     if (user.id === undefined || user.id === null || user.id === '') {
       throw new SessionTokenError('Cannot create a database session for a user without an id.');
@@ -213,8 +214,17 @@ export const databaseStrategy: SessionStrategyImpl = {
     const described = adapter.listSessions ? sessionDescription(req) : {};
     const own = keepsSessionFacts(adapter);
     const verified = verification && own ? { authTime: verification.authTime, amr: verification.amr } : {};
-    await adapter.createSession({ sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described, ...verified });
-    writeCookie(req, sessionToken, expires);
+    const row = { sessionToken: stored(sessionToken), userId: String(user.id), expires, ...described, ...verified };
+    if (activity && tx?.createSessionWithActivity) {
+      // The sign-in's records in the row's own statement (one round trip fewer). They name the session by the cookie,
+      // so it is written first: a failure here drops it with every other cookie of the sign-in (session/issue.ts).
+      writeCookie(req, sessionToken, expires);
+      activity.written = admitActivity(req, await activity.records());
+      await tx.createSessionWithActivity(row, activity.written);
+    } else {
+      await adapter.createSession(row);
+      writeCookie(req, sessionToken, expires);
+    }
     if (verification && !own) writeSessionFacts(req, stored(sessionToken), expires, verification);
     else clearSessionFacts(req);
     // The session this browser held before is replaced: its row would otherwise stay valid, held by no one. In a

@@ -5,6 +5,7 @@ import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { recordProviderSessionInStore } from './provider-sessions.js';
 import { spendIn, spendingAdapter, type TokenSpend } from './spend.js';
 import { strategyFor, type SignInResult } from './strategy.js';
+import type { IssueActivity } from './types.js';
 import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
 import { signInRecords } from '../activity/outcomes.js';
@@ -48,12 +49,15 @@ export async function issueSession(
   const activity = req.config.activity !== undefined;
   const queued = activity ? takePending(req) : [];
   const records = async () => [...queued, ...(await signInRecords(req, result, secondFactor))];
+  // A database session's row may carry them (createSessionWithActivity): the strategy then says what it wrote.
+  const carried: IssueActivity | undefined = activity && activityInAdapter(req.config) ? { records } : undefined;
   try {
     if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database' || activityInAdapter(req.config))) {
       afterCommit = await adapter.withTransaction(async (tx) => {
+        if (carried) delete carried.written;
         if (spend) await spendIn(tx, spend);
-        const after = await strategy.issue(req, verified, tx);
-        if (activity) await writeActivity(req, await records(), { tx });
+        const after = await strategy.issue(req, verified, tx, carried);
+        if (activity) await writeActivity(req, carried?.written ?? (await records()), { tx, stored: carried?.written !== undefined });
         return after;
       });
     } else {

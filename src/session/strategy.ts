@@ -26,7 +26,7 @@ function loadDatabase(): Promise<SessionStrategyImpl> {
 const databaseOnFirstUse: SessionStrategyImpl = {
   open: async (req) => (await loadDatabase()).open(req),
   read: async (req) => (await loadDatabase()).read(req),
-  issue: async (req, result, tx) => (await loadDatabase()).issue(req, result, tx),
+  issue: async (req, result, tx, activity) => (await loadDatabase()).issue(req, result, tx, activity),
   update: async (req, data) => (await loadDatabase()).update(req, data),
   signOut: async (req) => (await loadDatabase()).signOut(req),
   reverify: async (req, method) => (await loadDatabase()).reverify(req, method),

@@ -2,6 +2,16 @@
 import type { Account, AdapterUser, AuthMethod, JWT, Profile, Session, SessionVerification, User } from '../core/types.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
+import type { ActivityRecord } from '../activity/types.js';
+
+/**
+ * The activity records of the sign-in a session is issued for, handed to a strategy that can write them with its
+ * row (database sessions on an adapter with `createSessionWithActivity`): it sets `written` to the records it wrote.
+ */
+export interface IssueActivity {
+  records(): Promise<ActivityRecord[]>;
+  written?: ActivityRecord[];
+}
 
 /** What a successful sign-in hands to the session layer. */
 export interface SignInResult {
@@ -40,7 +50,7 @@ export interface SessionStrategyImpl {
    * transaction the caller commits), every store write goes through it, and what must wait until the commit
    * (ending the session this browser held before) comes back as a function to call after it.
    */
-  issue(req: AuthRequest, result: SignInResult, tx?: WrappedAdapter): Promise<void | (() => Promise<void>)>;
+  issue(req: AuthRequest, result: SignInResult, tx?: WrappedAdapter, activity?: IssueActivity): Promise<void | (() => Promise<void>)>;
   /** Applies a client update (`POST session`, `unstable_update`) and returns the new session. */
   update(req: AuthRequest, data: unknown): Promise<Session | null>;
   /** Ends the session: cookie cleared, row deleted, `signOut` event. Never throws. */

@@ -138,6 +138,37 @@ describe('activity in PostgreSQL', () => {
   });
 });
 
+describe('createSessionWithActivity: a session row and its records in one statement', () => {
+  const record = (userId: string, id = newActivityId()): ActivityRecord => ({ id, kind: 'signIn.succeeded', at: new Date(), userId, correlationId: 'c1', method: 'credentials', detail: { secondFactor: 'totp' } });
+
+  it('writes both, the records as appendActivity would', async () => {
+    const { adapter, pool } = await freshAdapter();
+    const userId = `u-${randomUUID()}`;
+    await adapter.createUser({ id: userId, email: `${userId}@example.com`, emailVerified: null });
+    const written = [record(userId), record(userId)];
+    const row = await adapter.createSessionWithActivity({ sessionToken: `sha256:${randomUUID()}`, userId, expires: new Date(Date.now() + 60_000) }, written);
+    expect(row).toMatchObject({ userId });
+    expect((await pool.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId])).rows).toHaveLength(1);
+    const kept = (await adapter.listActivity({ userId })).records;
+    expect(kept.map((r) => r.id).sort()).toEqual(written.map((r) => r.id).sort());
+    expect(kept[0]).toMatchObject({ kind: 'signIn.succeeded', method: 'credentials', detail: { secondFactor: 'totp' } });
+  });
+
+  it('writes neither when a record is refused (an id already used), nor the records when the row is refused', async () => {
+    const { adapter, pool } = await freshAdapter();
+    const userId = `u-${randomUUID()}`;
+    await adapter.createUser({ id: userId, email: `${userId}@example.com`, emailVerified: null });
+    const used = record(userId);
+    await adapter.appendActivity([used]);
+    const session = { sessionToken: `sha256:${randomUUID()}`, userId, expires: new Date(Date.now() + 60_000) };
+    await expect(adapter.createSessionWithActivity(session, [record(userId), used])).rejects.toThrow();
+    expect((await pool.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId])).rows).toEqual([]);
+    await adapter.createSession(session);
+    await expect(adapter.createSessionWithActivity(session, [record(userId)])).rejects.toThrow();
+    expect((await adapter.listActivity({ userId })).records.map((r) => r.id)).toEqual([used.id]);
+  });
+});
+
 describe("a sign-in's record and its session commit together", () => {
   const PASSWORD = 'correct horse battery staple';
   const provider = Credentials({ credentials: { email: {}, password: {} }, authorize: (c) => (c.password === PASSWORD ? { id: String(c.email).split('@')[0], email: String(c.email) } : null) });

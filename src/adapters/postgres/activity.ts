@@ -21,6 +21,11 @@ function insertOf(n: number): string {
   return sql;
 }
 
+/** The INSERT of `records` (placeholders from $1) and its parameters. */
+export function activityInsert(records: readonly ActivityRecord[]): { sql: string; params: unknown[] } {
+  return { sql: insertOf(records.length), params: records.flatMap(values) };
+}
+
 function values(r: ActivityRecord): unknown[] {
   return [
     r.id,
@@ -75,7 +80,8 @@ export function activityMethods(query: Query): {
   return {
     async appendActivity(records) {
       if (records.length === 0) return;
-      await query(insertOf(records.length), records.flatMap(values));
+      const insert = activityInsert(records);
+      await query(insert.sql, insert.params);
     },
     async listActivity(q) {
       const where: string[] = [];

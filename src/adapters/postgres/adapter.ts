@@ -23,7 +23,7 @@ import type { SsoAdapterMethods } from '../../sso/types.js';
 import { invitationMethods } from './invitations.js';
 import type { InvitationAdapterMethods } from '../../core/invitations.js';
 import { flowStoreMethods } from './flow-store.js';
-import { activityMethods } from './activity.js';
+import { activityInsert, activityMethods } from './activity.js';
 import type { ActivityAdapterMethods } from '../../core/activity.js';
 import type { FlowStoreAdapterMethods } from '../../core/flow-store/store.js';
 import { migrate } from './schema.js';
@@ -139,6 +139,7 @@ export interface PostgresAdapterInstance extends Adapter {
   prune(options?: PruneOptions): Promise<PruneResult>;
   /** The activity log (schema version 15): see {@link ActivityAdapterMethods}. */
   appendActivity: ActivityAdapterMethods['appendActivity'];
+  createSessionWithActivity: NonNullable<ActivityAdapterMethods['createSessionWithActivity']>;
   listActivity: ActivityAdapterMethods['listActivity'];
   /** The user's unexpired sessions, newest first (stored tokens: hashes). */
   listSessions(userId: string): Promise<SessionRecord[]>;
@@ -239,7 +240,7 @@ const userColumns = { name: 'name', email: 'email', emailVerified: 'email_verifi
 
 type TokenRefreshKeys = 'getUserAccount' | 'claimTokenRefresh' | 'readTokenRefresh' | 'finishTokenRefresh' | 'findProviderSessionUsers' | 'useLogoutToken';
 
-function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | 'appendActivity' | 'listActivity' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods> {
+function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapterInstance, 'sessionFacts' | 'withTransaction' | 'migrate' | 'prune' | 'appendActivity' | 'createSessionWithActivity' | 'listActivity' | TokenRefreshKeys | 'getPasswordHash' | 'setPasswordHash' | keyof FactorAdapterMethods | keyof FlowStoreAdapterMethods | keyof OrganizationAdapterMethods | keyof SsoAdapterMethods | keyof WebhookAdapterMethods | keyof InvitationAdapterMethods> {
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => {
     await ready();
     return (await q.query(sql, params)).rows;
@@ -323,14 +324,8 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
 
     // Session control's fields (createdAt, userAgent, ipAddress) arrive beside the contract's three.
     async createSession(session) {
-      const { sessionToken, userId, expires, createdAt, userAgent, ipAddress, authTime, amr } = session as SessionRecord;
-      const row = await one(
-        toSession,
-        `INSERT INTO sessions (session_token, user_id, expires, created_at, user_agent, ip_address, auth_time, amr)
-         VALUES ($1, $2, $3, COALESCE($4, now()), $5, $6, $7, $8) RETURNING *`,
-        [sessionToken, userId, expires, createdAt ?? null, userAgent ?? null, ipAddress ?? null, authTime ?? null, storedAmr(amr)],
-      );
-      return row!;
+      const insert = sessionInsert(session);
+      return (await one(toSession, insert.sql, insert.params))!;
     },
 
     // One round trip: this runs on every session read.
@@ -475,6 +470,17 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
   };
 }
 
+/** The INSERT of a session row (placeholders from `$first`) and its parameters. */
+function sessionInsert(session: { sessionToken: string; userId: string; expires: Date }, first = 1): { sql: string; params: unknown[] } {
+  const { sessionToken, userId, expires, createdAt, userAgent, ipAddress, authTime, amr } = session as SessionRecord;
+  const $ = (i: number) => `$${first + i}`;
+  return {
+    sql: `INSERT INTO sessions (session_token, user_id, expires, created_at, user_agent, ip_address, auth_time, amr)
+         VALUES (${$(0)}, ${$(1)}, ${$(2)}, COALESCE(${$(3)}, now()), ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}) RETURNING *`,
+    params: [sessionToken, userId, expires, createdAt ?? null, userAgent ?? null, ipAddress ?? null, authTime ?? null, storedAmr(amr)],
+  };
+}
+
 function bind(q: Queryable, ready: () => Promise<void>, retention: number): PostgresAdapterInstance {
   const rows = async (sql: string, params: readonly unknown[] = []) => {
     await ready();
@@ -488,6 +494,14 @@ function bind(q: Queryable, ready: () => Promise<void>, retention: number): Post
     ...flowStoreMethods(rows),
     ...ssoMethods(rows),
     ...activityMethods(rows),
+    // The session and its sign-in's records in one statement: the records' INSERT runs as a data-modifying CTE.
+    async createSessionWithActivity(session, records) {
+      if (records.length === 0) return adapter.createSession(session);
+      const logged = activityInsert(records);
+      const insert = sessionInsert(session, logged.params.length + 1);
+      const [row] = await rows(`WITH logged AS (${logged.sql}) ${insert.sql}`, [...logged.params, ...insert.params]);
+      return toSession(row!);
+    },
     ...organizationMethods(rows, async (fn) => {
       await ready();
       return q.transaction(fn);
