@@ -3,6 +3,14 @@
 import { activityCursor, activityLimit, readActivityCursor } from '../core/activity-cursor.js';
 import type { ActivityAdapterMethods, ActivityRecord } from './types.js';
 
+/** A record no caller can change in the store (or the store in the caller's hands): its nested parts copied too. */
+function copyOf(r: ActivityRecord): ActivityRecord {
+  const copy: ActivityRecord = { ...r, at: new Date(r.at.getTime()) };
+  if (r.flow) copy.flow = { ...r.flow };
+  if (r.detail) copy.detail = structuredClone(r.detail);
+  return copy;
+}
+
 /**
  * An in-memory activity store. Not shared between processes and lost on restart: for development and tests.
  *
@@ -19,8 +27,8 @@ export function memoryActivity(options: { max?: number } = {}): ActivityAdapterM
       return records;
     },
     appendActivity(batch) {
-      records.push(...batch.map((r) => structuredClone(r)));
-      if (records.length > max) records = records.slice(-max);
+      for (const r of batch) records.push(copyOf(r));
+      if (records.length > max) records.splice(0, records.length - max);
     },
     listActivity(q) {
       const after = q.cursor === undefined ? undefined : readActivityCursor(q.cursor);
@@ -35,7 +43,7 @@ export function memoryActivity(options: { max?: number } = {}): ActivityAdapterM
             (after === undefined || r.at.getTime() < after.at.getTime() || (r.at.getTime() === after.at.getTime() && r.id < after.id)),
         )
         .sort(newer);
-      const page = found.slice(0, limit).map((r) => structuredClone(r));
+      const page = found.slice(0, limit).map(copyOf);
       const last = page.at(-1);
       return { records: page, cursor: found.length > limit && last ? activityCursor(last) : null };
     },

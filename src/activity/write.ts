@@ -22,6 +22,15 @@ export function activityInAdapter(config: InternalConfig): boolean {
   return config.activity !== undefined && typeof config.adapter?.appendActivity === 'function';
 }
 
+/**
+ * True when a sign-in's records alone call for a transaction: they go to the adapter and a sink writes through it
+ * too (the webhook outbox), so the two must commit together. A record that is the sign-in's only write (a JWT
+ * session) is one statement, and a failure of it fails the sign-in without one.
+ */
+export function activityNeedsTransaction(config: InternalConfig): boolean {
+  return activityInAdapter(config) && config.activity!.sinks.some((sink) => sink.transactional === true);
+}
+
 export interface WriteOptions {
   /** The transaction's adapter: the records commit with the outcome (a failure fails the transaction). */
   tx?: WrappedAdapter;

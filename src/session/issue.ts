@@ -10,7 +10,7 @@ import { signInMethods } from './verification.js';
 import type { AuthMethod } from '../core/types.js';
 import { signInRecords } from '../activity/outcomes.js';
 import { putBack, takePending } from '../activity/run.js';
-import { activityInAdapter, writeActivity } from '../activity/write.js';
+import { activityInAdapter, activityNeedsTransaction, writeActivity } from '../activity/write.js';
 
 /**
  * Writes the session (JWT cookie or database row) for the signed-in user, verified now by the first factor of the
@@ -52,7 +52,7 @@ export async function issueSession(
   // A database session's row may carry them (createSessionWithActivity): the strategy then says what it wrote.
   const carried: IssueActivity | undefined = activity && activityInAdapter(req.config) ? { records } : undefined;
   try {
-    if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database' || activityInAdapter(req.config))) {
+    if (adapter?.withTransaction && (spend !== undefined || req.config.session.strategy === 'database' || activityNeedsTransaction(req.config))) {
       afterCommit = await adapter.withTransaction(async (tx) => {
         if (carried) delete carried.written;
         if (spend) await spendIn(tx, spend);
