@@ -77,7 +77,7 @@ export function activityLines(r: ActivityBenchResult): string[] {
   const f = (s: Spread, d = 3) => `${s.median.toFixed(d)} (${s.min.toFixed(d)}–${s.max.toFixed(d)})`;
   const names: Record<Store, string> = {
     memory: 'memory sink, JWT, no adapter',
-    pglite: 'PGlite (embedded: its CPU is the app\'s), JWT; the log adds a transaction',
+    pglite: 'PGlite (embedded: its CPU is the app\'s), JWT; the log adds an INSERT',
     postgres: 'PostgreSQL server, database sessions; the record joins the session\'s transaction',
   };
   return STORES.map((store) => {

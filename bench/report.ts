@@ -266,7 +266,7 @@ function activitySection(r: ActivityBenchResult | undefined, failure?: string): 
   const out = ['## 10. The activity log on a credentials sign-in (in process, fresh processes)', ''];
   if (!r) return [...out, why(undefined, failure), ''];
   out.push(
-    'Each round is a fresh process holding two apps of one store, the log off and on, the same otherwise, which sign in by turns (two processes side by side differed by more than the log costs). Each figure is the median CPU of one sign-in per side (median / min–max over rounds); the ratio is on / off per round. Target (issue 48): at most 1.10. With PGlite the database runs inside the app, so its side with the log on pays for a whole transaction the other side never opens (JWT sessions write nothing): that row is the cost of an embedded database, not of the record. The PostgreSQL row is the one an app with a database pays: the record joins the transaction the session already has.',
+    'Each round is a fresh process holding two apps of one store, the log off and on, the same otherwise, which sign in by turns (two processes side by side differed by more than the log costs). Each figure is the median CPU of one sign-in per side (median / min–max over rounds); the ratio is on / off per round. Target (issue 48): at most 1.10. With PGlite the database runs inside the app, so its side with the log on pays for an INSERT the other side never makes (JWT sessions write nothing): that row is the cost of an embedded database, not of the record. The PostgreSQL row is the one an app with a database pays: the record joins the statement that writes the session.',
     '',
     '| store | CPU ms/sign-in, log off | log on | on / off | ≤ 1.10 |',
     '|---|---|---|---|---|',

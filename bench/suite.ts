@@ -50,7 +50,7 @@ export const SMOKE: Settings = {
   throttle: { rounds: 1, ops: 3, warmup: 1 },
   otel: { rounds: 1, flows: 3, warmup: 1 },
   activity: { rounds: 1, flows: 3, warmup: 1 },
-  password: { rounds: 1, ops: 2, warmup: 0 },
+  password: { rounds: 1, ops: 2, warmup: 1 },
 };
 
 export interface Machine {
