@@ -64,11 +64,10 @@ export async function writeActivity(req: Pick<RequestContext, 'config'>, records
   const admitted = options.stored ? [...records] : admitActivity(req, records);
   if (admitted.length === 0) return;
   const { tx } = options;
-  if (options.stored) {
-    // The adapter wrote them with the session row.
-  } else if (tx?.appendActivity) {
+  // Stored: the adapter wrote them with the session row; only the sinks are left.
+  if (!options.stored && tx?.appendActivity) {
     await tx.appendActivity(admitted);
-  } else if (config.adapter?.appendActivity) {
+  } else if (!options.stored && config.adapter?.appendActivity) {
     try {
       await config.adapter.appendActivity(admitted);
     } catch (err) {

@@ -56,13 +56,13 @@ export function assertWithin(config: InternalConfig, actor: MemberAccess, role: 
 
 /**
  * The activity record of a membership change (or of an invitation): the member is the record's user, whoever changed
- * it its actor. Given the request (`req`), the record carries its address, agent, session and the run of the machine
+ * it its actor. Given the request, the record carries its address, agent, session and the run of the machine
  * that made the change; given only the configuration (an app's call), none of those.
  */
-export async function memberActivity(on: { config: InternalConfig; req?: RequestContext }, kind: ActivityKind, actorId: string, organizationId: string, userId: string, detail: Record<string, string>): Promise<void> {
+export async function memberActivity(on: RequestContext | { config: InternalConfig }, kind: ActivityKind, actorId: string, organizationId: string, userId: string, detail: Record<string, string>): Promise<void> {
   if (!on.config.activity) return;
-  if (on.req) await noteActivity(on.req, { kind, userId, actorId, organizationId, detail });
-  else await writeActivity({ config: on.config }, [plainActivityRecord({ kind, userId, actorId, organizationId, detail })]);
+  if ('request' in on) await noteActivity(on, { kind, userId, actorId, organizationId, detail });
+  else await writeActivity(on, [plainActivityRecord({ kind, userId, actorId, organizationId, detail })]);
 }
 
 const event = (config: InternalConfig, name: Parameters<typeof dispatchEvent>[2], message: unknown) => dispatchEvent(config.events, config.logger, name, message);

@@ -53,7 +53,7 @@ export async function joinSsoOrganization(req: AuthRequest, connection: SsoConne
   if (!member) throw new SsoAddressRefused('The SSO sign-in left no session to join the organization with.', { connectionId: connection.id });
   const { membership, added } = await organizationStore(config).addMember({ organizationId: connection.organizationId, userId: member, role: connection.defaultRole });
   if (added) {
-    await memberActivity({ config, req }, 'organization.memberAdded', member, connection.organizationId, member, { role: membership.role, via: 'sso' });
+    await memberActivity(req, 'organization.memberAdded', member, connection.organizationId, member, { role: membership.role, via: 'sso' });
     await dispatchEvent(config.events, config.logger, 'memberAdded', { organizationId: connection.organizationId, by: member, userId: member, role: membership.role });
   }
   await strategyFor(req).setOrganization(req, connection.organizationId);

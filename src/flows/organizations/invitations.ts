@@ -94,7 +94,7 @@ export async function inviteMember(req: RequestContext, actorId: string, organiz
     role: params.role,
     expires: invitation.expires,
   }, i18n);
-  await memberActivity({ config, req }, 'organization.invitationSent', actorId, organizationId, actorId, { role: params.role, invitationId: invitation.id });
+  await memberActivity(req, 'organization.invitationSent', actorId, organizationId, actorId, { role: params.role, invitationId: invitation.id });
   await event(config, 'invitationSent', { organizationId, by: actorId, invitationId: invitation.id, email, role: params.role });
   return invitation;
 }
@@ -200,9 +200,8 @@ export async function answerInvitation(req: RequestContext, params: { id: string
   if (!params.accept) return { result: 'declined', organizationId: invitation.organizationId };
   // The records go with the events: the acceptance, and the membership when the invitee was not a member yet (a
   // member keeps their role: the invitation is spent, nothing else changes).
-  const on = { config, req };
-  await memberActivity(on, 'organization.invitationAccepted', params.userId, invitation.organizationId, params.userId, { role: invitation.role, invitationId: invitation.id });
-  if (taken.added) await memberActivity(on, 'organization.memberAdded', params.userId, invitation.organizationId, params.userId, { role: invitation.role });
+  await memberActivity(req, 'organization.invitationAccepted', params.userId, invitation.organizationId, params.userId, { role: invitation.role, invitationId: invitation.id });
+  if (taken.added) await memberActivity(req, 'organization.memberAdded', params.userId, invitation.organizationId, params.userId, { role: invitation.role });
   await event(config, 'invitationAccepted', { organizationId: invitation.organizationId, by: params.userId, invitationId: invitation.id, email: invitation.email, role: invitation.role });
   if (taken.added) await event(config, 'memberAdded', { organizationId: invitation.organizationId, by: params.userId, userId: params.userId, role: invitation.role });
   return { result: 'accepted', organizationId: invitation.organizationId };
