@@ -1,12 +1,11 @@
 // One authchart instance for every integration: resolves the configuration (once, or per request
 // for lazy configs), serves the routes, and reads sessions for application code.
-import type { H3 } from 'h3';
 import { resolveConfig, type InternalConfig } from '../core/config.js';
 import { formatSetCookie } from '../core/cookie-syntax.js';
 import type { AuthConfig } from '../core/options.js';
 import type { Awaitable, Session } from '../core/types.js';
 import { strategyFor } from '../session/strategy.js';
-import { createAuthApp } from './app.js';
+import { createAuthApp, type AuthApp } from './app.js';
 import { createAuthRequest, detectOrigin, RefusedHost, type AuthRequest } from './request.js';
 import { outageOf, outageResponse } from './outage.js';
 import { unexpectedFailure } from './route.js';
@@ -29,9 +28,9 @@ export interface AuthInstance {
 /** The instance as the integrations hold it: it also resolves the internal configuration for a request. */
 export interface ResolvingAuthInstance extends AuthInstance {
   /** The resolved configuration for a request (lazy configs resolve per request). */
-  resolve(request: Request | undefined): Promise<{ config: InternalConfig; app: H3 }>;
+  resolve(request: Request | undefined): Promise<{ config: InternalConfig; app: AuthApp }>;
   /** The resolved configuration when it is static (an object, not a function of the request). */
-  readonly fixed: { config: InternalConfig; app: H3 } | undefined;
+  readonly fixed: { config: InternalConfig; app: AuthApp } | undefined;
 }
 
 /** Serializes the cookies a request context queued, for integrations that set headers themselves. */
@@ -53,8 +52,8 @@ export function createAuth(input: ConfigInput, options: { defaultBasePath?: stri
 
 /** The instance behind `createAuthHandler`, `AuthInit` and `ServerAuth` (internal: it exposes the resolved config). */
 export function createAuthInstance(input: ConfigInput, options: { defaultBasePath: string }): ResolvingAuthInstance {
-  const cache = new WeakMap<AuthConfig, { config: InternalConfig; app: H3 }>();
-  let eager: { config: InternalConfig; app: H3 } | undefined;
+  const cache = new WeakMap<AuthConfig, { config: InternalConfig; app: AuthApp }>();
+  let eager: { config: InternalConfig; app: AuthApp } | undefined;
 
   function build(config: AuthConfig) {
     let entry = cache.get(config);
