@@ -78,6 +78,9 @@ const PAGES_ROOTS = ['http/pages/index.ts'].map(source);
 /** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
 const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/]index\.ts)/;
 
+/** Shared by the pages and another entry, but too large for what loads it with `shared` (a sign-in): English. */
+const OWN_CHUNK = /[\\/]src[\\/]core[\\/]messages[\\/](en|english)\.ts$/;
+
 interface Info {
   importedIds: readonly string[];
 }
@@ -112,7 +115,7 @@ function groupsOf(ctx: Context): Map<string, string> {
     // So is what another entry shares with the pages (HTML escaping, colours): small chunks of their own otherwise,
     // each one more file to load before an OAuth redirect.
     const pages = closure(PAGES_ROOTS, ctx);
-    for (const id of closure(OTHER_ROOTS, ctx)) if (pages.has(id) && !OTHER_ROOTS.includes(id)) groups.set(id, 'shared');
+    for (const id of closure(OTHER_ROOTS, ctx)) if (pages.has(id) && !OTHER_ROOTS.includes(id) && !OWN_CHUNK.test(id)) groups.set(id, 'shared');
     for (const id of closure(CORE_ROOTS, ctx)) groups.set(id, 'core');
     // An entry module stays in its own entry chunk.
     for (const id of CORE_ROOTS) groups.delete(id);

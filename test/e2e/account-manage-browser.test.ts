@@ -6,7 +6,7 @@
 // readable contrast, every target at least 24 px. Screenshots in /tmp/acct-shots.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { MessageId } from '../../src/core/messages/en.js';
+import { en, type MessageId } from '../../src/core/messages/en.js';
 import { Translator } from '../../src/core/messages/translator.js';
 import { ar } from '../../src/core/messages/ar.js';
 import { ja } from '../../src/core/messages/ja.js';
@@ -46,7 +46,7 @@ describe('the account page managed in Chromium', { timeout: 240_000 }, () => {
 
   for (const locale of ['en', 'ar', 'ja'] as const) {
     it(`${locale}: two devices and two passkeys; signs the other device out, renames and removes a passkey, removes the app`, async () => {
-      const i18n = new Translator(locale, [{ en: undefined, ar, ja }[locale]]);
+      const i18n = new Translator(locale, [{ en: undefined, ar, ja }[locale], en]);
       const t = (id: MessageId, values?: Record<string, string | number>) => i18n.t(id, values);
       const { world, origin, browser } = site;
       const user = await seedUser(world);

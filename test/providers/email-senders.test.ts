@@ -1,7 +1,7 @@
 // The HTTP API e-mail senders, each against a local fake of its vendor's API: the request the vendor documents
 // (method, path, auth header, body with recipient, sender, subject and the link), the vendor's success answer,
 // and its refusals turned into an EmailApiError carrying the vendor's message, never the API key.
-import { english } from '../../src/core/messages/translator.js';
+import { english } from '../../src/core/messages/english.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolveEmailProvider, type EmailConfig } from '../../src/providers/email.js';
 import {

@@ -1,6 +1,6 @@
 // The e-mail provider on its own: address normalisation, defaults, environment fallbacks, and the default
 // mail's content (escaped, with the link in both parts).
-import { english } from '../../src/core/messages/translator.js';
+import { english } from '../../src/core/messages/english.js';
 import { describe, expect, it } from 'vitest';
 import { EMAIL_MAX_AGE, Email, magicLinkMessage, Nodemailer, normalizeEmailAddress, resolveEmailProvider, sendMagicLinkMail } from '../../src/providers/email.js';
 

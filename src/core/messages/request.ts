@@ -1,7 +1,7 @@
 // The text a request's pages and mails are written in: chosen once per request (the app's `locale` callback, else
 // `Accept-Language`, else the default) and shared by everything that request renders.
 import type { RequestContext } from '../request-context.js';
-import { shippedMessages } from './catalog.js';
+import { englishMessages, shippedMessages } from './catalog.js';
 import { negotiateLocale } from './negotiate.js';
 import { Translator } from './translator.js';
 
@@ -48,5 +48,5 @@ async function choose(req: RequestContext): Promise<Translator> {
 export async function translatorFor(locale: string, messages: RequestContext['config']['i18n']['messages']): Promise<Translator> {
   const language = locale.split('-')[0]!;
   const own = (tag: string) => Object.entries(messages).find(([k]) => k.toLowerCase() === tag.toLowerCase())?.[1];
-  return new Translator(locale, [own(locale), language !== locale ? own(language) : undefined, await shippedMessages(locale)]);
+  return new Translator(locale, [own(locale), language !== locale ? own(language) : undefined, await shippedMessages(locale), await englishMessages()]);
 }

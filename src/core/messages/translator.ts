@@ -1,7 +1,7 @@
 // Text for one locale: message ids to sentences with their values put in, the page direction, dates through Intl.
 // Missing ids fall back along the chain (the app's overrides, the shipped locale, its language, English), so a
 // page never shows a raw id.
-import { en, type MessageId, type Messages } from './en.js';
+import type { MessageId, Messages } from './en.js';
 import { languageOf } from './negotiate.js';
 
 /** Values put into a message's `{name}` slots. */
@@ -40,11 +40,13 @@ export class Translator {
 
   /**
    * @param locale The BCP 47 tag pages declare (`<html lang>`), and dates are formatted in.
-   * @param layers Messages to read, first wins; English is always the last.
+   * @param layers Messages to read, first wins; the last is English, every message of it (`englishMessages()`), so
+   *   no id is ever shown raw. English is not imported here: most requests render no text, and it is the largest
+   *   module a start would otherwise load.
    */
-  constructor(readonly locale: string, layers: readonly (Partial<Messages> | undefined)[] = []) {
+  constructor(readonly locale: string, layers: readonly (Partial<Messages> | undefined)[]) {
     this.dir = directionOf(locale);
-    this.#layers = [...layers.filter((l): l is Partial<Messages> => l !== undefined), en];
+    this.#layers = layers.filter((l): l is Partial<Messages> => l !== undefined);
   }
 
   /** The raw message of an id (no values put in). */
@@ -53,7 +55,7 @@ export class Translator {
       const text = layer[id];
       if (typeof text === 'string') return text;
     }
-    return en[id] ?? id;
+    return id;
   }
 
   /**
@@ -82,6 +84,3 @@ export class Translator {
     return `${this.#times.format(value)} UTC`;
   }
 }
-
-/** English, for pages rendered without a request (and the default everywhere). */
-export const english = new Translator('en');

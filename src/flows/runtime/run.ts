@@ -1,7 +1,6 @@
 // The only code that drives a flow machine: restore -> send -> settle -> persist. A run ends settled: in a final
 // state (its outcome), or paused in an `awaiting` state (a snapshot to seal into a flow cookie). flow.ts orders the
 // machines of one request. Errors inside an actor never escape; they become AuthErrors.
-import { en } from '../../core/messages/en.js';
 import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, } from 'xstate';
 import { AdapterError, AuthError, CallbackRouteError, CredentialsSignin, errorClassesByType, InvalidCheck, InvalidRequest } from '../../core/errors.js';
 import { dispatchEvent, isEventName } from '../../core/events.js';
@@ -18,6 +17,8 @@ import type { MachineSpan } from './observe/spans.js';
 import { statePathOf as statePath } from './state-path.js';
 
 import type { PausedFlow } from './cookie.js';
+import { englishMessages } from '../../core/messages/catalog.js';
+import type { Messages } from '../../core/messages/en.js';
 
 export type { PausedFlow };
 
@@ -93,7 +94,7 @@ type Settlement =
   | { kind: 'refused'; error: AuthError; state: string }
   | { kind: 'paused'; paused: PausedFlow; response: FlowResponse };
 
-function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string, sent?: string): Settlement {
+function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, trace: TraceEntry[], problem?: string, sent?: string, messages?: Messages): Settlement {
   const context = snapshot.context as FlowContextBase;
   const state = statePath(snapshot.value);
   // Without a trace (nobody reads it, so nothing was inspected), the event this request sent.
@@ -107,21 +108,27 @@ function settlementOf(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, tr
   if (snapshot.status === 'done') return { kind: 'done', output: snapshot.output, context, state };
   // Active and awaiting: strip what lives only within a request; the rest is sealed.
   const { response } = context;
-  if (!isFlowResponse(response)) return { kind: 'failed', error: new CallbackRouteError('A paused flow gave no response the HTTP layer knows.', { state }), state };
+  if (!isFlowResponse(response, messages)) return { kind: 'failed', error: new CallbackRouteError('A paused flow gave no response the HTTP layer knows.', { state }), state };
   const persisted: Record<string, unknown> = { ...(context as unknown as Record<string, unknown>) };
   for (const key of TRANSIENT_KEYS) delete persisted[key];
   return { kind: 'paused', paused: { machine: machine.id, value: snapshot.value, context: persisted }, response };
 }
 
 /** Text a page can show: a flow's own words, or the id of a built-in message (never an unknown id, shown raw). */
-function isFlowText(value: unknown): boolean {
+function isFlowText(value: unknown, messages: Messages | undefined): boolean {
   if (typeof value === 'string') return true;
   const id = (value as { message?: unknown } | null | undefined)?.message;
-  return typeof id === 'string' && Object.hasOwn(en, id);
+  return typeof id === 'string' && messages !== undefined && Object.hasOwn(messages, id);
+}
+
+/** A settled run that shows a form: its title may name a built-in message, checked against English's ids. */
+function showsForm(snapshot: AnyMachineSnapshot): boolean {
+  const response = (snapshot.context as FlowContextBase | undefined)?.response as FlowResponse | undefined;
+  return snapshot.status === 'active' && response?.kind === 'page' && response.page === 'form';
 }
 
 /** A custom flow's `context.response` is checked like its output: an unknown kind would answer nothing. */
-function isFlowResponse(value: unknown): value is FlowResponse {
+function isFlowResponse(value: unknown, messages: Messages | undefined): value is FlowResponse {
   const r = value as FlowResponse | undefined;
   if (!r || typeof r !== 'object') return false;
   switch (r.kind) {
@@ -132,7 +139,7 @@ function isFlowResponse(value: unknown): value is FlowResponse {
     case 'html':
       return typeof r.body === 'string';
     case 'page':
-      if (r.page === 'form') return isFlowText(r.data?.title) && Array.isArray(r.data.fields);
+      if (r.page === 'form') return isFlowText(r.data?.title, messages) && Array.isArray(r.data.fields);
       if (r.page === 'signUp') return typeof r.data?.provider === 'string' && typeof r.data.email === 'string';
       return r.page === 'confirmEmail' && typeof r.data?.provider === 'string';
     default:
@@ -258,7 +265,8 @@ export async function settleMachine(
     sub.unsubscribe();
     actor.stop();
   }
-  return settlementOf(machine, settled, trace, problem, event.type);
+  // English (every message id) loads with the first form a flow shows, the page that renders it needing it anyway.
+  return settlementOf(machine, settled, trace, problem, event.type, showsForm(settled) ? await englishMessages() : undefined);
 }
 
 /** Sends what a flow emitted to the user's event handlers (a throwing handler is logged as EventError). */

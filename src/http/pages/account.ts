@@ -4,7 +4,8 @@
 import type { ActivityKind } from '../../activity/types.js';
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { dangerCss } from './confirm.js';
 import { passkeyTexts } from './passkey-texts.js';
 import { rich } from './text.js';

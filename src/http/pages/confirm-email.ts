@@ -3,7 +3,8 @@
 // when the flow found a stored token for it: the address in a link is whatever its writer put there.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';
 

@@ -2,7 +2,8 @@
 // consequence in words, the action as a danger button posting the same fields again, and Cancel. A plain page, so
 // it works without script.
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { layout, type Theme } from './theme.js';
 
 /** Input of {@link renderConfirmPage}. */

@@ -3,7 +3,8 @@
 
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { signInErrorIds } from './signin.js';
 import { rich } from './text.js';
 import { layout, type Theme } from './theme.js';

@@ -4,7 +4,8 @@
 import { attr, html, safeUrl } from '../../core/html-escape.js';
 import type { FactorSummary } from '../../flows/registry.js';
 import type { MessageId } from '../../core/messages/en.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { dangerCss } from './confirm.js';
 import { copyScript } from './copy-script.js';
 import { layout, type Theme } from './theme.js';

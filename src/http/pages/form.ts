@@ -2,7 +2,8 @@
 // and theme, the browser's CSRF token, and inputs described as data, so a custom flow never writes HTML itself.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import type { FlowFormField, FlowFormPage, FlowText } from '../../flows/runtime/contract.js';
 import { copyScript } from './copy-script.js';
 import { passkeyTexts } from './passkey-texts.js';

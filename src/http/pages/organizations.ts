@@ -2,7 +2,8 @@
 // their roles (change, remove) and its pending invitations (invite, revoke), each shown only to a role that may.
 // Plain forms posting to the page's own route: it works without script.
 import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { dangerCss } from './confirm.js';
 import { layout, type Theme } from './theme.js';
 

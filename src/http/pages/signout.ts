@@ -2,7 +2,8 @@
 // visitor who is not signed in is told so instead of being asked.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 

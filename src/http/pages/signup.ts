@@ -1,7 +1,8 @@
 // The Password provider's sign-up page: name, address and password, each problem shown beside its field (linked with
 // aria-describedby), the values a person typed kept (never the password), and a way back to sign in.
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import type { FlowText, SignUpPage } from '../../flows/runtime/contract.js';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../providers/password/rules.js';
 import { layout, type Theme } from './theme.js';

@@ -1,7 +1,8 @@
 // The built-in SSO page of an organization's admin: its connections (add an OIDC or a SAML one, delete) and its
 // domains (claim, the TXT record to publish, verify, route to a connection). Plain forms, as the account page.
 import { attr, html, type SafeHtml } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { layout, type Theme } from './theme.js';
 
 /** One connection row as the page shows it (never its secret). */

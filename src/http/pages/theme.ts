@@ -4,7 +4,8 @@
 
 import { readableTextOn, safeColor } from '../../core/color.js';
 import { attr, html, raw, safeUrl, type SafeHtml } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 
 export type { Theme } from '../../core/theme.js';
 import type { Theme } from '../../core/theme.js';

@@ -2,7 +2,8 @@
 // use another address.
 
 import { attr, html, safeUrl } from '../../core/html-escape.js';
-import { english, type Translator } from '../../core/messages/translator.js';
+import { english } from '../../core/messages/english.js';
+import { type Translator } from '../../core/messages/translator.js';
 import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
