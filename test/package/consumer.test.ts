@@ -122,6 +122,15 @@ describe('the packed package', () => {
     for (const file of lazy) expect(reached.has(file), `${file} is loaded statically by the root`).toBe(false);
   });
 
+  it('has no import of a module in the same chunk that reads the name it declares (a ReferenceError at run time)', () => {
+    // `const { x } = await import('./m.js')`, with m.js in the importer's chunk, is built into
+    // `const { x } = await Promise.resolve({ get x() { return x; } })`: the getter reads the `x` being declared.
+    // It broke `GET /auth/session` with organizations on, in the package only (the sources ran fine).
+    const selfRead = /const \{ (\w+)(?: as \w+)? \} = await Promise\.resolve\(\(\{ get (\w+)\(\) \{ return \1; \}/;
+    const found = files.filter((f) => f.endsWith('.mjs')).filter((f) => selfRead.test(readFileSync(join(dir, 'node_modules/authchart', f.slice('package/'.length)), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
   it('the installed package.json points every subpath at a file that exists', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/authchart/package.json'), 'utf8')) as { exports: Record<string, unknown> };
     expect(Object.keys(manifest.exports).sort()).toEqual(['.', './adapters', './adapters/postgres', './client', './devtools', './flow', './jwt', './node', './package.json', './providers', './providers/*', './providers/credentials', './providers/email', './providers/oidc', './providers/webauthn']);

@@ -95,8 +95,8 @@ async function applyOutcome(req: RequestContext, userId: string, value: unknown,
   if (out.endOtherSessions) await revokeOtherSessions(req);
   if (out.organization !== undefined) {
     // Only an organization the user belongs to now: a flow's word is not a membership.
-    const { accessOf } = await import('../../organizations/members.js');
-    if (!(await accessOf(req.config, out.organization, userId))) throw new AccessDenied('Not a member of the organization the flow named.');
+    const members = await import('../../organizations/members.js');
+    if (!(await members.accessOf(req.config, out.organization, userId))) throw new AccessDenied('Not a member of the organization the flow named.');
     if (!(await strategyFor(req).setOrganization(req, out.organization))) throw new AccessDenied('The session ended while the flow ran.');
   }
   return { status: 'redirected', url: await applyRedirectCallback(req, out.redirect ?? back), session: 'rewritten' };

@@ -16,8 +16,10 @@ export function getSessionRoute(req: AuthRequest): Response | Promise<Response> 
 
 async function withOrganization(req: AuthRequest, session: Session | null): Promise<Session | null> {
   if (!session) return session;
-  const { organizationGate } = await import('../../organizations/gate.js');
-  const gate = await organizationGate(req);
+  // Not destructured under the export's own name: the build, where both modules share a chunk, turns the import into
+  // a getter returning that name, which the destructuring itself would then shadow (test/package/consumer.test.ts).
+  const organizations = await import('../../organizations/gate.js');
+  const gate = await organizations.organizationGate(req);
   const organization = gate.ok ? { id: gate.organization.organizationId, role: gate.organization.role, permissions: gate.organization.permissions } : null;
   return { ...session, organization };
 }
