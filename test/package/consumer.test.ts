@@ -120,6 +120,11 @@ describe('the packed package', () => {
     // file: tsdown.config.ts), the session's database strategy, the pages, the Node bridge.
     for (const name of ['signin', 'database-strategy', 'pages', 'node']) expect(lazyNames, name).toContain(name);
     for (const file of lazy) expect(reached.has(file), `${file} is loaded statically by the root`).toBe(false);
+    // Nor does any chunk import() a file the root loads statically: an app's bundler would make that file an entry of
+    // its own, every export of it kept, and the whole root chunk would be in the app's start bundle.
+    const all = files.filter((f) => f.startsWith('package/dist/') && f.endsWith('.mjs') && !f.includes('/providers/')).map((f) => f.slice('package/dist/'.length));
+    const intoRoot = all.flatMap((f) => edges(f, 'dynamic').filter((target) => reached.has(target)).map((target) => `${f} -> ${target}`));
+    expect(intoRoot).toEqual([]);
   });
 
   it('has no import of a module in the same chunk that reads the name it declares (a ReferenceError at run time)', () => {

@@ -15,6 +15,9 @@ import { noteActivity } from '../../activity/run.js';
 import { answerOf, runOwn } from './flow.js';
 import { openPaused } from './resume.js';
 import { signedInOutputOf, type SignedInDeps, type SignedInFlowDefinition, type SignedInInput, type SignedInOutput, type SignedInRoute } from './signed-in.js';
+// Static: the members module is in the root entry's chunk, and an import() of that chunk would make a bundler treat
+// it as an entry of its own, every export of it live, so an app's start bundle would carry all of it.
+import { accessOf } from '../../organizations/members.js';
 
 /** The namespace of a signed-in flow's store entries (a provider's are `flow:<id>:`, so the two never meet). */
 export function signedInStoreNamespace(flowId: string): string {
@@ -95,8 +98,7 @@ async function applyOutcome(req: RequestContext, userId: string, value: unknown,
   if (out.endOtherSessions) await revokeOtherSessions(req);
   if (out.organization !== undefined) {
     // Only an organization the user belongs to now: a flow's word is not a membership.
-    const members = await import('../../organizations/members.js');
-    if (!(await members.accessOf(req.config, out.organization, userId))) throw new AccessDenied('Not a member of the organization the flow named.');
+    if (!(await accessOf(req.config, out.organization, userId))) throw new AccessDenied('Not a member of the organization the flow named.');
     if (!(await strategyFor(req).setOrganization(req, out.organization))) throw new AccessDenied('The session ended while the flow ran.');
   }
   return { status: 'redirected', url: await applyRedirectCallback(req, out.redirect ?? back), session: 'rewritten' };
