@@ -40,6 +40,9 @@ packAndInstall(app);
 copyFileSync(CHILD, join(app, 'child.mjs'));
 const dirOf = (side: Side) => (side === 'authchart' ? app : join(BENCH, 'cold-start'));
 
+/** The cold-start target per runtime (issue 50): half of Auth.js's cost on Node, parity on Bun. */
+const targetOf = (runtimeName: string): number => (runtimeName === 'Bun' ? 1 : 0.5);
+
 function run(runtime: string, side: Side, measure: Measure | 'prepare', input: Record<string, unknown>): string {
   const args = runtime.endsWith('bun') ? ['run', 'child.mjs', side, measure] : ['child.mjs', side, measure];
   const done = spawnSync(runtime, args, { cwd: dirOf(side), encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', COLD_START: JSON.stringify(input) } });
@@ -108,11 +111,12 @@ try {
       }
       const wall = cost.authchart.ms / cost.authjs.ms;
       const cpu = cost.authchart.cpu / cost.authjs.cpu;
+      const goal = targetOf(runtimeName);
       // The same figures above start-and-exit, where building the request counts as each library's cost.
       const input = Math.max(0, bare.ms.median - start.ms.median);
       const fromStart = (cost.authchart.ms + input) / (cost.authjs.ms + input);
-      ratios.push(`- ${MEASURE_NAMES[measure]}: authchart's cost above bare ${runtimeName} is **${wall.toFixed(2)}×** Auth.js's in wall time (${cost.authchart.ms.toFixed(0)} / ${cost.authjs.ms.toFixed(0)} ms), ${cpu.toFixed(2)}× in CPU (target ≤ 0.5×: ${wall <= 0.5 ? 'met' : 'not met'}). Counting the ${input.toFixed(0)} ms of building the request as the library's: ${fromStart.toFixed(2)}×.`);
-      summary.push(`| ${runtime.name} | ${MEASURE_NAMES[measure]} | ${wall.toFixed(2)}× | ${cpu.toFixed(2)}× | ${wall <= 0.5 ? 'yes' : 'no'} |`);
+      ratios.push(`- ${MEASURE_NAMES[measure]}: authchart's cost above bare ${runtimeName} is **${wall.toFixed(2)}×** Auth.js's in wall time (${cost.authchart.ms.toFixed(0)} / ${cost.authjs.ms.toFixed(0)} ms), ${cpu.toFixed(2)}× in CPU (target ≤ ${goal}×: ${wall <= goal ? 'met' : 'not met'}). Counting the ${input.toFixed(0)} ms of building the request as the library's: ${fromStart.toFixed(2)}×.`);
+      summary.push(`| ${runtime.name} | ${MEASURE_NAMES[measure]} | ${wall.toFixed(2)}× | ${cpu.toFixed(2)}× | ≤ ${goal}×: ${wall <= goal ? 'yes' : 'no'} |`);
     }
     sections.push(
       [
@@ -141,11 +145,11 @@ const markdown = [
   `- Machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), 1-minute load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end (other work shares the cores; compare ratios within this run, not across runs).`,
   '- Each process imports its library, builds its handler and answers one request: `GET /auth/session` with a valid session cookie, `POST /auth/callback/credentials` with a CSRF pair, or `POST /auth/signin/oidc` (discovery from a real oidc-provider in another process, then the redirect). Session and credentials: a credentials-only configuration; OIDC: credentials plus the OIDC provider (authchart: `OIDC` imported from `authchart/providers/oidc`, as an app that signs in only with its own OpenID Provider would write: the full `authchart/providers` barrel also loads the catalogue presets, the e-mail senders and WebAuthn; Auth.js: a plain `type: "oidc"` object, which needs no import). Same secret, same provider options on both sides.',
   '- authchart: the installed tarball. Auth.js: `@auth/core` from bench/node_modules. Bare: the same script, importing nothing; it builds the same Web `Request` the libraries are handed (on Node the first `Request` loads undici, 20-40 ms), because building the input is the caller\'s work, not the library\'s. Reading the body is left to each library. Until 2026-11-26 the floor was a process that only starts and exits; each measure also gives the ratio against that floor.',
-  '- Ratio: (authchart − bare) / (Auth.js − bare), on medians. Below 1 is better; the target (issue 32) is ≤ 0.5×.',
+  '- Ratio: (authchart − bare) / (Auth.js − bare), on medians. Below 1 is better; the targets (issue 50) are ≤ 0.5× on Node and parity, ≤ 1×, on Bun.',
   '',
   '## Summary',
   '',
-  '| runtime | measure | authchart / Auth.js above bare, wall | CPU | ≤ 0.5× |',
+  '| runtime | measure | authchart / Auth.js above bare, wall | CPU | target |',
   '|---|---|---|---|---|',
   ...summary,
   '',
