@@ -10,7 +10,7 @@ import type {
   VerificationToken,
 } from './types.js';
 import type { FactorAdapterMethods } from './factors.js';
-import type { OrganizationAdapterMethods } from './organizations.js';
+import type { AdapterMembership, OrganizationAdapterMethods } from './organizations.js';
 import type { SsoAdapterMethods } from '../sso/types.js';
 import type { WebhookAdapterMethods } from './webhook-outbox.js';
 import type { InvitationAdapterMethods } from './invitations.js';
@@ -81,8 +81,12 @@ export interface Adapter extends Partial<FactorAdapterMethods>, Partial<Organiza
   unlinkAccount?(account: AccountKey): Awaitable<AdapterAccount | undefined | void>;
   /** Stores a database session. */
   createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
-  /** The session with this token and its user, in one call, or `null`. */
-  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: StoredUser } | null>;
+  /**
+   * The session with this token and its user, in one call, or `null`. An adapter that keeps organizations may add
+   * `membership`: the user's membership in the session's active organization, read in the same statement (null when
+   * not a member). The organization gate then reads no membership of its own; without it, it calls `getMembership`.
+   */
+  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: StoredUser; membership?: AdapterMembership | null } | null>;
   /** Updates the session with `sessionToken` (usually its `expires`). */
   updateSession?(
     session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>,

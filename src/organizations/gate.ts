@@ -1,10 +1,11 @@
 // The organization gate: the session gate, then the active organization's membership read afresh (one indexed
-// statement) on every call. A member removed, or a role lowered, is refused on the very next request, on every
+// statement, or none when the session's own read joined it: PostgresAdapter) on every call. A member removed, or a role lowered, is refused on the very next request, on every
 // instance and for both session strategies: nothing about a membership is kept in the cookie but the organization's id.
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { sessionGate, type GatedSession, type SessionLevel } from '../session/gate.js';
 import { accessOf, type MemberAccess } from './members.js';
-import { grants, rolesOf } from './roles.js';
+import { grants, permissionsOf, rolesOf } from './roles.js';
+import type { AdapterMembership } from '../core/organizations.js';
 
 /** What a request asks of its active organization. */
 export interface OrganizationNeed extends SessionLevel {
@@ -22,6 +23,12 @@ export type OrganizationGateResult =
   | ({ ok: false; reason: 'noOrganization' } & GatedSession)
   | ({ ok: false; reason: 'forbidden'; organization: MemberAccess; permission: string } & GatedSession);
 
+/** The access a membership the session's read brought gives: only one of this very session's user and organization. */
+function accessFrom(req: AuthRequest, session: { organizationId?: string; userId: string }, membership: AdapterMembership | null): MemberAccess | null {
+  if (!membership || membership.organizationId !== session.organizationId || membership.userId !== session.userId) return null;
+  return { organizationId: membership.organizationId, userId: membership.userId, role: membership.role, permissions: permissionsOf(rolesOf(req.config), membership.role) };
+}
+
 /**
  * The request's signed-in user acting in their active organization, checked now: still a member, and (with
  * `need.permission`) with a role that grants it.
@@ -33,9 +40,9 @@ export type OrganizationGateResult =
 export async function organizationGate(req: AuthRequest, need: OrganizationNeed = {}): Promise<OrganizationGateResult> {
   const gate = await sessionGate(req, need);
   if (!gate.ok) return gate;
-  const { ok: _ok, ...session } = gate;
+  const { ok: _ok, membership, ...session } = gate;
   if (!session.organizationId) return { ok: false, reason: 'noOrganization', ...session };
-  const organization = await accessOf(req.config, session.organizationId, session.userId);
+  const organization = membership === undefined ? await accessOf(req.config, session.organizationId, session.userId) : accessFrom(req, session, membership);
   if (!organization) return { ok: false, reason: 'noOrganization', ...session };
   if (need.permission !== undefined && !grants(rolesOf(req.config), organization.role, need.permission)) {
     return { ok: false, reason: 'forbidden', organization, permission: need.permission, ...session };

@@ -5,6 +5,7 @@ import { admitActivity } from '../activity/write.js';
 import { AdapterError, MissingAdapter, ServiceUnavailable, SessionTokenError } from '../core/errors.js';
 import { outage } from '../core/store-deadline.js';
 import type { AdapterSession, AdapterUser, Session, SessionVerification } from '../core/types.js';
+import type { AdapterMembership } from '../core/organizations.js';
 import { dispatchEvent } from '../core/events.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { clearCookie, setCookie } from '../core/request-context.js';
@@ -19,6 +20,8 @@ import { clearSessionFacts, keepsSessionFacts, readSessionFacts, writeSessionFac
 interface Loaded {
   row: AdapterSession;
   user: AdapterUser;
+  /** The membership in the row's active organization, when the adapter read it with the row (null: not a member). */
+  membership?: AdapterMembership | null;
 }
 
 function adapterOf(req: AuthRequest) {
@@ -127,6 +130,7 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
     return null;
   }
   const { user } = found;
+  const membership = found.membership !== undefined ? { membership: found.membership } : {};
   const session = { ...found.session, expires: expiresOf(found.session) };
   const now = Date.now();
   if (session.expires.getTime() <= now) {
@@ -148,15 +152,15 @@ async function load(req: AuthRequest): Promise<Loaded | null> {
     } catch (err) {
       // The row was read, so the session is valid; a database that cannot write now will extend it next time.
       logFailure(req, err);
-      return { row: session, user };
+      return { row: session, user, ...membership };
     }
     writeCookie(req, sessionToken, expires);
     // The companion cookie expires with the session: it moves with it.
     const facts = keepsSessionFacts(adapter) ? null : readSessionFacts(req, session.sessionToken);
     if (facts) writeSessionFacts(req, session.sessionToken, expires, facts);
-    return { row: { ...session, expires }, user };
+    return { row: { ...session, expires }, user, ...membership };
   }
-  return { row: session, user };
+  return { row: session, user, ...membership };
 }
 
 // The database's own failure is what an operator needs to read; anything else (a throwing session
@@ -191,8 +195,9 @@ export const databaseStrategy: SessionStrategyImpl = {
   async open(req) {
     const loaded = await load(req);
     if (!loaded) return null;
-    const { row, user } = loaded;
-    return { userId: String(user.id), verification: verificationOf(req, row), ...(row.organizationId ? { organizationId: String(row.organizationId) } : {}) };
+    const { row, user, membership } = loaded;
+    if (!row.organizationId) return { userId: String(user.id), verification: verificationOf(req, row) };
+    return { userId: String(user.id), verification: verificationOf(req, row), organizationId: String(row.organizationId), ...(membership !== undefined ? { membership } : {}) };
   },
 
   read: (req) => check(req),

@@ -2,6 +2,7 @@
 import type { Account, AdapterUser, AuthMethod, JWT, Profile, Session, SessionVerification, User } from '../core/types.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
+import type { AdapterMembership } from '../core/organizations.js';
 import type { ActivityRecord } from '../activity/types.js';
 
 /**
@@ -31,6 +32,12 @@ export interface VerifiedSession {
   token?: JWT;
   /** The session's active organization as it was switched to (membership is the organization gate's check), if any. */
   organizationId?: string;
+  /**
+   * The membership in `organizationId`, when the session's own read brought it (an adapter whose `getSessionAndUser`
+   * joins it: one statement, as fresh as a read of its own): null when the user is not a member. Absent otherwise,
+   * and the organization gate reads it.
+   */
+  membership?: AdapterMembership | null;
 }
 
 export interface SessionStrategyImpl {

@@ -18,7 +18,7 @@ import { organizationMethods } from './organizations.js';
 import { ssoMethods } from './sso.js';
 import { webhookMethods } from './webhooks.js';
 import type { WebhookAdapterMethods } from '../../core/webhook-outbox.js';
-import type { OrganizationAdapterMethods } from '../../core/organizations.js';
+import type { AdapterMembership, OrganizationAdapterMethods } from '../../core/organizations.js';
 import type { SsoAdapterMethods } from '../../sso/types.js';
 import { invitationMethods } from './invitations.js';
 import type { InvitationAdapterMethods } from '../../core/invitations.js';
@@ -61,7 +61,7 @@ export interface PostgresAdapterInstance extends Adapter {
   /** Inside `withTransaction`: `SELECT … FOR UPDATE` on the user's row, held until the transaction ends. */
   lockUser(userId: string): Promise<void>;
   createSession(session: { sessionToken: string; userId: string; expires: Date }): Promise<AdapterSession>;
-  getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser; membership?: AdapterMembership | null } | null>;
   updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>;
   deleteSession(sessionToken: string): Promise<AdapterSession | null>;
   createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
@@ -188,6 +188,10 @@ const toSession = (r: Row): AdapterSession => ({
   // The session's active organization (schema version 14).
   ...(r.organization_id ? { organizationId: r.organization_id as string } : {}),
 });
+
+/** The membership joined to a session row with an active organization: null when the user is not a member of it. */
+const toActiveMembership = (r: Row): AdapterMembership | null =>
+  r.membership_role ? { organizationId: r.organization_id as string, userId: r.user_id as string, role: r.membership_role as string, createdAt: r.membership_created_at as Date } : null;
 
 /** `amr` as stored: the method names separated by spaces. */
 const storedAmr = (amr: readonly string[] | null | undefined): string | null => (amr ? amr.join(' ') : null);
@@ -328,12 +332,16 @@ function methods(q: Queryable, ready: () => Promise<void>): Omit<PostgresAdapter
       return (await one(toSession, insert.sql, insert.params))!;
     },
 
-    // One round trip: this runs on every session read.
+    // One round trip: this runs on every session read. With an active organization, the user's membership in it
+    // comes in the same statement (the primary key of memberships), so the organization gate reads none of its own.
     getSessionAndUser: (sessionToken) =>
       one(
-        (r) => ({ session: toSession(r), user: toUser(r) }),
-        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, s.token_error, s.organization_id, u.id, u.name, u.email, u.email_verified, u.image
-         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.session_token = $1`,
+        (r) => ({ session: toSession(r), user: toUser(r), ...(r.organization_id ? { membership: toActiveMembership(r) } : {}) }),
+        `SELECT s.session_token, s.user_id, s.expires, s.auth_time, s.amr, s.token_error, s.organization_id, u.id, u.name, u.email, u.email_verified, u.image,
+                m.role AS membership_role, m.created_at AS membership_created_at
+         FROM sessions s JOIN users u ON u.id = s.user_id
+         LEFT JOIN memberships m ON m.organization_id = s.organization_id AND m.user_id = s.user_id
+         WHERE s.session_token = $1`,
         [sessionToken],
       ),
 
