@@ -107,8 +107,10 @@ beforeAll(async () => {
   old = await serverSchema(DATABASE, async (pool) => {
     await migrate(pool, migrations.slice(0, 7));
     await pool.query(`ALTER TABLE sessions ADD COLUMN token_error TEXT`);
-    // The columns the session read names since (schema version 14's active organization): only the token table is missing.
+    // What the session read names since (schema version 14's active organization and the memberships it joins): only
+    // the token table is missing.
     await pool.query(`ALTER TABLE sessions ADD COLUMN organization_id TEXT`);
+    await pool.query(`CREATE TABLE memberships (organization_id TEXT NOT NULL, user_id TEXT NOT NULL, role TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (organization_id, user_id))`);
   });
   liveCookie = await t.signIn('alice');
 });
