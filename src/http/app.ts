@@ -1,4 +1,4 @@
-// The h3 application behind every integration: authchart's routes under basePath, each wrapped so
+// The application behind every integration: authchart's routes under basePath (router.ts), each wrapped so
 // that a client's mistake gets a 4xx or an error redirect, and nothing escapes as an unhandled 500.
 import type { InternalConfig } from '../core/config.js';
 import { UnknownAction } from '../core/errors.js';
@@ -8,7 +8,7 @@ import { csrf } from './csrf.js';
 import { providersJson } from './providers.js';
 import { createAuthRequest, requestUrl, type AuthRequest } from './request.js';
 import { json } from './response.js';
-import { answerRoute, plainJson, type RouteKind } from './route.js';
+import { answerRoute, earlyFailure, plainJson, type RouteKind } from './route.js';
 import { callbackRoute } from './routes/callback.js';
 import { tracesKept } from '../flows/runtime/log.js';
 import { INSPECT_SEGMENT } from './inspect-trace.js';
@@ -42,6 +42,12 @@ function route(config: InternalConfig, kind: RouteKind, handler: RouteHandler): 
   return (event) => answerRoute(config, kind, () => createAuthRequest(event.request, config, {}, event.url), (req) => handler(req, event));
 }
 
+/**
+ * Builds the app serving authchart's routes for one resolved configuration.
+ *
+ * @example
+ * const app = createAuthApp(resolveConfig(config)); const res = await app.fetch(new Request('http://localhost/auth/session'))
+ */
 export function createAuthApp(config: InternalConfig): AuthApp {
   const app = new RouteTable<Route>();
   const base = config.basePath;
@@ -193,9 +199,7 @@ export function createAuthApp(config: InternalConfig): AuthApp {
         url = requestUrl(request);
       } catch (err) {
         // An unparsable URL (a malformed Host): answered as a route whose request context could not be made.
-        return answerRoute(config, 'json', () => {
-          throw err;
-        }, () => plainJson({}, 500));
+        return earlyFailure(config, err);
       }
       let match;
       try {

@@ -20,7 +20,7 @@ export function plainJson(body: unknown, status: number): Response {
  * for any sign-in (a 200 KB password) from a page is sent on to the error page, which says so in its language (413);
  * a script gets JSON 413.
  */
-function earlyFailure(config: InternalConfig, err: unknown, kind: RouteKind = 'json'): Response {
+export function earlyFailure(config: InternalConfig, err: unknown, kind: RouteKind = 'json'): Response {
   if (err instanceof BodyTooLarge) {
     if (kind === 'browser' && err.fromPage) return seeErrorPage(config, 'BodyTooLarge');
     return plainJson({ error: 'InvalidRequest', message: err.message }, 413);
