@@ -3,8 +3,8 @@
 // instance and for both session strategies: nothing about a membership is kept in the cookie but the organization's id.
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
 import { sessionGate, type GatedSession, type SessionLevel } from '../session/gate.js';
-import { accessOf, type MemberAccess } from './members.js';
-import { grants, permissionsOf, rolesOf } from './roles.js';
+import { accessFrom, accessOf, type MemberAccess } from './members.js';
+import { grants, rolesOf } from './roles.js';
 import type { AdapterMembership } from '../core/organizations.js';
 
 /** What a request asks of its active organization. */
@@ -24,9 +24,9 @@ export type OrganizationGateResult =
   | ({ ok: false; reason: 'forbidden'; organization: MemberAccess; permission: string } & GatedSession);
 
 /** The access a membership the session's read brought gives: only one of this very session's user and organization. */
-function accessFrom(req: AuthRequest, session: { organizationId?: string; userId: string }, membership: AdapterMembership | null): MemberAccess | null {
+function joinedAccess(req: AuthRequest, session: { organizationId?: string; userId: string }, membership: AdapterMembership | null): MemberAccess | null {
   if (!membership || membership.organizationId !== session.organizationId || membership.userId !== session.userId) return null;
-  return { organizationId: membership.organizationId, userId: membership.userId, role: membership.role, permissions: permissionsOf(rolesOf(req.config), membership.role) };
+  return accessFrom(req.config, membership);
 }
 
 /**
@@ -42,7 +42,7 @@ export async function organizationGate(req: AuthRequest, need: OrganizationNeed 
   if (!gate.ok) return gate;
   const { ok: _ok, membership, ...session } = gate;
   if (!session.organizationId) return { ok: false, reason: 'noOrganization', ...session };
-  const organization = membership === undefined ? await accessOf(req.config, session.organizationId, session.userId) : accessFrom(req, session, membership);
+  const organization = membership === undefined ? await accessOf(req.config, session.organizationId, session.userId) : joinedAccess(req, session, membership);
   if (!organization) return { ok: false, reason: 'noOrganization', ...session };
   if (need.permission !== undefined && !grants(rolesOf(req.config), organization.role, need.permission)) {
     return { ok: false, reason: 'forbidden', organization, permission: need.permission, ...session };

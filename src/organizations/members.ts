@@ -34,7 +34,13 @@ export interface MemberAccess {
 /** The access `userId` has to the organization now, or null when they are not a member. One indexed read. */
 export async function accessOf(config: InternalConfig, organizationId: string, userId: string): Promise<MemberAccess | null> {
   const membership = await organizationStore(config).getMembership(organizationId, userId);
-  return membership ? { organizationId, userId, role: membership.role, permissions: permissionsOf(rolesOf(config), membership.role) } : null;
+  return membership ? accessFrom(config, { organizationId, userId, role: membership.role }) : null;
+}
+
+/** The access a membership gives: its role with what the role grants. */
+export function accessFrom(config: InternalConfig, membership: Pick<AdapterMembership, 'organizationId' | 'userId' | 'role'>): MemberAccess {
+  const { organizationId, userId, role } = membership;
+  return { organizationId, userId, role, permissions: permissionsOf(rolesOf(config), role) };
 }
 
 /** The actor's membership when it grants `permission`; else OrganizationForbidden (not a member, or lacking it). */
