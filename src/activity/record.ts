@@ -46,8 +46,8 @@ export function sessionHashOf(req: RequestContext): string | null {
 
 const UA_MAX = 512;
 
-// The client address module (node:net) loads on first use: the root entry stays free of it on edge runtimes. Once
-// loaded it is read without an await.
+// The client address module loads on first use (the root entry does not carry it; a sign-in has loaded it for the
+// throttle by then). Once loaded it is read without an await.
 const loadAddress = lazy(() => import('../core/client-address.js'));
 let addressModule: Awaited<ReturnType<typeof loadAddress>> | undefined;
 
