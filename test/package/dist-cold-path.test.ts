@@ -65,6 +65,8 @@ describe('the cold path of the packed build', () => {
     // comes from dist/srvx-node.mjs).
     expect(modules.filter((m) => m.startsWith('/node_modules/srvx/'))).toEqual([]);
     expect(builtins.filter((b) => /^node:http/.test(b))).toEqual([]);
+    // Nor node:net (about 3 ms of a first sign-in on Bun): client addresses are recognised by core/client-address.ts.
+    expect(builtins).not.toContain('node:net');
     expect(files).toContain('srvx-node.mjs');
     // Few, larger chunks: the root, its eager chunk, srvx's classes, one lazy chunk for sign-in and what it shares with
     // the other entries; no facade file of an import() target (the build before chunk groups loaded 67 files here,

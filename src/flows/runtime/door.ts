@@ -14,9 +14,7 @@ import { answerOf, runFlow, runStage, type FlowResult, type SignInStages } from 
 import type { JobDefinition } from './job.js';
 import { openPaused } from './resume.js';
 import { settleMachine, settlementOutcome, type RunOptions } from './run.js';
-import { runSignedInFlow } from './signed-in-run.js';
 import type { AccountFlowDefinition, AccountRoute } from './account.js';
-import { runAccountFlow } from './account-run.js';
 import type { SignedInFlowDefinition, SignedInRoute } from './signed-in.js';
 import type { DoorAnswer, StepOptions } from './answer.js';
 
@@ -27,6 +25,12 @@ import { recordFactorCheck } from '../../session/factor-check.js';
 import { inFlowSpan } from './observe/flow-span.js';
 import { newFlowId } from './flow-id.js';
 import { openActivityRun } from '../../activity/run.js';
+import { lazy } from '../../core/lazy.js';
+
+// Signed-in flows (the app's own, change-password, invitations) and account flows (sign-up, recovery) load with the
+// first one a request runs: a provider's sign-in never needs them, so a first sign-in does not load or compile them.
+const loadSignedInRun = lazy(() => import('./signed-in-run.js'));
+const loadAccountRun = lazy(() => import('./account-run.js'));
 
 /**
  * The machines the door runs, as the registry names them: the runtime imports no specific flow, so they are handed
@@ -80,9 +84,9 @@ export async function step(catalog: DoorCatalog, req: RequestContext, door: Door
     case 'secondFactor':
       return door.start ? secondFactorStart(catalog, req, door, door.start, options) : secondFactorAnswer(catalog, req, door, options);
     case 'signedIn':
-      return runSignedInFlow(req, door.flow, door.route, door.callbackUrl, options);
+      return (await loadSignedInRun()).runSignedInFlow(req, door.flow, door.route, door.callbackUrl, options);
     case 'account':
-      return runAccountFlow(catalog, req, door, options);
+      return (await loadAccountRun()).runAccountFlow(catalog, req, door, options);
     case 'page':
       return pageStep(catalog, req, door.slot);
     case 'job':
