@@ -15,7 +15,10 @@ const input = JSON.parse(process.env.COLD_START ?? '{}');
 const ORIGIN = 'http://localhost:3000';
 const SECRET = 'authchart-bench-secret-0123456789-abcdefghij';
 const USER = { id: 'user-1', name: 'Alice Bench', email: 'alice@example.test' };
-const quiet = { error() {}, warn() {}, debug() {} };
+// Errors and warnings silenced, debug off on both sides, as the in-process benches run them (contenders.ts) and as an
+// app runs in production. (A custom `debug` function would turn on authchart's flow traces: every debug message is
+// the function's to keep or drop. Until 2026-11-29 this file passed one to both sides.)
+const quiet = { error() {}, warn() {} };
 
 function request(measure) {
   if (side === 'better-auth' && measure === 'session') return new Request(`${ORIGIN}/api/auth/get-session`, { headers: { cookie: input.sessionCookie } });
