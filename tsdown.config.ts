@@ -73,10 +73,13 @@ const CORE_ROOTS = ['index.ts'].map(source);
 const SIGNIN_ROOTS = ['http/flow.ts', 'flows/runtime/door.ts', 'flows/runtime/flow.ts', 'flows/registry.ts', 'flows/credentials/machine.ts', 'flows/signin/machine.ts', 'flows/runtime/record.ts', 'http/throttle.ts'].map(source);
 /** Entries an app may import without signing anyone in: what they import statically stays out of `signin`. */
 const OTHER_ROOTS = ['providers/index.ts', ...PROVIDER_KINDS.map((kind) => `providers/entries/${kind}.ts`), 'jwt.ts', 'node.ts', 'adapters/index.ts', 'adapters/postgres/index.ts'].map(source);
-/** The built-in pages, loaded with the first page a browser asks for. */
-const PAGES_ROOTS = ['http/pages/index.ts'].map(source);
+/** The built-in pages, each loaded with the first request that shows it (http/pages/load.ts). */
+const PAGES_ROOTS = ['signin', 'error', 'signout', 'verify-request', 'form', 'signup', 'confirm-email'].map((page) => source(`http/pages/${page}.ts`));
 /** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
 const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/]index\.ts)/;
+
+/** Each built-in page's chunk, named `page-<page>` (the sign-in page's would otherwise share the name `signin`). */
+const pageChunk = (id: string): string | null => (PAGES_ROOTS.includes(id) ? `page-${id.slice(id.lastIndexOf('/') + 1, -'.ts'.length)}` : null);
 
 /** Shared by the pages and another entry, but too large for what loads it with `shared` (a sign-in): English. */
 const OWN_CHUNK = /[\\/]src[\\/]core[\\/]messages[\\/](en|english)\.ts$/;
@@ -116,6 +119,10 @@ function groupsOf(ctx: Context): Map<string, string> {
     // each one more file to load before an OAuth redirect.
     const pages = closure(PAGES_ROOTS, ctx);
     for (const id of closure(OTHER_ROOTS, ctx)) if (pages.has(id) && !OTHER_ROOTS.includes(id) && !OWN_CHUNK.test(id)) groups.set(id, 'shared');
+    // What several pages share (the theme, the text helpers, the passkey strings): one chunk that the first page
+    // loads with it, not a small file each. Each page stays a chunk of its own, English one too.
+    // English stays a chunk of its own (mails and a flow's form text load it without any page).
+    for (const id of pages) if (!groups.has(id) && !PAGES_ROOTS.includes(id)) groups.set(id, OWN_CHUNK.test(id) ? 'english' : 'pages');
     for (const id of closure(CORE_ROOTS, ctx)) groups.set(id, 'core');
     // An entry module stays in its own entry chunk.
     for (const id of CORE_ROOTS) groups.delete(id);
@@ -265,9 +272,10 @@ export default defineConfig({
   // Small, pure, runtime-neutral ESM dependencies go into the JavaScript (not the declarations: the types stay h3's own,
   // so an app's H3Event is ours): fewer files to resolve and load. srvx stays an import: it resolves per runtime.
   deps: { alwaysBundle: (id, importer) => !!importer && !/\.d\.[cm]?ts$/.test(importer) && (INLINED.test(id) || (id === 'srvx/node' && (importer === SRVX_NODE || importer === SRVX_NODE_REQUEST))) },
-  // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure).
+  // Higher priority claims a module first: `core`, then `shared`, then `signin` (which takes the rest of its closure),
+  // then English, then `pages` (what the pages share).
   // No JSDoc in the JavaScript (the declarations keep it, and annotations like @__PURE__ stay): a fifth of the bytes
   // that a first sign-in's chunks make Node parse, ~1 ms of its CPU (~2 with OIDC) (test/package/dist-cold-path.test.ts).
   outputOptions: (options, _format, { cjsDts }) =>
-    cjsDts ? options : { ...options, comments: { jsdoc: false }, paths: { srvx: '#srvx' }, codeSplitting: { groups: (['core', 'shared', 'signin'] as const).map((name, i) => ({ priority: 3 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })) } },
+    cjsDts ? options : { ...options, comments: { jsdoc: false }, paths: { srvx: '#srvx' }, codeSplitting: { groups: [...(['core', 'shared', 'signin', 'english', 'pages'] as const).map((name, i) => ({ priority: 6 - i, name: (id: string, ctx: Context) => (!/\.d\.[cm]?ts$/.test(id) && groupsOf(ctx).get(id) === name ? name : null) })), { priority: 1, name: pageChunk }] } },
 });

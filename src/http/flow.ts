@@ -16,7 +16,7 @@ import { signUpOpen } from './providers.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf, requireCsrf } from './csrf.js';
 import { flowBrowser, rememberFailedFlow } from './inspect-trace.js';
-import { loadPages } from './pages/load.js';
+import { loadConfirmEmailPage, loadFormPage, loadSignUpPage } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorRedirect, html, json, redirect, redirectsAsData, wantsJson } from './response.js';
 
@@ -143,9 +143,9 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
     case 'html':
       return html(req, response.body, response.status ?? 200);
     case 'page': {
-      // The pages (and their theme) load with the first flow that shows one: a credentials or OAuth sign-in never does.
-      const { renderConfirmEmail, renderFormPage, renderSignUp } = await loadPages();
+      // Each page (and its theme) loads with the first flow that shows it: a credentials or OAuth sign-in never does.
       if (response.page === 'signUp') {
+        const { renderSignUp } = await loadSignUpPage();
         const provider = req.config.providersById.get(response.data.provider) as { password?: { signUp?: { minLength?: number } | false } } | undefined;
         const signUp = provider?.password?.signUp;
         const page = renderSignUp({
@@ -160,6 +160,7 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
         return html(req, page, response.status ?? 200);
       }
       if (response.page === 'form') {
+        const { renderFormPage } = await loadFormPage();
         const page = renderFormPage({
           theme: req.config.theme,
           actionUrl: formAction,
@@ -172,6 +173,7 @@ export async function pausedResponse(req: AuthRequest, formAction: string, respo
         });
         return html(req, page, response.status ?? 200);
       }
+      const { renderConfirmEmail } = await loadConfirmEmailPage();
       return html(
         req,
         renderConfirmEmail({

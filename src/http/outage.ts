@@ -9,7 +9,7 @@ import { AuthResponse } from '../core/fast-response.js';
 import { messagesFor } from '../core/messages/request.js';
 import { isOutage, outage } from '../core/store-deadline.js';
 import { H3V1CompatibleError } from './integrations/h3-v1.js';
-import { loadPages } from './pages/load.js';
+import { loadErrorPage } from './pages/load.js';
 import { createAuthRequest, pageNonce } from './request.js';
 import { html, unavailableJson, unavailableMessage } from './response.js';
 
@@ -45,7 +45,7 @@ export async function outageResponse(request: Request, config: InternalConfig, e
   }
   if (!wantsPage(request)) return unavailableJson(req, error);
   req.headers.set('retry-after', String(error.retryAfter));
-  const page = (await loadPages()).renderError({ error: ServiceUnavailable.type, theme: config.theme, basePath: config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
+  const page = (await loadErrorPage()).renderError({ error: ServiceUnavailable.type, theme: config.theme, basePath: config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
   return html(req, page.html, 503);
 }
 

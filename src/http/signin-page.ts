@@ -5,7 +5,7 @@ import { messagesFor } from '../core/messages/request.js';
 import type { MessageId } from '../core/messages/en.js';
 import { resolveCallbackUrl } from './callback-url.js';
 import { csrf } from './csrf.js';
-import { loadPages } from './pages/load.js';
+import { loadSignInPage } from './pages/load.js';
 import { publicProviders } from './providers.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { html, redirect, redirectsAsData } from './response.js';
@@ -66,7 +66,7 @@ export async function signInPageResponse(req: AuthRequest, refused?: RefusedForm
   const elsewhere = customSignInUrl(req, callbackUrl, error);
   if (elsewhere) return redirect(req, elsewhere);
   const i18n = await messagesFor(req);
-  const page = (await loadPages()).renderSignIn({
+  const page = (await loadSignInPage()).renderSignIn({
     providers: publicProviders(req),
     csrfToken: csrf(req).token,
     callbackUrl,

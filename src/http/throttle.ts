@@ -15,7 +15,7 @@ import type { ThrottleLimit } from '../core/throttle/options.js';
 import { Throttle, type ThrottleRefusal } from '../core/throttle/throttle.js';
 import { memoryThrottleStore } from '../core/throttle/store.js';
 import type { FlowRoute } from '../flows/runtime/contract.js';
-import { loadPages } from './pages/load.js';
+import { loadErrorPage } from './pages/load.js';
 import { pageNonce, type AuthRequest } from './request.js';
 import { errorPageUrl, html, json, redirectsAsData, wantsJson } from './response.js';
 
@@ -119,7 +119,7 @@ async function refusedResponse(req: AuthRequest, route: FlowRoute, refusal: Thro
   if (answersJson(req, route)) {
     return json(req, { error: error.type, url: errorPageUrl(req, error), retryAfter: refusal.retryAfter }, status, { noCache: true });
   }
-  const page = (await loadPages()).renderError({ error: error.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
+  const page = (await loadErrorPage()).renderError({ error: error.type, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, nonce: pageNonce(req), i18n: await messagesFor(req) });
   return html(req, page.html, status);
 }
 

@@ -32,7 +32,7 @@ interface Loaded extends LoadedModules {
   out: { signIn: number; location: string | null; user: string | null };
 }
 
-function loadedBy(mode: 'credentials' | 'oauth'): Loaded {
+function loadedBy(mode: 'credentials' | 'oauth' | 'page'): Loaded {
   const log = join(dir, `${mode}.log`);
   const out = execFileSync(process.execPath, ['--import', './cold-path-register.mjs', 'cold-path.mjs', mode], {
     cwd: dir,
@@ -72,6 +72,15 @@ describe('the cold path of the packed build', () => {
     // the other entries; no facade file of an import() target (the build before chunk groups loaded 67 files here,
     // the one before tsdown.config.ts skipped the facades 12).
     expect(files.length, files.join(' ')).toBeLessThanOrEqual(6);
+  }, 90_000);
+
+  it('the sign-in page loads that page and what the pages share, not the error, sign-out, form or sign-up pages', () => {
+    const { out, modules } = loadedBy('page');
+    expect(out).toEqual({ signIn: 200, location: null, user: 'form' });
+    expect(modules).toContain('/src/http/pages/signin.ts');
+    expect(modules).toContain('/src/http/pages/theme.ts');
+    // Each page is a chunk of its own (http/pages/load.ts): until 2026-11-29 one chunk held them all.
+    expect(modules.filter((m) => /^\/src\/http\/pages\/(error|signout|verify-request|form|signup|confirm-email)\.ts$/.test(m))).toEqual([]);
   }, 90_000);
 
   it('the check can fail: signing in with GitHub loads the OAuth flow and oauth4webapi', () => {

@@ -5,10 +5,9 @@ import { attr, html, safeUrl, type SafeHtml } from '../../core/html-escape.js';
 import type { MessageId } from '../../core/messages/en.js';
 import { english } from '../../core/messages/english.js';
 import { type Translator } from '../../core/messages/translator.js';
-import { signInErrorIds } from './signin.js';
-import { rich } from './text.js';
+import { signInErrorIds } from './signin-errors.js';
+import { homeLinkText, rich } from './text.js';
 import { layout, type Theme } from './theme.js';
-import { homeLinkText } from './verify-request.js';
 
 /** Input of {@link renderError}. */
 export interface ErrorPageParams {

@@ -10,6 +10,7 @@ import type { MessageId } from '../../core/messages/en.js';
 import { english } from '../../core/messages/english.js';
 import { type Translator } from '../../core/messages/translator.js';
 import { passkeyTexts } from './passkey-texts.js';
+import { signInErrorIds } from './signin-errors.js';
 import { rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
@@ -78,31 +79,6 @@ export interface SignInPageParams {
   ssoAction?: string;
 }
 
-/** The message of each error type on the sign-in page (including the legacy codes older apps still send). */
-export const signInErrorIds: Readonly<Record<string, MessageId>> = {
-  CredentialsSignin: 'signin.error.CredentialsSignin',
-  OAuthAccountNotLinked: 'signin.error.OAuthAccountNotLinked',
-  AccountNotLinked: 'signin.error.AccountNotLinked',
-  MissingCSRF: 'signin.error.MissingCSRF',
-  OAuthCallbackError: 'signin.error.OAuthCallbackError',
-  SsoAddressRefused: 'signin.error.SsoAddressRefused',
-  SamlResponseRefused: 'signin.error.SamlResponseRefused',
-  OAuthSignInError: 'signin.error.OAuthSignInError',
-  AccessDenied: 'signin.error.AccessDenied',
-  Verification: 'signin.error.Verification',
-  EmailSignInError: 'signin.error.EmailSignInError',
-  RateLimited: 'signin.error.RateLimited',
-  ServiceUnavailable: 'signin.error.ServiceUnavailable',
-  WebAuthnVerificationError: 'signin.error.WebAuthnVerificationError',
-  Configuration: 'signin.error.Configuration',
-  SessionRequired: 'signin.error.SessionRequired',
-  OAuthSignin: 'signin.error.OAuthSignInError',
-  OAuthCallback: 'signin.error.OAuthCallbackError',
-  OAuthCreateAccount: 'signin.error.CreateAccount',
-  EmailCreateAccount: 'signin.error.CreateAccount',
-  Callback: 'signin.error.default',
-  EmailSignin: 'signin.error.EmailSignInError',
-};
 
 /** The English sentence of each error type on the sign-in page. */
 export const signInErrorMessages: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(signInErrorIds).map(([type, id]) => [type, english.text(id)]));

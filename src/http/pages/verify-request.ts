@@ -4,7 +4,7 @@
 import { attr, html, safeUrl } from '../../core/html-escape.js';
 import { english } from '../../core/messages/english.js';
 import { type Translator } from '../../core/messages/translator.js';
-import { rich } from './text.js';
+import { homeLinkText, rich } from './text.js';
 import { breakable, layout, type Theme } from './theme.js';
 
 /** Input of {@link renderVerifyRequest}. */
@@ -23,15 +23,6 @@ export interface VerifyRequestPageParams {
   changeUrl?: string;
   /** The page's language; English when absent. */
   i18n?: Translator;
-}
-
-/** "Back to example.com" reads better than a bare link, when the host can be read from the URL. */
-export function homeLinkText(homeUrl: string, i18n: Translator = english): string {
-  try {
-    return i18n.t('common.backTo', { host: new URL(homeUrl).host });
-  } catch {
-    return i18n.t('common.backHome');
-  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { invitationFlow, invitations, step } from '../../flows/registry.js';
 import { sessionGate } from '../../session/gate.js';
 import { csrf, requireCsrf } from '../csrf.js';
 import { inspectorBrowser, pausedResponse, respond, signInUrl } from '../flow.js';
-import { loadPages } from '../pages/load.js';
+import { loadFormPage } from '../pages/load.js';
 import { bodyString, pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { active, answer, guarded } from './organizations.js';
@@ -67,7 +67,7 @@ async function afterwards(req: AuthRequest): Promise<string> {
 
 /** A page that only says something (no form): why the invitation cannot be taken, or how to sign in first. */
 async function notice(req: AuthRequest, page: Omit<FlowFormPage, 'fields'>, status: number): Promise<Response> {
-  const { renderFormPage } = await loadPages();
+  const { renderFormPage } = await loadFormPage();
   const body = renderFormPage({ theme: req.config.theme, actionUrl: '', hiddenFields: { csrfToken: csrf(req).token }, page: { ...page, fields: [] }, nonce: pageNonce(req), i18n: await messagesFor(req), authUrl: req.authUrl });
   return html(req, body, status);
 }

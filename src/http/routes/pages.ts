@@ -2,7 +2,7 @@
 import { messagesFor } from '../../core/messages/request.js';
 import { failedFlowTrace } from '../inspect-trace.js';
 import { OUTAGE_RETRY_AFTER } from '../../core/store-deadline.js';
-import { loadPages } from '../pages/load.js';
+import { loadErrorPage, loadVerifyRequestPage } from '../pages/load.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf } from '../csrf.js';
 import { pageNonce, type AuthRequest } from '../request.js';
@@ -21,7 +21,7 @@ export async function errorPage(req: AuthRequest): Promise<Response> {
     url.searchParams.set('error', error);
     return redirect(req, url.href);
   }
-  const page = (await loadPages()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req), i18n: await messagesFor(req) });
+  const page = (await loadErrorPage()).renderError({ error, theme: req.config.theme, basePath: req.config.basePath, signinUrl: `${req.authUrl}/signin`, homeUrl: req.origin, trace: await failedFlowTrace(req, error), nonce: pageNonce(req), i18n: await messagesFor(req) });
   if (page.status === 503) req.headers.set('retry-after', String(OUTAGE_RETRY_AFTER));
   return html(req, page.html, page.status);
 }
@@ -40,5 +40,5 @@ export async function verifyRequestPage(req: AuthRequest): Promise<Response> {
       ? { actionUrl: `${req.authUrl}/signin/${encodeURIComponent(provider.id)}`, csrfToken: csrf(req).token, callbackUrl: await resolveCallbackUrl(req) }
       : undefined;
   const changeUrl = `${req.authUrl}/signin${email ? `?${new URLSearchParams({ email })}` : ''}`;
-  return html(req, (await loadPages()).renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req), i18n: await messagesFor(req) }));
+  return html(req, (await loadVerifyRequestPage()).renderVerifyRequest({ theme: req.config.theme, basePath: req.config.basePath, homeUrl: req.origin, email, resend, changeUrl, nonce: pageNonce(req), i18n: await messagesFor(req) }));
 }

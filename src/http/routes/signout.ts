@@ -2,7 +2,7 @@
 import { messagesFor } from '../../core/messages/request.js';
 import { resolveCallbackUrl } from '../callback-url.js';
 import { csrf, requireCsrf } from '../csrf.js';
-import { loadPages } from '../pages/load.js';
+import { loadSignOutPage } from '../pages/load.js';
 import { pageNonce, type AuthRequest } from '../request.js';
 import { html, redirect } from '../response.js';
 import { strategyFor } from '../../session/strategy.js';
@@ -20,7 +20,7 @@ export async function signOutPage(req: AuthRequest): Promise<Response> {
   const visitor = await readVisitor(req);
   return html(
     req,
-    (await loadPages()).renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), i18n: await messagesFor(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
+    (await loadSignOutPage()).renderSignOut({ csrfToken: token, callbackUrl, theme: req.config.theme, basePath: req.config.basePath, signoutUrl: `${req.authUrl}/signout`, signinUrl: `${req.authUrl}/signin`, nonce: pageNonce(req), i18n: await messagesFor(req), signedInAs: visitor.signedIn ? visitor.who ?? '' : null }),
   );
 }
 

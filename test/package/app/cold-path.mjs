@@ -1,6 +1,7 @@
 // Run by dist-cold-path.test.ts in the app that installed the packed tarball, under module hooks that record every
 // module loaded: a fresh process signs in once and reads its session, as a browser would. Prints the statuses.
-//   argv: credentials (a credentials-only configuration) | oauth (credentials and GitHub, signing in with GitHub)
+//   argv: credentials (a credentials-only configuration) | oauth (credentials and GitHub, signing in with GitHub) |
+//   page (credentials: only the sign-in page is asked for)
 import { AuthInit, Credentials } from 'authchart';
 
 const mode = process.argv[2];
@@ -19,6 +20,12 @@ async function send(path, form) {
     jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
   }
   return res;
+}
+
+if (mode === 'page') {
+  const page = await send('/auth/signin');
+  process.stdout.write(JSON.stringify({ signIn: page.status, location: null, user: (await page.text()).includes('name="username"') ? 'form' : null }));
+  process.exit(0);
 }
 
 const { csrfToken } = await (await send('/auth/csrf')).json();
