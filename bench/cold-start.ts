@@ -24,7 +24,7 @@ const rounds = Math.max(10, Number(process.argv[2] ?? 15));
 const MEASURES = ['session', 'signin', 'oidc'] as const;
 type Measure = (typeof MEASURES)[number];
 const MEASURE_NAMES: Record<Measure, string> = { session: 'first session check', signin: 'first credentials sign-in', oidc: 'first OIDC redirect' };
-type Side = 'authchart' | 'authjs' | 'better-auth' | 'bare' | 'start';
+type Side = 'authchart' | 'authjs' | 'better-auth' | 'bare' | 'start' | 'xstate';
 interface Run {
   ms: number;
   /** When the handler was ready (library imported, handler built): what is left to `ms` is the first request. */
@@ -69,14 +69,16 @@ try {
     for (const measure of MEASURES) for (const side of ['bare', 'authchart', 'authjs'] as const) jobs.push({ key: `${side}/${measure}`, side, measure });
     // better-auth: the first session check (its cookie cache), the measure the issue compares it on.
     jobs.push({ key: 'better-auth/session', side: 'better-auth', measure: 'session' });
+    // xstate alone, beside the first sign-in: the floor of a flow engine that runs its flows as XState machines.
+    jobs.push({ key: 'xstate/signin', side: 'xstate', measure: 'signin' });
     const runs: Record<string, Run[]> = Object.fromEntries(jobs.map((j) => [j.key, []]));
     console.log(`${runtime.name}: ${rounds} rounds of ${jobs.length} fresh processes...`);
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < jobs.length; i++) {
         const job = jobs[(i + round) % jobs.length];
-        const input = job.side === 'start' ? {} : job.side === 'bare' ? inputs.authchart : { ...inputs[job.side], ...(job.measure === 'oidc' ? oidc : {}) };
+        const input = job.side === 'start' ? {} : job.side === 'bare' || job.side === 'xstate' ? inputs.authchart : { ...inputs[job.side], ...(job.measure === 'oidc' ? oidc : {}) };
         const result = JSON.parse(run(runtime.bin, job.side, job.measure, input)) as Run;
-        const expected = job.side === 'bare' || job.side === 'start' ? new RegExp(`^${job.side}$`) : job.measure === 'session' ? /^200 +user$/ : job.measure === 'signin' ? /^302 http:\/\/localhost:3000\/$/ : /^302 http:\/\/(127\.0\.0\.1|localhost):\d+\/\S*auth\S*\?/;
+        const expected = job.side === 'bare' || job.side === 'start' || job.side === 'xstate' ? new RegExp(`^${job.side}$`) : job.measure === 'session' ? /^200 +user$/ : job.measure === 'signin' ? /^302 http:\/\/localhost:3000\/$/ : /^302 http:\/\/(127\.0\.0\.1|localhost):\d+\/\S*auth\S*\?/;
         // A process that answered wrongly measured nothing: no figure for a broken setup.
         if (!expected.test(result.outcome)) throw new Error(`${runtime.name} ${job.key}: unexpected answer "${result.outcome}"`);
         runs[job.key].push(result);
@@ -112,6 +114,15 @@ try {
       const wall = cost.authchart.ms / cost.authjs.ms;
       const cpu = cost.authchart.cpu / cost.authjs.cpu;
       const goal = targetOf(runtimeName);
+      if (measure === 'signin') {
+        // No library: xstate's import, two small machines built and run once (bench/cold-start/child.mjs).
+        const key = 'xstate/signin';
+        const ms = spread(runs[key].map((r) => r.ms));
+        const cpu = spread(runs[key].map((r) => r.cpuMs));
+        const floor = { ms: ms.median - bare.ms.median, cpu: cpu.median - bare.cpu.median };
+        rows.push(`| xstate alone: imported, two machines run once | ${MEASURE_NAMES[measure]} (no library) | ${f(ms)} | ${f(cpu)} | ${floor.ms.toFixed(0)} | ${floor.cpu.toFixed(0)} | – |`);
+        ratios.push(`- xstate alone, the floor of any sign-in whose flows are XState machines, costs **${(floor.ms / cost.authjs.ms).toFixed(2)}×** Auth.js's whole first credentials sign-in above bare ${runtimeName} in wall time (${floor.ms.toFixed(0)} / ${cost.authjs.ms.toFixed(0)} ms), ${(floor.cpu / cost.authjs.cpu).toFixed(2)}× in CPU; it is ${(floor.ms / cost.authchart.ms).toFixed(2)}× authchart's.`);
+      }
       // The same figures above start-and-exit, where building the request counts as each library's cost.
       const input = Math.max(0, bare.ms.median - start.ms.median);
       const fromStart = (cost.authchart.ms + input) / (cost.authjs.ms + input);
@@ -145,6 +156,7 @@ const markdown = [
   `- Machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), 1-minute load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end (other work shares the cores; compare ratios within this run, not across runs).`,
   '- Each process imports its library, builds its handler and answers one request: `GET /auth/session` with a valid session cookie, `POST /auth/callback/credentials` with a CSRF pair, or `POST /auth/signin/oidc` (discovery from a real oidc-provider in another process, then the redirect). Session and credentials: a credentials-only configuration; OIDC: credentials plus the OIDC provider (authchart: `OIDC` imported from `authchart/providers/oidc`, as an app that signs in only with its own OpenID Provider would write: the full `authchart/providers` barrel also loads the catalogue presets, the e-mail senders and WebAuthn; Auth.js: a plain `type: "oidc"` object, which needs no import). Same secret, same provider options on both sides; the same logger, silencing errors and warnings with debug off, as the in-process benches configure both (until 2026-11-29 this bench also passed a no-op `debug` function, which turns on authchart\'s flow traces).',
   '- authchart: the installed tarball. Auth.js: `@auth/core` from bench/node_modules. Bare: the same script, importing nothing; it builds the same Web `Request` the libraries are handed (on Node the first `Request` loads undici, 20-40 ms), because building the input is the caller\'s work, not the library\'s. Reading the body is left to each library. Until 2026-11-26 the floor was a process that only starts and exits; each measure also gives the ratio against that floor.',
+  '- xstate alone (beside the first credentials sign-in): a process that builds the same request, imports xstate\'s ESM build (the one authchart\'s dist bundles) and runs two small machines shaped like a sign-in (one invoked check; then two invoked steps) once each, importing no library. It is what any first sign-in run by XState machines pays, the floor under authchart\'s design (DESIGN: every flow is an XState machine).',
   '- Ratio: (authchart − bare) / (Auth.js − bare), on medians. Below 1 is better; the targets (issue 50) are ≤ 0.5× on Node and parity, ≤ 1×, on Bun.',
   '',
   '## Summary',

@@ -6,7 +6,7 @@
 // The bare side builds the same Web Request the others answer and nothing more: building the input is the caller's
 // work (on Node it loads undici, ~20-40 ms), not the library's, so it is in the floor both libraries are measured above.
 // The `start` side only starts and exits (the runtime's own floor, reported for reference).
-//   argv: <side: authchart | authjs | better-auth | bare | start> <measure: session | signin | oidc>
+//   argv: <side: authchart | authjs | better-auth | bare | start | xstate> <measure: session | signin | oidc>
 // better-auth answers the session measure only: its compact cookie cache (its docs' choice for checks that read no
 // database), users and sessions in its memory adapter; the cache alone answers the check in a fresh process.
 //   env COLD_START: {"issuer","clientId","clientSecret","cookie","csrfCookie","csrfToken","sessionCookie"}
@@ -66,6 +66,36 @@ async function handler() {
   return (r) => Auth(r, config);
 }
 
+// The `xstate` side: what xstate alone costs a first sign-in, the floor of any flow engine run on it. It imports
+// xstate's ESM build (the one authchart's dist bundles), builds two small machines shaped like a credentials sign-in
+// (the provider's flow: one invoked check; the sign-in tail: two invoked steps) and runs each once to its final state.
+// No authchart code: it answers no request, it only runs what any machine-driven sign-in must run.
+async function xstateAlone() {
+  const { setup, createActor, fromPromise, assign } = await import(new URL('../../node_modules/xstate/dist/xstate.esm.js', import.meta.url).href);
+  const step = fromPromise(async ({ input }) => ({ ...input, steps: input.steps + 1 }));
+  const machine = (id, steps) =>
+    setup({ actors: { step }, guards: { ok: ({ event }) => event.output.steps > 0 } }).createMachine({
+      id,
+      context: { steps: 0 },
+      initial: steps[0],
+      output: ({ context }) => context,
+      states: Object.fromEntries([
+        ...steps.map((name, i) => [name, { invoke: { src: 'step', input: ({ context }) => context, onDone: [{ guard: 'ok', target: steps[i + 1] ?? 'done', actions: assign(({ event }) => event.output) }, { target: 'failed' }], onError: 'failed' } }]),
+        ['done', { type: 'final' }],
+        ['failed', { type: 'final' }],
+      ]),
+    });
+  const run = (m) =>
+    new Promise((resolve) => {
+      const actor = createActor(m);
+      actor.subscribe({ complete: () => resolve(actor.getSnapshot().output), error: () => resolve(undefined) });
+      actor.start();
+    });
+  const flow = await run(machine('credentials', ['authorizing']));
+  const tail = await run(machine('signin', ['checking', 'issuing']));
+  return flow?.steps === 1 && tail?.steps === 2 ? 'xstate' : 'xstate failed';
+}
+
 // Not timed: the CSRF pair and a session cookie that the timed processes send, obtained through the side's own routes.
 async function prepare(handle) {
   const cookiesOf = (res) => res.headers.getSetCookie().map((line) => line.split(';')[0]);
@@ -93,6 +123,9 @@ if (measure === 'prepare') {
   if (side === 'bare') {
     // Built, not read: how to read the body is the library's work.
     request(measure);
+  } else if (side === 'xstate') {
+    request(measure);
+    outcome = await xstateAlone();
   } else if (side !== 'start') {
     const handle = await handler();
     ready = performance.now();
