@@ -396,8 +396,8 @@ function sizeRun(users: number, schema: string, pool: pg.Pool): SizeRun {
 const share = (total: number, rounds: number, round: number) => Math.floor(total / rounds) + (round < total % rounds ? 1 : 0);
 
 /**
- * Seeds each size in a schema of its own, then times every path at every size in rounds (each round the sizes in a
- * rotated order, so a passing load spike lands on all sizes alike, not on one), and explains the paths'
+ * Seeds each size in a schema of its own, then times every path at every size in rounds (within a round the sizes
+ * alternate operation by operation, so a passing load spike lands on all sizes alike, not on one), and explains the paths'
  * statements at the largest size.
  *
  * @example
@@ -440,12 +440,23 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
     // The seeds' dirty pages written out now, not by a checkpoint in the middle of the timing.
     await admin.query('CHECKPOINT');
 
+    // Every path's operations alternate between the sizes one by one (the first size rotating), so whatever else the
+    // machine does at a moment falls on every size alike: the growth compares sizes, not moments. (Until 2026-11-29
+    // each size ran its batch in turn, and one busy moment on one size's batch could move a growth by a fifth.)
     for (let round = 0; round < rounds; round++) {
-      for (let s = 0; s < runs.length; s++) {
-        const run = runs[(s + round) % runs.length]!;
-        for (const path of PATHS) {
-          run.rec.take();
-          run.times[path].push(...(await timeAll(share(ops[path], rounds, round), warmup, run.op[path])));
+      for (const path of PATHS) {
+        for (const run of runs) run.rec.take();
+        for (const run of runs) for (let n = 0; n < warmup; n++) await run.op[path](n);
+        const count = share(ops[path], rounds, round);
+        for (let n = 0; n < count; n++) {
+          for (let s = 0; s < runs.length; s++) {
+            const run = runs[(s + n + round) % runs.length]!;
+            const t0 = performance.now();
+            await run.op[path](warmup + n);
+            run.times[path].push(performance.now() - t0);
+          }
+        }
+        for (const run of runs) {
           const seen = run.statements.get(path) ?? new Map<string, unknown[]>();
           for (const [sql, values] of run.rec.take()) seen.set(sql, values);
           run.statements.set(path, seen);
@@ -527,7 +538,7 @@ export function renderScale(r: ScaleResult): string {
     '',
     `Load per size: N users, each with ${SESSIONS_PER_USER} live sessions (the user's organization active in each), an OIDC account, a password hash and ${ACTIVITY_PER_USER} activity records over the last 89 days (sign-ins, one of them failed, sessions ended, a password change, joining the organization); one organization per ${USERS_PER_ORGANIZATION} users (the first its owner, the others members), a pending invitation for every ${ORGANIZATIONS_PER_INVITATION}th organization, a link token and a "valid after" row for every tenth user, a delivered webhook (kept a week) for every ${USERS_PER_WEBHOOK === 2 ? 'second' : `${USERS_PER_WEBHOOK}th`} user. At ${size(r.sizes.at(-1)!)} users: ${size(r.sizes.at(-1)! * SESSIONS_PER_USER)} sessions, ${size(r.sizes.at(-1)! * ACTIVITY_PER_USER)} activity records, ${size(Math.ceil(r.sizes.at(-1)! / USERS_PER_ORGANIZATION))} organizations. Seeded set-based inside PostgreSQL (\`INSERT … SELECT generate_series\`, nothing row by row; the sessions', activity's and outbox's indexes built after their rows, then \`VACUUM (ANALYZE)\`) in ${r.seedSeconds.map((s, i) => `${s.toFixed(1)} s (${size(r.sizes[i]!)})`).join(', ')}.`,
     '',
-    `The application runs as one with the activity log on (${RETENTION_DAYS} days' retention: each sign-in writes its records with its session row) and organizations (the gate checks the active organization's membership on every call, read with the session row in one statement); the "database session check" row is \`GET /auth/session\` of the same application without organizations. Each path runs against random users, one operation at a time, in process (the built package's \`createAuth(config).handle\`, a pg pool of 4 per size; the activity list is the app's route over \`listActivity\`). All sizes stay seeded side by side and are timed in ${r.rounds} rounds, the sizes in a rotated order each round, so a passing load spike falls on every size alike; per path and size ${[...new Set(Object.values(r.ops))].sort((a, b) => a - b).map((n) => `${n}`).join(' or ')} timed operations (${r.ops['password sign-in']} for the two sign-ins, ${r.ops['end a user’s other sessions']} for ending sessions, a user's sessions being ended once). The password hash is a cheap argon2id (64 KiB, one pass) so that what is timed is the database and the flow; the hash at OWASP's parameters is section 9 of RESULTS.md.`,
+    `The application runs as one with the activity log on (${RETENTION_DAYS} days' retention: each sign-in writes its records with its session row) and organizations (the gate checks the active organization's membership on every call, read with the session row in one statement); the "database session check" row is \`GET /auth/session\` of the same application without organizations. Each path runs against random users, one operation at a time, in process (the built package's \`createAuth(config).handle\`, a pg pool of 4 per size; the activity list is the app's route over \`listActivity\`). All sizes stay seeded side by side and are timed in ${r.rounds} rounds; within a round each path's operations alternate between the sizes one at a time (the first size rotating), so a passing load spike falls on every size alike; per path and size ${[...new Set(Object.values(r.ops))].sort((a, b) => a - b).map((n) => `${n}`).join(' or ')} timed operations (${r.ops['password sign-in']} for the two sign-ins, ${r.ops['end a user’s other sessions']} for ending sessions, a user's sessions being ended once). The password hash is a cheap argon2id (64 KiB, one pass) so that what is timed is the database and the flow; the hash at OWASP's parameters is section 9 of RESULTS.md.`,
     '',
     `| path | ${r.sizes.map((n) => `${size(n)} users, ms (min / **median** / max)`).join(' | ')} | growth, ${size(r.sizes[0]!)} → ${size(r.sizes.at(-1)!)} |`,
     `|---|${r.sizes.map(() => '---|').join('')}---|`,
