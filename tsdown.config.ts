@@ -12,7 +12,7 @@
 // machine, built with the app's own xstate, runs under the bundled runtime: xstate's actors, systems and snapshots
 // meet through their public shape, not module identity (test/package/consumer.test.ts runs one on the packed build).
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsdown';
 
@@ -76,10 +76,10 @@ const OTHER_ROOTS = ['providers/index.ts', ...PROVIDER_KINDS.map((kind) => `prov
 /** The built-in pages, each loaded with the first request that shows it (http/pages/load.ts). */
 const PAGES_ROOTS = ['signin', 'error', 'signout', 'verify-request', 'form', 'signup', 'confirm-email'].map((page) => source(`http/pages/${page}.ts`));
 /** Never in `signin`, even when reachable from its roots: a credentials-only app must not load them. */
-const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/]index\.ts)/;
+const NOT_SIGNIN = /[\\/]src[\\/](flows[\\/](oauth|second-factor|webauthn|email|logout|account|password|tokens)[\\/]|providers[\\/](oauth|webauthn|email|catalogue)|http[\\/]pages[\\/])/;
 
 /** Each built-in page's chunk, named `page-<page>` (the sign-in page's would otherwise share the name `signin`). */
-const pageChunk = (id: string): string | null => (PAGES_ROOTS.includes(id) ? `page-${id.slice(id.lastIndexOf('/') + 1, -'.ts'.length)}` : null);
+const pageChunk = (id: string): string | null => (PAGES_ROOTS.includes(id) ? `page-${basename(id, '.ts')}` : null);
 
 /** Shared by the pages and another entry, but too large for what loads it with `shared` (a sign-in): English. */
 const OWN_CHUNK = /[\\/]src[\\/]core[\\/]messages[\\/](en|english)\.ts$/;

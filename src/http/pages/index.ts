@@ -1,5 +1,5 @@
 // The built-in HTML pages (sign-in, sign-out, error, verify-request, magic-link confirmation, a flow's form) and
-// their helpers.
+// their helpers, in one place for the tests. The routes load each page on its own (load.ts), never this module.
 
 export { renderSignIn, signInErrorMessages, type PageProvider, type SignInPageParams } from './signin.js';
 export { renderSignOut, type SignOutPageParams } from './signout.js';

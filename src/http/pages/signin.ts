@@ -79,7 +79,6 @@ export interface SignInPageParams {
   ssoAction?: string;
 }
 
-
 /** The English sentence of each error type on the sign-in page. */
 export const signInErrorMessages: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(signInErrorIds).map(([type, id]) => [type, english.text(id)]));
 
