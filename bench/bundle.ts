@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type OutputFile, type Plugin } from 'esbuild';
 import { installedApp } from './built.js';
 import { NOT_INSTALLED } from './measure.js';
 
@@ -46,7 +46,37 @@ export interface BundleFigures {
   largest: { name: string; bytes: number }[];
   /** The provider presets that made it into the bundle: only the ones imported, if the rest tree-shake away. */
   presets: string[];
+  /** authchart only: each optional feature's bytes, in the start bundle of this app (which does not use it) and loaded once used. */
+  features?: FeatureBytes[];
 }
+
+/** What one optional feature costs an app: nothing at start when unused, its chunks once used. */
+export interface FeatureBytes {
+  name: string;
+  /** Minified bytes of the feature's modules in the start bundle of the credentials + GitHub app, which does not use it. */
+  startBytes: number;
+  /** Gzipped bytes that the feature's chunks add to the signed-in bundle once an app uses it. */
+  whenUsedGzipBytes: number;
+}
+
+/**
+ * The optional features: the source modules that are theirs alone, and what an app adds to its imports to use one (the
+ * rest is configuration, which loads the feature's chunks on first use). An app that does not use a feature should ship
+ * none of its code at start.
+ */
+export const FEATURES: readonly { name: string; modules: RegExp; imports?: string }[] = [
+  { name: 'password accounts', modules: /^src\/(providers\/password\/|flows\/password\/|http\/pages\/(signup|form)\.ts$)/, imports: `export { Password } from 'authchart';` },
+  { name: 'organizations', modules: /^src\/(organizations\/|flows\/organizations\/|http\/(routes\/(organizations|invitations)|organizations-page)\.ts$)/, imports: `export { requireOrganization } from 'authchart';` },
+  { name: 'activity log', modules: /^src\/(activity\/(?!webhook-)|http\/integrations\/activity-helpers\.ts$)/, imports: `export { listActivity } from 'authchart';` },
+  { name: 'webhooks', modules: /^src\/activity\/webhook-/, imports: `export { webhookSink, startWebhookDelivery } from 'authchart';` },
+  { name: 'session list and revocation', modules: /^src\/(session\/session-control\.ts|http\/routes\/sessions\.ts|http\/integrations\/session-control\.ts)$/, imports: `export { listSessions, revokeSession } from 'authchart';` },
+  { name: 'account page', modules: /^src\/(http\/account[^/]*\.ts|flows\/account\/)/ },
+  { name: 'passkeys (WebAuthn)', modules: /^src\/(flows\/webauthn\/|providers\/webauthn\.ts$|http\/(routes\/webauthn|webauthn-script)\.ts$)/, imports: `export { Passkey } from 'authchart/providers/webauthn';` },
+  { name: 'e-mail links', modules: /^src\/(flows\/email\/|providers\/email\.ts$|core\/mail-transport\.ts$)/, imports: `export { Email } from 'authchart/providers/email';` },
+  { name: 'second factor', modules: /^src\/flows\/second-factor\// },
+  { name: 'enterprise SSO', modules: /^src\/(sso\/|flows\/saml\/|http\/(routes\/sso|sso-page)\.ts$)/ },
+  { name: 'flow inspector (development)', modules: /^src\/(devtools\/|http\/inspect-trace\.ts$)/ },
+];
 
 export type BundleResult = Record<BundleSide, BundleFigures | { skipped: string }>;
 
@@ -112,41 +142,121 @@ function chunksHolding(app: string, sources: string[]): string[] {
   });
 }
 
+/** The source modules in each chunk of the installed dist, by the regions the build marks (`//#region src/...`). */
+function regionsByChunk(app: string): Map<string, string[]> {
+  const dist = join(app, 'node_modules', 'authchart', 'dist');
+  const chunks = new Map<string, string[]>();
+  for (const file of readdirSync(dist).filter((f) => f.endsWith('.mjs'))) {
+    chunks.set(`authchart/dist/${file}`, [...readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/#region (src\/\S+)$/gm)].map((m) => m[1]));
+  }
+  return chunks;
+}
+
+const REGION = /^\/\/#region (src\/\S+)\n([\s\S]*?)^\/\/#endregion\n/gm;
+const DECLARED = /^(?:async )?function\*? ?([\w$]+)|^(?:const|let|var|class) ([\w$]+)/gm;
+
+/**
+ * An esbuild plugin that loads the installed dist with the regions of `modules` emptied: each keeps only a `var` for
+ * every name it declared, so the chunk's exports and the other regions' references still resolve. What the bundle
+ * loses then is what those modules put in it.
+ */
+function withoutModules(modules: RegExp): Plugin {
+  return {
+    name: 'bench:without-modules',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]authchart[\\/]dist[\\/].+\.mjs$/ }, (args) => ({
+        loader: 'js',
+        contents: readFileSync(args.path, 'utf8').replace(REGION, (all, source: string, body: string) => {
+          if (!modules.test(source)) return all;
+          const names = [...body.matchAll(DECLARED)].map((m) => m[1] ?? m[2]);
+          return names.length ? `var ${names.join(', ')};\n` : '';
+        }),
+      }));
+    },
+  };
+}
+
+/** One build of an app: what it loads at start, and once signed in with each provider. */
+interface Built {
+  metafile: Metafile;
+  outputFiles: OutputFile[];
+  eager: Set<string>;
+  inUse: Set<string>;
+}
+
+/**
+ * Each optional feature's bytes, in the start bundle of the app without it (the start bundle built again with the
+ * feature's modules emptied: the difference), and what using it adds to the signed-in bundle: the app built again
+ * with the feature's imports, its signed-in outputs, the outputs that hold a chunk with one of the feature's modules
+ * and what they import, gzipped together, less the signed-in bundle without it.
+ */
+async function featureBytes(app: string, base: Built, build: (extra: { imports?: string; emptied?: RegExp }) => Promise<Built>, gzipOf: (built: Built, files: Set<string>) => number): Promise<FeatureBytes[]> {
+  const regions = regionsByChunk(app);
+  const signedIn = gzipOf(base, base.inUse);
+  const startBytes = contentsOf(base.outputFiles, base.eager).byteLength;
+  const out: FeatureBytes[] = [];
+  for (const { name, modules, imports } of FEATURES) {
+    const emptied = await build({ emptied: modules });
+    const using = imports ? await build({ imports }) : base;
+    const chunks = [...regions].filter(([, sources]) => sources.some((source) => modules.test(source))).map(([chunk]) => chunk);
+    const { outputs } = using.metafile;
+    const holding = Object.keys(outputs).filter((output) => Object.entries(outputs[output].inputs).some(([path, { bytesInOutput }]) => bytesInOutput > 0 && chunks.some((chunk) => path.endsWith(chunk))));
+    const used = new Set(using.inUse);
+    const visit = (path: string) => {
+      if (used.has(path) || !outputs[path]) return;
+      used.add(path);
+      for (const imported of outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    };
+    for (const output of holding) visit(output);
+    out.push({ name, startBytes: startBytes - contentsOf(emptied.outputFiles, emptied.eager).byteLength, whenUsedGzipBytes: gzipOf(using, used) - signedIn });
+  }
+  return out;
+}
+
+/** The contents of the output files a set of metafile output paths names (esbuild gives those relative to the working directory). */
+function contentsOf(outputFiles: OutputFile[], files: Set<string>): Buffer {
+  const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
+  return Buffer.concat(outputFiles.filter((f) => [...files].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
+}
+
 async function bundle(side: BundleSide): Promise<BundleFigures> {
   const { contents, resolveDir } = ENTRIES[side];
-  const out = await build({
-    stdin: { contents, resolveDir, loader: 'ts', sourcefile: `${side}-entry.ts` },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: OPTIONAL_PEERS,
-    // Split at dynamic imports, as an app's bundler does: what loads lazily is counted apart.
-    splitting: true,
-    outdir: join(BENCH, '.bundle'),
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    legalComments: 'none',
-  });
-  const eager = eagerOutputs(out.metafile, `${side}-entry.ts`);
-  const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
-  const isEager = (path: string) => [...eager].some((e) => path.endsWith(e) || relative(path) === e);
-  const eagerCode = Buffer.concat(out.outputFiles.filter((f) => isEager(f.path)).map((f) => f.contents));
-  // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start).
-  // authchart's: the flow layer and runtime, both flows, and the built-in pages the browser signed in from (pages/index.ts
-  // is a barrel with no code of its own: its chunk is found by the sign-in page's module).
-  const inUse = eagerOutputs(out.metafile, `${side}-entry.ts`, side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : []);
-  const inUseCode = Buffer.concat(out.outputFiles.filter((f) => [...inUse].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
-  const lazyCode = Buffer.concat(out.outputFiles.filter((f) => !isEager(f.path)).map((f) => f.contents));
+  const entry = `${side}-entry.ts`;
+  // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start):
+  // the flow layer and runtime, both flows, and the built-in page the browser signed in from.
+  const signInChunks = side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : [];
+  const app = async ({ imports, emptied }: { imports?: string; emptied?: RegExp } = {}): Promise<Built> => {
+    const out = await build({
+      stdin: { contents: imports ? `${contents}${imports}\n` : contents, resolveDir, loader: 'ts', sourcefile: entry },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: OPTIONAL_PEERS,
+      // Split at dynamic imports, as an app's bundler does: what loads lazily is counted apart.
+      splitting: true,
+      outdir: join(BENCH, '.bundle'),
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      legalComments: 'none',
+      plugins: emptied ? [withoutModules(emptied)] : [],
+    });
+    return { metafile: out.metafile, outputFiles: out.outputFiles, eager: eagerOutputs(out.metafile, entry), inUse: eagerOutputs(out.metafile, entry, signInChunks) };
+  };
+  const built = await app();
+  const eagerCode = contentsOf(built.outputFiles, built.eager);
+  const lazyCode = Buffer.concat(built.outputFiles.filter((f) => !contentsOf([f], built.eager).byteLength).map((f) => f.contents));
+  const gzip = (code: Buffer) => gzipSync(code, { level: 9 }).byteLength;
   return {
     minifiedBytes: eagerCode.byteLength,
-    gzipBytes: gzipSync(eagerCode, { level: 9 }).byteLength,
-    lazyGzipBytes: lazyCode.byteLength ? gzipSync(lazyCode, { level: 9 }).byteLength : 0,
-    inUseGzipBytes: gzipSync(inUseCode, { level: 9 }).byteLength,
-    largest: largest(out.metafile, eager),
-    presets: presetsOf(out.metafile, eager),
+    gzipBytes: gzip(eagerCode),
+    lazyGzipBytes: lazyCode.byteLength ? gzip(lazyCode) : 0,
+    inUseGzipBytes: gzip(contentsOf(built.outputFiles, built.inUse)),
+    largest: largest(built.metafile, built.eager),
+    presets: presetsOf(built.metafile, built.eager),
+    ...(side === 'authchart' ? { features: await featureBytes(resolveDir, built, app, (b, files) => gzip(contentsOf(b.outputFiles, files))) } : {}),
   };
 }
 

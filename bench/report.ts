@@ -194,6 +194,16 @@ function bundleSection(r: BundleResult | undefined, failure?: string): string[] 
   if (ran(ours) && ran(theirs)) out.push(`- authchart / Auth.js gzipped, at start: ${ratio(ours.gzipBytes, theirs.gzipBytes)}; after signing in with credentials and GitHub: ${ratio(ours.inUseGzipBytes, theirs.inUseGzipBytes)}.`);
   for (const [side, f] of Object.entries(r)) if (ran(f)) out.push(`- Provider modules in ${side}'s bundle: ${f.presets.join(', ') || 'none'}.`);
   out.push('');
+  if (ran(ours) && ours.features) {
+    out.push(
+      "Each optional feature's bytes. At start: what the feature's own modules put in the start bundle above, of an app that does not use it (the bundle built again with those modules emptied: the difference, minified). Once used: what the app's signed-in bundle grows by when it imports what the feature needs and loads the feature's chunks, gzipped.",
+      '',
+      '| feature | in the start bundle without it, minified | once used, gzipped |',
+      '|---|---|---|',
+      ...ours.features.map((f) => `| ${f.name} | ${kb(f.startBytes)} | +${kb(f.whenUsedGzipBytes)} |`),
+      '',
+    );
+  }
   return out;
 }
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { activityLines, benchActivity } from '../../bench/activity.js';
-import { benchBundle } from '../../bench/bundle.js';
+import { FEATURES, benchBundle } from '../../bench/bundle.js';
 import { NOT_INSTALLED, OURS_SESSION_COOKIE, assertSession, authchartApp, signInWithCredentials } from '../../bench/contenders.js';
 import { benchDatabase } from '../../bench/database.js';
 import { benchHttpLoad } from '../../bench/http-load.js';
@@ -155,6 +155,11 @@ describe('benchmarks with tiny counts', () => {
       expect(f.largest[0].bytes).toBeGreaterThan(0);
       // The other 31 catalogue presets are tree-shaken away: only what the app imported ships.
       expect(f.presets).toEqual(['github']);
+      // Each optional feature measured; using one costs bytes. An app without organizations ships (almost) none of
+      // their code at start: the gate loads with requireOrganization's first call (it was 4.7 KB in this bundle).
+      expect(f.features?.map((feature) => feature.name)).toEqual(FEATURES.map((feature) => feature.name));
+      for (const feature of f.features ?? []) expect(feature.whenUsedGzipBytes, feature.name).toBeGreaterThan(0);
+      expect(f.features?.find((feature) => feature.name === 'organizations')?.startBytes).toBeLessThan(1024);
     });
     expectSide(result['Auth.js'], authjsInstalled, (f) => expect(f.gzipBytes).toBeLessThan(f.minifiedBytes));
     const suite = await runBenchmarks(SMOKE, { only: ['bundle'] });
