@@ -10,7 +10,7 @@ import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import pg from 'pg';
 import { postgres as adapters, providers, root } from './built.js';
 // The stored form of a seeded session's token (setup only): the sources' function, the dist's algorithm.
-import { storedSessionToken } from '../src/session/session-token.js';
+import { isStoredSessionToken, storedSessionToken } from '../src/session/session-token.js';
 import { createClient } from '../test/support/client.js';
 import { BENCH_SECRET, ORIGIN, loggedErrors, quiet, type Handle } from './contenders.js';
 import { spread, type Spread } from './measure.js';
@@ -82,6 +82,20 @@ export interface DeleteCost {
   samples: number;
 }
 
+/** What one session check's statement reads at a size (EXPLAIN ANALYZE, BUFFERS): medians over random users. */
+export interface ReadCost {
+  ms: number;
+  sharedHit: number;
+  sharedRead: number;
+  samples: number;
+}
+
+/** A table or index that the session check reads, at a size: its size on disk. */
+export interface RelationSize {
+  name: string;
+  bytes: number;
+}
+
 export interface ScaleResult {
   sizes: number[];
   /** Per path, per size: milliseconds per operation (min / median / max over the timed operations). */
@@ -93,6 +107,11 @@ export interface ScaleResult {
   explained: ExplainedStatement[];
   /** Per size: the DELETE of "end a user's other sessions", explained with ANALYZE. */
   deleteCost: DeleteCost[];
+  /** Per size: the database session check's statement for random users, explained with ANALYZE and BUFFERS. */
+  checkCost: ReadCost[];
+  /** Per size: the tables and indexes the session check reads, and PostgreSQL's shared buffers. */
+  relations: RelationSize[][];
+  sharedBuffers: string;
   /** At the largest size, with and without the index on sessions.expires: a session refresh and the prune job. */
   expiresIndex: { refresh: { with: Spread; without: Spread }; prune: { with: Spread; without: Spread } };
   machine: { date: string; node: string; postgres: string; os: string; cpu: string; cores: number; memoryGiB: number; load: [number, number] };
@@ -291,6 +310,43 @@ async function deleteCost(pool: pg.Pool, users: number, picked: Set<number>, sam
   return { ms: m((d) => d.ms), sharedHit: m((d) => d.sharedHit), sharedRead: m((d) => d.sharedRead), walRecords: m((d) => d.walRecords), walFpi: m((d) => d.walFpi), walBytes: m((d) => d.walBytes), samples: rows.length };
 }
 
+/**
+ * The database session check's statement (as the path sent it) for random users' first session, explained with
+ * ANALYZE and BUFFERS, the sizes taking turns sample by sample (as in the timing, so each size's pages compete for
+ * the same buffers): how many pages each check found in PostgreSQL's shared buffers and how many it read from outside
+ * them (the operating system's page cache, here). Medians per size.
+ */
+async function checkCosts(runs: SizeRun[], samples: number): Promise<ReadCost[]> {
+  const statements = runs.map((run) => {
+    const statement = [...(run.statements.get('database session check') ?? [])].find(([sql]) => /^\s*SELECT/i.test(sql));
+    if (!statement) throw new Error('The database session check sent no statement to explain.');
+    return statement;
+  });
+  const rows: ReadCost[][] = runs.map(() => []);
+  for (let s = 0; s < samples; s++) {
+    for (const [r, run] of runs.entries()) {
+      const [sql, recorded] = statements[r]!;
+      const token = storedSessionToken(sessionToken(randomInt(1, run.users + 1), 1));
+      const values = recorded.map((v) => (typeof v === 'string' && isStoredSessionToken(v) ? token : v));
+      const { rows: out } = await run.pool.query<{ 'QUERY PLAN': [{ Plan: Record<string, number>; 'Execution Time': number }] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, values);
+      const [top] = out[0]!['QUERY PLAN'];
+      rows[r]!.push({ ms: top['Execution Time'], sharedHit: top.Plan['Shared Hit Blocks'] ?? 0, sharedRead: top.Plan['Shared Read Blocks'] ?? 0, samples: 1 });
+    }
+  }
+  return rows.map((size) => {
+    const m = (f: (d: ReadCost) => number) => median(size.map(f));
+    return { ms: m((d) => d.ms), sharedHit: m((d) => d.sharedHit), sharedRead: m((d) => d.sharedRead), samples: size.length };
+  });
+}
+
+/** The relations a session check reads. */
+const CHECK_RELATIONS = ['sessions', 'sessions_pkey', 'users', 'users_pkey'];
+
+async function relationSizes(pool: pg.Pool): Promise<RelationSize[]> {
+  const { rows } = await pool.query<{ name: string; bytes: string }>('SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_class c WHERE c.relname = ANY($1) AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())', [CHECK_RELATIONS]);
+  return CHECK_RELATIONS.map((name) => ({ name, bytes: Number(rows.find((r) => r.name === name)?.bytes ?? 0) }));
+}
+
 /** One seeded size: its schema and pool, the apps over it, and each path's operation. */
 interface SizeRun {
   users: number;
@@ -421,7 +477,10 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
   let explained: ExplainedStatement[] = [];
   let expiresIndex: ScaleResult['expiresIndex'] | undefined;
   const deleteCosts: DeleteCost[] = [];
+  let checkCost: ReadCost[] = [];
+  const relations: RelationSize[][] = [];
   const hash = await HASHER.hash(PASSWORD);
+  const sharedBuffers = (await admin.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers;
   const postgres = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
   const runs: SizeRun[] = [];
   try {
@@ -465,6 +524,8 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
       log(`  round ${round + 1} of ${rounds} timed`);
     }
     for (const run of runs) deleteCosts.push(await deleteCost(run.pool, run.users, run.ended, Math.min(50, Math.floor(run.users / 10))));
+    checkCost = await checkCosts(runs, 50);
+    for (const run of runs) relations.push(await relationSizes(run.pool));
 
     const last = runs.at(-1)!;
     const { pool, adapter, someone } = last;
@@ -506,6 +567,9 @@ export async function benchScale(options: ScaleOptions): Promise<ScaleResult> {
     seedSeconds,
     explained,
     deleteCost: deleteCosts,
+    checkCost,
+    relations,
+    sharedBuffers,
     expiresIndex: expiresIndex!,
     machine: {
       date: new Date().toISOString(),
@@ -573,6 +637,17 @@ export function renderScale(r: ScaleResult): string {
     '|---|---|---|---|---|---|---|',
   );
   r.deleteCost.forEach((d, i) => lines.push(`| ${size(r.sizes[i]!)} | ${ms(d.ms)} | ${d.sharedHit} | ${d.sharedRead} | ${d.walRecords} | ${d.walFpi} | ${Math.round(d.walBytes)} |`));
+  lines.push('');
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(bytes >= 100 * 2 ** 20 ? 0 : 1)} MB`;
+  lines.push(
+    "## Where the database session check's time goes",
+    '',
+    `Its statement (the one the path sent: the session row with its user, by the session token's primary key) for ${r.checkCost[0]?.samples ?? 0} random users per size, after the timing, the sizes taking turns sample by sample as in the timing, each under \`EXPLAIN (ANALYZE, BUFFERS)\` (medians). Pages found in PostgreSQL's shared buffers are \`shared hit\`; pages read from outside them (here, the operating system's page cache) are \`shared read\`. PostgreSQL's \`shared_buffers\` on this server: ${r.sharedBuffers}, beside the sizes of what the check reads:`,
+    '',
+    `| size | execution, ms | shared hit | shared read | ${CHECK_RELATIONS.join(' | ')} |`,
+    `|---|---|---|---|${CHECK_RELATIONS.map(() => '---|').join('')}`,
+  );
+  r.checkCost.forEach((c, i) => lines.push(`| ${size(r.sizes[i]!)} | ${ms(c.ms)} | ${c.sharedHit} | ${c.sharedRead} | ${(r.relations[i] ?? []).map((rel) => mb(rel.bytes)).join(' | ')} |`));
   lines.push('');
   lines.push(`## Plans at ${size(r.sizes.at(-1)!)} users`, '', 'Every statement the paths above sent, explained on the seeded data. "whole table" marks a sequential scan of a table that grows with users.', '');
   lines.push('| path | statement | whole table | plan (first nodes) |', '|---|---|---|---|');

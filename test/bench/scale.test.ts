@@ -30,8 +30,15 @@ describe('bench:scale', () => {
     expect(result.expiresIndex.prune.with.median).toBeGreaterThan(0);
     expect(result.deleteCost).toHaveLength(2);
     for (const d of result.deleteCost) expect(d.samples).toBeGreaterThan(0);
+    // The session check's statement explained with BUFFERS at each size: it touches pages (a hit or a read each), and
+    // the relations it reads have their sizes.
+    expect(result.checkCost).toHaveLength(2);
+    for (const c of result.checkCost) expect(c.sharedHit + c.sharedRead).toBeGreaterThan(0);
+    expect(result.relations.map((sizes) => sizes.map((rel) => rel.name))).toEqual([['sessions', 'sessions_pkey', 'users', 'users_pkey'], ['sessions', 'sessions_pkey', 'users', 'users_pkey']]);
+    for (const sizes of result.relations) for (const rel of sizes) expect(rel.bytes, rel.name).toBeGreaterThan(0);
+    expect(result.sharedBuffers).toMatch(/^\d+[kMG]B$/);
     const markdown = renderScale(result);
-    for (const heading of ['# Scale', '## The index on sessions.expires', '## Where ending a user', '## Plans at 600 users']) expect(markdown).toContain(heading);
+    for (const heading of ['# Scale', '## The index on sessions.expires', '## Where ending a user', "## Where the database session check's time goes", '## Plans at 600 users']) expect(markdown).toContain(heading);
     expect(markdown).toContain('activity records');
     expect(markdown).not.toMatch(/NaN|undefined/);
   }, 180_000);
