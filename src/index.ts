@@ -54,7 +54,7 @@ export {
   type FlowStoreAdapterMethods,
 } from './core/flow-store/store.js';
 // Session control on a request context (a route of your own, a custom flow's `deps.req`): the user's devices.
-export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control.js';
+export { listSessions, revokeSession, revokeOtherSessions, revokeAllSessions, type SessionInfo } from './session/session-control-entry.js';
 export { Credentials, type CredentialsConfig } from './providers/credentials.js';
 export {
   Password, argon2id, OWASP_ARGON2ID, hashNewPassword, breachedRange, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, type PasswordConfig, type PasswordOptions,

@@ -32,7 +32,7 @@ export const ACTIVITY_KINDS: readonly ActivityKind[] = [
   'organization.invitationRevoked',
   'rateLimit.hit',
 ];
-const known = new Set<string>(ACTIVITY_KINDS);
+const known = /* @__PURE__ */ new Set<string>(ACTIVITY_KINDS);
 
 /** The query as the adapter gets it: every field checked, nothing else carried. */
 export function checkedActivityQuery(query: ActivityQuery): ActivityQuery {

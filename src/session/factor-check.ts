@@ -2,7 +2,7 @@
 // when their factors changed, their other sessions ended.
 import { AuthError } from '../core/errors.js';
 import type { RequestContext as AuthRequest } from '../core/request-context.js';
-import { revokeOtherSessions } from './session-control.js';
+import { revokeOtherSessions } from './session-control-entry.js';
 import { strategyFor } from './strategy.js';
 import { factorMethod } from './verification.js';
 

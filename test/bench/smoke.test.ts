@@ -155,11 +155,12 @@ describe('benchmarks with tiny counts', () => {
       expect(f.largest[0].bytes).toBeGreaterThan(0);
       // The other 31 catalogue presets are tree-shaken away: only what the app imported ships.
       expect(f.presets).toEqual(['github']);
-      // Each optional feature measured; using one costs bytes. An app without organizations ships (almost) none of
-      // their code at start: the gate loads with requireOrganization's first call (it was 4.7 KB in this bundle).
+      // Each optional feature measured; using one costs bytes. An app without organizations or session control ships
+      // (almost) none of their code at start: the organization gate loads with requireOrganization's first call (it
+      // was 4.7 KB in this bundle), session control with its first call (2.4 KB).
       expect(f.features?.map((feature) => feature.name)).toEqual(FEATURES.map((feature) => feature.name));
       for (const feature of f.features ?? []) expect(feature.whenUsedGzipBytes, feature.name).toBeGreaterThan(0);
-      expect(f.features?.find((feature) => feature.name === 'organizations')?.startBytes).toBeLessThan(1024);
+      for (const name of ['organizations', 'session list and revocation']) expect(f.features?.find((feature) => feature.name === name)?.startBytes, name).toBeLessThan(1024);
     });
     expectSide(result['Auth.js'], authjsInstalled, (f) => expect(f.gzipBytes).toBeLessThan(f.minifiedBytes));
     const suite = await runBenchmarks(SMOKE, { only: ['bundle'] });

@@ -56,8 +56,9 @@ describe('the packed package', () => {
     const subpaths = files.filter((f) => f.startsWith('package/dist/providers/'));
     expect(subpaths.filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, '.d.mts')).sort()).toEqual(subpaths.filter((f) => f.endsWith('.d.mts')).sort());
     expect(subpaths.filter((f) => f.endsWith('.mjs')).length).toBe(5 + 93);
-    // Each lazily loaded flow is a chunk of its own (this round added SAML, the change of address and their steps).
-    expect(files.length - subpaths.length).toBeLessThan(180);
+    // Each lazily loaded flow is a chunk of its own (this round added SAML, the change of address and their steps;
+    // then session control, loaded with its first call, and its import() facade).
+    expect(files.length - subpaths.length).toBeLessThan(185);
   });
 
   it('type-checks under moduleResolution NodeNext, skipLibCheck off', () => {

@@ -20,8 +20,8 @@ export interface EncryptProviderTokensOptions {
   secret: string | readonly string[];
 }
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
+const enc = /* @__PURE__ */ new TextEncoder();
+const dec = /* @__PURE__ */ new TextDecoder();
 const secretsOf = (secret: string | readonly string[]) => (typeof secret === 'string' ? [secret] : [...secret]);
 const bindingOf = (a: Pick<AdapterAccount, 'provider' | 'providerAccountId'>, field: string) =>
   createHash('sha256').update(`${a.provider.length}:${a.provider}:${a.providerAccountId}:${field}`).digest('base64url');

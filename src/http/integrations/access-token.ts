@@ -67,7 +67,7 @@ function cookieTarget(input: AnyRequest, given: Headers | ServerResponse | undef
  * })
  */
 // The refresh machine and the OAuth client load on the first call: most requests of most apps never make one.
-const loadRefresh = lazy(() => import('./access-token-refresh.js'));
+const loadRefresh = /* @__PURE__ */ lazy(() => import('./access-token-refresh.js'));
 
 export async function getAccessToken(input: AnyRequest, config: ConfigInput, providerId: string, options: GetAccessTokenOptions = {}): Promise<string | null> {
   const request = await toRequest(input);

@@ -1,7 +1,7 @@
 // Session control ("your devices") from application code, for any request object (an h3 event, a web Request, a Node
 // request): the same functions as GET {basePath}/sessions and POST {basePath}/sessions/revoke, cookies forwarded.
 import type { ServerResponse } from 'node:http';
-import { listSessions, revokeAllSessions, revokeOtherSessions, revokeSession, type SessionInfo } from '../../session/session-control.js';
+import { listSessions, revokeAllSessions, revokeOtherSessions, revokeSession, type SessionInfo } from '../../session/session-control-entry.js';
 import type { ConfigInput } from '../auth.js';
 import { setCookieLines } from '../auth.js';
 import { createAuthRequest, type AuthRequest } from '../request.js';

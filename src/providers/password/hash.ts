@@ -29,7 +29,7 @@ export interface Argon2idParameters {
 }
 
 /** OWASP's first recommendation for argon2id (Password Storage Cheat Sheet): 19 MiB, 2 passes, 1 lane. */
-export const OWASP_ARGON2ID: Readonly<Argon2idParameters> = Object.freeze({ memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+export const OWASP_ARGON2ID: Readonly<Argon2idParameters> = /* @__PURE__ */ Object.freeze({ memoryCost: 19_456, timeCost: 2, parallelism: 1 });
 
 // @node-rs/argon2's `Algorithm.Argon2id` (a const enum, which an isolated module cannot read).
 const ARGON2ID = 2;
@@ -38,7 +38,7 @@ const PHC = /^\$argon2(id|i|d)\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+
 
 // A variable specifier keeps the package optional: a bundler (a worker's) does not require it to be installed.
 const ARGON2_PACKAGE = '@node-rs/argon2';
-const loadArgon2 = lazy(() =>
+const loadArgon2 = /* @__PURE__ */ lazy(() =>
   (import(ARGON2_PACKAGE) as Promise<typeof import('@node-rs/argon2')>).catch((err: unknown) => {
     throw new Error('Password hashing needs the optional peer dependency @node-rs/argon2 (npm i @node-rs/argon2; Deno also --allow-ffi --allow-env), or a `hasher` of your own.', { cause: err });
   }),
