@@ -1,6 +1,7 @@
 // Session control: the signed-in user's database sessions (devices) listed, one ended, all the others ended, or every
 // one ("sign out everywhere"); JWT sessions end the others through the user's "sessions valid after" time.
-// Database sessions are named by their stored token (a hash), never the cookie.
+// Database sessions are named by their stored token (a hash), never the cookie. The root entry exports these functions
+// through session-control-entry.ts, which loads this module on first call and holds their public documentation.
 import type { SessionRecord } from '../core/adapter.js';
 import type { WrappedAdapter } from '../core/adapter-wrap.js';
 import { MissingAdapterMethods, UnsupportedStrategy } from '../core/errors.js';
@@ -80,12 +81,7 @@ function clearSessionCookie(req: AuthRequest): void {
   clearCookie(req, name, options);
 }
 
-/**
- * The sessions of the user signed in with this request, newest first; undefined when nobody is signed in.
- *
- * @example
- * const sessions = await listSessions(req) // [{ id, current: true, userAgent: 'Firefox…', … }, …]
- */
+/** The signed-in user's sessions, newest first (session-control-entry.ts). */
 export async function listSessions(req: AuthRequest): Promise<SessionInfo[] | undefined> {
   const adapter = controlAdapter(req);
   const me = await current(req);
@@ -93,13 +89,7 @@ export async function listSessions(req: AuthRequest): Promise<SessionInfo[] | un
   return (await adapter.listSessions(me.userId)).map((row) => info(row, me.stored));
 }
 
-/**
- * Ends one session of the signed-in user (by its `id` from {@link listSessions}); another user's id, or an unknown
- * one, ends nothing. Ending the current session also clears its cookie. Undefined when nobody is signed in.
- *
- * @example
- * await revokeSession(req, id) // true when it ended a session
- */
+/** Ends one session of the signed-in user by its `id` (session-control-entry.ts). */
 export async function revokeSession(req: AuthRequest, id: string): Promise<boolean | undefined> {
   const adapter = controlAdapter(req);
   const me = await current(req);
@@ -134,14 +124,7 @@ async function endJwtSessions(req: AuthRequest, keep: boolean): Promise<number |
   return 0;
 }
 
-/**
- * Ends every session of the signed-in user but this one; how many ended (undefined when nobody is signed in). Call
- * it when a password or a factor changes. JWT sessions (with an adapter that keeps "sessions valid after"): the
- * others are refused at their next refresh, at most `updateAge` later, and the count is 0.
- *
- * @example
- * await revokeOtherSessions(req)
- */
+/** Ends every session of the signed-in user but this one (session-control-entry.ts). */
 export async function revokeOtherSessions(req: AuthRequest): Promise<number | undefined> {
   if (jwtControl(req)) return endJwtSessions(req, true);
   const adapter = controlAdapter(req);
@@ -152,13 +135,7 @@ export async function revokeOtherSessions(req: AuthRequest): Promise<number | un
   return count;
 }
 
-/**
- * "Sign out everywhere": ends every session of the signed-in user, this one included (its cookie is cleared). JWT
- * sessions as in {@link revokeOtherSessions}: the others end at their next refresh.
- *
- * @example
- * await revokeAllSessions(req)
- */
+/** Ends every session of the signed-in user, this one included (session-control-entry.ts). */
 export async function revokeAllSessions(req: AuthRequest): Promise<number | undefined> {
   if (jwtControl(req)) return endJwtSessions(req, false);
   const adapter = controlAdapter(req);

@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { HTTPError } from 'h3';
 import { OrganizationForbidden, SessionRequired, type AuthError } from '../../core/errors.js';
-import type { OrganizationNeed } from '../../organizations/gate.js';
+import type { OrganizationGateResult, OrganizationNeed } from '../../organizations/gate.js';
 import type { MemberAccess } from '../../organizations/members.js';
 import type { ConfigInput } from '../auth.js';
 import { setCookieLines } from '../auth.js';
@@ -38,7 +38,7 @@ export async function requireOrganization(input: AnyRequest, config: ConfigInput
   const req = await createAuthRequest(request, resolved, { body: false });
   const h3 = isH3Event(input);
   const h3v1 = isH3V1Event(input);
-  let gate: Awaited<ReturnType<typeof import('../../organizations/gate.js').organizationGate>>;
+  let gate: OrganizationGateResult;
   try {
     // The gate (and the membership store behind it) loads with the first call: an app without organizations never
     // loads it, nor does its bundler put it in the start bundle.
