@@ -94,14 +94,18 @@ function eagerOutputs(metafile: Metafile, entryName: string, alsoLoaded: readonl
   // entry points of their own, in no fixed order.
   const isEntry = (point: string | undefined, name: string) => point === name || point?.endsWith(`/${name}`) === true;
   const entries = [entryName, ...alsoLoaded].flatMap((name) => Object.keys(metafile.outputs).filter((path) => isEntry(metafile.outputs[path].entryPoint, name)));
-  const eager = new Set<string>();
+  return staticClosure(metafile, entries);
+}
+
+/** `starts` and every output they import statically, transitively, added to `into`. */
+function staticClosure(metafile: Metafile, starts: readonly string[], into = new Set<string>()): Set<string> {
   const visit = (path: string) => {
-    if (eager.has(path) || !metafile.outputs[path]) return;
-    eager.add(path);
+    if (into.has(path) || !metafile.outputs[path]) return;
+    into.add(path);
     for (const imported of metafile.outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
-  for (const entry of entries) visit(entry);
-  return eager;
+  for (const start of starts) visit(start);
+  return into;
 }
 
 function largest(metafile: Metafile, eager: Set<string>): { name: string; bytes: number }[] {
@@ -132,13 +136,11 @@ function presetsOf(metafile: Metafile, eager: Set<string>): string[] {
 }
 
 /** The installed dist's chunks that hold these source modules (the build marks each module's region in its chunk). */
-function chunksHolding(app: string, sources: string[]): string[] {
-  const dist = join(app, 'node_modules', 'authchart', 'dist');
-  const files = readdirSync(dist).filter((file) => file.endsWith('.mjs'));
+function chunksHolding(regions: Map<string, string[]>, sources: string[]): string[] {
   return sources.map((source) => {
-    const file = files.find((f) => readFileSync(join(dist, f), 'utf8').includes(`//#region ${source}\n`));
-    if (!file) throw new Error(`no chunk of the installed dist holds ${source}`);
-    return `authchart/dist/${file}`;
+    const held = [...regions].find(([, modules]) => modules.includes(source));
+    if (!held) throw new Error(`no chunk of the installed dist holds ${source}`);
+    return held[0];
   });
 }
 
@@ -190,8 +192,7 @@ interface Built {
  * with the feature's imports, its signed-in outputs, the outputs that hold a chunk with one of the feature's modules
  * and what they import, gzipped together, less the signed-in bundle without it.
  */
-async function featureBytes(app: string, base: Built, build: (extra: { imports?: string; emptied?: RegExp }) => Promise<Built>, gzipOf: (built: Built, files: Set<string>) => number): Promise<FeatureBytes[]> {
-  const regions = regionsByChunk(app);
+async function featureBytes(regions: Map<string, string[]>, base: Built, build: (extra: { imports?: string; emptied?: RegExp }) => Promise<Built>, gzipOf: (built: Built, files: Set<string>) => number): Promise<FeatureBytes[]> {
   const signedIn = gzipOf(base, base.inUse);
   const startBytes = contentsOf(base.outputFiles, base.eager).byteLength;
   const out: FeatureBytes[] = [];
@@ -201,22 +202,21 @@ async function featureBytes(app: string, base: Built, build: (extra: { imports?:
     const chunks = [...regions].filter(([, sources]) => sources.some((source) => modules.test(source))).map(([chunk]) => chunk);
     const { outputs } = using.metafile;
     const holding = Object.keys(outputs).filter((output) => Object.entries(outputs[output].inputs).some(([path, { bytesInOutput }]) => bytesInOutput > 0 && chunks.some((chunk) => path.endsWith(chunk))));
-    const used = new Set(using.inUse);
-    const visit = (path: string) => {
-      if (used.has(path) || !outputs[path]) return;
-      used.add(path);
-      for (const imported of outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-    };
-    for (const output of holding) visit(output);
+    const used = staticClosure(using.metafile, holding, new Set(using.inUse));
     out.push({ name, startBytes: startBytes - contentsOf(emptied.outputFiles, emptied.eager).byteLength, whenUsedGzipBytes: gzipOf(using, used) - signedIn });
   }
   return out;
 }
 
-/** The contents of the output files a set of metafile output paths names (esbuild gives those relative to the working directory). */
-function contentsOf(outputFiles: OutputFile[], files: Set<string>): Buffer {
+/** Whether an output file is one of a set of metafile output paths (esbuild gives those relative to the working directory). */
+function named(files: Set<string>): (file: OutputFile) => boolean {
   const relative = (path: string) => path.slice(ROOT.length).replace(/^\/+/, '');
-  return Buffer.concat(outputFiles.filter((f) => [...files].some((e) => f.path.endsWith(e) || relative(f.path) === e)).map((f) => f.contents));
+  return (file) => [...files].some((e) => file.path.endsWith(e) || relative(file.path) === e);
+}
+
+/** The contents of the output files a set of metafile output paths names. */
+function contentsOf(outputFiles: OutputFile[], files: Set<string>): Buffer {
+  return Buffer.concat(outputFiles.filter(named(files)).map((f) => f.contents));
 }
 
 async function bundle(side: BundleSide): Promise<BundleFigures> {
@@ -224,7 +224,8 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   const entry = `${side}-entry.ts`;
   // The flow modules a credentials + OAuth app loads on its first sign-ins (authchart's; Auth.js loads all at start):
   // the flow layer and runtime, both flows, and the built-in page the browser signed in from.
-  const signInChunks = side === 'authchart' ? chunksHolding(resolveDir, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : [];
+  const regions = side === 'authchart' ? regionsByChunk(resolveDir) : new Map<string, string[]>();
+  const signInChunks = side === 'authchart' ? chunksHolding(regions, ['src/http/flow.ts', 'src/http/pages/signin.ts', 'src/flows/runtime/flow.ts', 'src/flows/credentials/machine.ts', 'src/flows/oauth/machine.ts']) : [];
   const app = async ({ imports, emptied }: { imports?: string; emptied?: RegExp } = {}): Promise<Built> => {
     const out = await build({
       stdin: { contents: imports ? `${contents}${imports}\n` : contents, resolveDir, loader: 'ts', sourcefile: entry },
@@ -247,7 +248,8 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
   };
   const built = await app();
   const eagerCode = contentsOf(built.outputFiles, built.eager);
-  const lazyCode = Buffer.concat(built.outputFiles.filter((f) => !contentsOf([f], built.eager).byteLength).map((f) => f.contents));
+  const isEager = named(built.eager);
+  const lazyCode = Buffer.concat(built.outputFiles.filter((f) => !isEager(f)).map((f) => f.contents));
   const gzip = (code: Buffer) => gzipSync(code, { level: 9 }).byteLength;
   return {
     minifiedBytes: eagerCode.byteLength,
@@ -256,7 +258,7 @@ async function bundle(side: BundleSide): Promise<BundleFigures> {
     inUseGzipBytes: gzip(contentsOf(built.outputFiles, built.inUse)),
     largest: largest(built.metafile, built.eager),
     presets: presetsOf(built.metafile, built.eager),
-    ...(side === 'authchart' ? { features: await featureBytes(resolveDir, built, app, (b, files) => gzip(contentsOf(b.outputFiles, files))) } : {}),
+    ...(side === 'authchart' ? { features: await featureBytes(regions, built, app, (b, files) => gzip(contentsOf(b.outputFiles, files))) } : {}),
   };
 }
 

@@ -277,6 +277,12 @@ const LARGE_TABLES = /Seq Scan on (users|sessions|accounts|passwords|verificatio
 
 const median = (values: number[]) => spread(values).median;
 
+/** Each figure's median over explained samples (one sample each), and how many samples there were. */
+function medians<T extends Record<keyof T, number> & { samples: number }>(rows: readonly T[]): T {
+  const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
+  return { ...Object.fromEntries(keys.map((key) => [key, median(rows.map((row) => row[key]))])), samples: rows.length } as T;
+}
+
 /**
  * The DELETE of "end a user's other sessions" for `samples` users not yet picked, each explained with ANALYZE,
  * BUFFERS and WAL inside a transaction that is rolled back: where its time goes at this size (pages found in
@@ -306,8 +312,7 @@ async function deleteCost(pool: pg.Pool, users: number, picked: Set<number>, sam
   } finally {
     c.release();
   }
-  const m = (f: (d: DeleteCost) => number) => median(rows.map(f));
-  return { ms: m((d) => d.ms), sharedHit: m((d) => d.sharedHit), sharedRead: m((d) => d.sharedRead), walRecords: m((d) => d.walRecords), walFpi: m((d) => d.walFpi), walBytes: m((d) => d.walBytes), samples: rows.length };
+  return medians(rows);
 }
 
 /**
@@ -333,10 +338,7 @@ async function checkCosts(runs: SizeRun[], samples: number): Promise<ReadCost[]>
       rows[r]!.push({ ms: top['Execution Time'], sharedHit: top.Plan['Shared Hit Blocks'] ?? 0, sharedRead: top.Plan['Shared Read Blocks'] ?? 0, samples: 1 });
     }
   }
-  return rows.map((size) => {
-    const m = (f: (d: ReadCost) => number) => median(size.map(f));
-    return { ms: m((d) => d.ms), sharedHit: m((d) => d.sharedHit), sharedRead: m((d) => d.sharedRead), samples: size.length };
-  });
+  return rows.map(medians);
 }
 
 /** The relations a session check reads. */
