@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { HTTPError } from 'h3';
 import { OrganizationForbidden, SessionRequired, type AuthError } from '../../core/errors.js';
+import { lazy } from '../../core/lazy.js';
 import type { OrganizationGateResult, OrganizationNeed } from '../../organizations/gate.js';
 import type { MemberAccess } from '../../organizations/members.js';
 import type { ConfigInput } from '../auth.js';
@@ -13,6 +14,11 @@ import { createAuthRequest } from '../request.js';
 import { appendNodeSetCookie, H3V1CompatibleError, isH3V1Event } from './h3-v1.js';
 import { instanceFor } from './instances.js';
 import { isH3Event, toRequest, type AnyRequest } from './session-helpers.js';
+
+// The gate (and the membership store behind it) loads with the first call, once per process (an import() of a loaded
+// module is still a trip through the module loader): an app without organizations never loads it, nor does its
+// bundler put it in the start bundle.
+const loadGate = /* @__PURE__ */ lazy(() => import('../../organizations/gate.js'));
 
 /** What requireOrganization hands back: the signed-in user and their access to the active organization, read now. */
 export interface OrganizationAccess {
@@ -40,10 +46,7 @@ export async function requireOrganization(input: AnyRequest, config: ConfigInput
   const h3v1 = isH3V1Event(input);
   let gate: OrganizationGateResult;
   try {
-    // The gate (and the membership store behind it) loads with the first call: an app without organizations never
-    // loads it, nor does its bundler put it in the start bundle.
-    const { organizationGate } = await import('../../organizations/gate.js');
-    gate = await organizationGate(req, options);
+    gate = await (await loadGate()).organizationGate(req, options);
   } catch (err) {
     const down = outageOf(err);
     if (down && (h3 || h3v1)) throw outageHttpError(resolved, down, h3v1);
